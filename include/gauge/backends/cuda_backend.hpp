@@ -1,0 +1,213 @@
+#pragma once
+/// \file gauge/backends/cuda_backend.hpp
+/// CudaBackend: the real backend. GPU time from CUDA events on the experiment's stream, wall time
+/// from the host's steady clock around a device-wide synchronize, the launch gate (needs nvcc),
+/// the L2 flush, and CUDA graph capture.
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gauge/backends/host_backend.hpp"
+#include "gauge/core/config.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/cuda/check.hpp"
+#include "gauge/cuda/device_guard.hpp"
+#include "gauge/cuda/gate.hpp"
+#include "gauge/cuda/l2_flush.hpp"
+
+namespace gauge {
+#if defined(__CUDACC__)
+inline namespace cuda_compiled {
+#else
+inline namespace host_compiled {
+#endif
+
+/// Backend for CUDA steps. By default it creates its own non-blocking stream on the configured
+/// device; construct it with a stream to adopt the caller's. Not copyable; movable.
+class CudaBackend {
+ public:
+  using stream_type = cudaStream_t;
+  static constexpr const char* name = "cuda";
+
+  /// Creates its own stream at prepare().
+  CudaBackend() = default;
+  /// Adopts `stream` (not destroyed by gauge). The stream's device must be the configured device.
+  explicit CudaBackend(cudaStream_t stream) : stream_(stream), own_stream_(false) {}
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+  CudaBackend(CudaBackend&& o) noexcept { swap(o); }
+  CudaBackend& operator=(CudaBackend&& o) noexcept {
+    swap(o);
+    return *this;
+  }
+  ~CudaBackend() { finish(); }
+
+  GateSupport gate_support() const {
+    return LaunchGate::available ? GateSupport::available : GateSupport::unavailable;
+  }
+  bool graph_supported() const { return true; }
+  bool flush_supported() const { return true; }
+
+  /// Selects the device (restored at finish()), initializes the context outside any timing,
+  /// creates the stream. Throws CudaError (e.g. no device).
+  DeviceRecord prepare(const Config& config) {
+    int count = 0;
+    GAUGE_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (config.device >= count) {
+      throw ConfigError("device " + std::to_string(config.device) + " does not exist: " +
+                        std::to_string(count) + " CUDA device(s) visible");
+    }
+    guard_ = std::make_unique<DeviceGuard>(config.device);
+    GAUGE_CUDA_CHECK(cudaGetDevice(&device_));
+    GAUGE_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not inside a timed region
+    if (!stream_) {
+      GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+      own_stream_ = true;
+    }
+    gate_ = std::make_unique<LaunchGate>();
+    flush_ = std::make_unique<L2Flush>();
+    cudaDeviceProp prop{};
+    GAUGE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    DeviceRecord d;
+    d.ordinal = device_;
+    d.name = prop.name;
+    d.uuid = format_uuid(prop.uuid);
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device_) == cudaSuccess) d.pci_bus_id = bus;
+    GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
+    return d;
+  }
+
+  /// Releases events, graph, stream (if owned) and restores the caller's device. Never throws.
+  void finish() noexcept {
+    if (graph_exec_) (void)cudaGraphExecDestroy(graph_exec_);
+    graph_exec_ = nullptr;
+    for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
+    events_.clear();
+    used_ = 0;
+    gate_.reset();
+    flush_.reset();
+    if (own_stream_ && stream_) (void)cudaStreamDestroy(stream_);
+    if (own_stream_) stream_ = nullptr;
+    guard_.reset();
+  }
+
+  stream_type stream() { return stream_; }
+
+  /// Host steady clock, seconds since an arbitrary epoch.
+  double now() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
+  /// Records an event on the stream (from a pool; no allocation once the pool has grown).
+  std::size_t record() {
+    if (used_ == events_.size()) {
+      cudaEvent_t e = nullptr;
+      GAUGE_CUDA_CHECK(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+    GAUGE_CUDA_CHECK(cudaEventRecord(events_[used_], stream_));
+    return used_++;
+  }
+
+  /// Seconds between two recorded events (both must have completed: call after synchronize()).
+  double elapsed(std::size_t a, std::size_t b) const {
+    float ms = 0;
+    GAUGE_CUDA_CHECK(cudaEventElapsedTime(&ms, events_.at(a), events_.at(b)));
+    return static_cast<double>(ms) * 1e-3;
+  }
+  void reset_markers() { used_ = 0; }
+
+  /// Waits for all work on the device (device-wide, as the seed's wall-time snippet does, so work
+  /// a step launched on another stream is waited for too).
+  void synchronize() { GAUGE_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  void gate_close(Nanoseconds timeout) { gate_->close(stream_, timeout); }
+  void gate_open() { gate_->open(); }
+  bool gate_timed_out() const { return gate_->timed_out(); }
+
+  /// Enqueues an L2 flush (2 × L2 bytes) on the stream; resets persisting lines first.
+  void flush_cache() { flush_->flush(stream_); }
+  /// Called once per round in cold mode, outside the timed interval.
+  void reset_persisting_l2() { L2Flush::reset_persisting_lines(); }
+
+  /// Captures what `enqueue` launches on the stream into a CUDA graph (replacing a previous one).
+  /// Throws Error naming the CUDA error when the work cannot be captured (e.g. it synchronizes).
+  template <class F>
+  void capture(F&& enqueue) {
+    if (graph_exec_) {
+      (void)cudaGraphExecDestroy(graph_exec_);
+      graph_exec_ = nullptr;
+    }
+    GAUGE_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    std::string failure;
+    try {
+      enqueue();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    cudaGraph_t graph = nullptr;
+    cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+    (void)cudaGetLastError();
+    if (!failure.empty() || end != cudaSuccess || graph == nullptr) {
+      if (graph) (void)cudaGraphDestroy(graph);
+      throw Error("the step cannot be captured in a CUDA graph (gpu_timing = graph): " +
+                  (failure.empty() ? std::string("cudaStreamEndCapture: ") + cudaGetErrorString(end) : failure) +
+                  "; a step that synchronizes, allocates or launches on another stream cannot be "
+                  "captured: use gpu_timing = automatic");
+    }
+    cudaError_t inst = cudaGraphInstantiate(&graph_exec_, graph, 0);
+    (void)cudaGraphDestroy(graph);
+    detail::cuda_check(inst, "cudaGraphInstantiate");
+  }
+  /// Launches the captured graph on the stream.
+  void launch_graph() { GAUGE_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); }
+
+  /// Resolution of cudaEventElapsedTime: "around 0.5 microseconds" (CUDA Runtime API reference).
+  double timer_resolution() const { return 0.5e-6; }
+
+  /// The device ordinal in use (after prepare()).
+  int device() const { return device_; }
+
+ private:
+  static std::string format_uuid(const cudaUUID_t& u) {
+    static const char* hex = "0123456789abcdef";
+    std::string s = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+      auto b = static_cast<unsigned char>(u.bytes[i]);
+      s += hex[b >> 4];
+      s += hex[b & 15];
+    }
+    return s;
+  }
+  void swap(CudaBackend& o) noexcept {
+    std::swap(stream_, o.stream_);
+    std::swap(own_stream_, o.own_stream_);
+    std::swap(device_, o.device_);
+    std::swap(events_, o.events_);
+    std::swap(used_, o.used_);
+    std::swap(gate_, o.gate_);
+    std::swap(flush_, o.flush_);
+    std::swap(graph_exec_, o.graph_exec_);
+    std::swap(guard_, o.guard_);
+  }
+
+  cudaStream_t stream_ = nullptr;
+  bool own_stream_ = true;
+  int device_ = -1;
+  std::vector<cudaEvent_t> events_;
+  std::size_t used_ = 0;
+  std::unique_ptr<LaunchGate> gate_;
+  std::unique_ptr<L2Flush> flush_;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  std::unique_ptr<DeviceGuard> guard_;
+};
+
+}  // inline namespace
+}  // namespace gauge

@@ -1,0 +1,57 @@
+#pragma once
+/// \file gauge/core/dimensions.hpp
+/// The dimensions of an experiment: the parameters that change code generation or library
+/// selection (seed: "Record the dimensions that change code generation or library selection").
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace gauge {
+
+/// One dimension's value: an integer (M, N, K, batch), a real number (a scale), a string (dtype,
+/// layout, epilogue) or a boolean (transposed, graph mode). Serialized as the matching JSON type.
+using DimensionValue = std::variant<std::int64_t, double, std::string, bool>;
+
+/// Dimensions of an experiment, ordered by key so that two reports list them identically.
+using Dimensions = std::map<std::string, DimensionValue>;
+
+namespace detail {
+/// Converts any integer, floating-point, string-like or bool argument to a DimensionValue.
+template <class T>
+DimensionValue to_dimension_value(T&& value) {
+  using U = std::decay_t<T>;
+  if constexpr (std::is_same_v<U, bool>) {
+    return DimensionValue{static_cast<bool>(value)};
+  } else if constexpr (std::is_integral_v<U>) {
+    return DimensionValue{static_cast<std::int64_t>(value)};
+  } else if constexpr (std::is_floating_point_v<U>) {
+    return DimensionValue{static_cast<double>(value)};
+  } else {
+    static_assert(std::is_constructible_v<std::string, T>,
+                  "a dimension value must be an integer, a floating-point number, a string or a bool");
+    return DimensionValue{std::string(std::forward<T>(value))};
+  }
+}
+}  // namespace detail
+
+/// The value as text, e.g. "8192", "bf16", "true" (for console tables and experiment labels).
+inline std::string to_string(const DimensionValue& value) {
+  struct Visitor {
+    std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const {
+      std::string s = std::to_string(v);
+      while (s.size() > 1 && s.back() == '0') s.pop_back();
+      if (!s.empty() && s.back() == '.') s.pop_back();
+      return s;
+    }
+    std::string operator()(const std::string& v) const { return v; }
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+}  // namespace gauge

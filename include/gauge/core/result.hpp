@@ -1,0 +1,118 @@
+#pragma once
+/// \file gauge/core/result.hpp
+/// The result of one experiment: what was measured, how, and what might be wrong with it.
+/// Serialized into the report by gauge/report/json.hpp. All times are seconds.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/warmup.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/core/work.hpp"
+
+namespace gauge {
+
+/// Whether an experiment produced a result.
+enum class Status {
+  ok,      ///< measured to the end
+  failed,  ///< the step (or verification, or the backend) failed; `error` says why, and what was
+           ///< measured before the failure is kept
+};
+
+/// Text name of a Status ("ok", "failed").
+inline const char* to_string(Status s) { return s == Status::ok ? "ok" : "failed"; }
+
+/// The device an experiment ran on.
+struct DeviceRecord {
+  int ordinal = -1;                 ///< CUDA device ordinal in this process (-1 for the host)
+  std::string name;                 ///< e.g. "NVIDIA H200", or the CPU model for the host backend
+  std::optional<std::string> uuid;  ///< CUDA device UUID ("GPU-…"), when known
+  std::optional<std::string> pci_bus_id;  ///< e.g. "0000:19:00.0", when known
+};
+
+/// What warm-up did and whether it reached steady state.
+struct WarmupRecord {
+  /// Time of the very first step, seconds: from an event recorded before the first call to one
+  /// after it, ungated, so host-side first-call costs (module loading, JIT) are included.
+  std::optional<double> first_step_time_s;
+  std::size_t steps = 0;                    ///< steps run during warm-up
+  double time_s = 0;                        ///< host time spent in warm-up, seconds
+  bool converged = false;                   ///< the steady-state rule was met (not a cap)
+  double relative_drift = 0;                ///< the rule's last drift figure
+  std::string reason;                       ///< the rule's verdict in words, with numbers
+  std::vector<WarmupRound> curve;           ///< every warm-up round, in order
+};
+
+/// How the GPU-time samples were taken: the granularity the reader must know to judge them.
+struct SamplingRecord {
+  /// "gated" (steps held behind the launch gate, then run back to back), "ungated" (no gate:
+  /// declared, unavailable or timed out), or "graph" (CUDA graph replays).
+  std::string method;
+  /// Steps between the two events of one sample (k). 1 = per-step samples; k > 1 = each sample is
+  /// the mean step time of a batch of k consecutive steps.
+  std::size_t steps_per_sample = 1;
+  std::optional<double> event_overhead_s;  ///< measured device cost of one extra event between steps
+  std::string steps_per_sample_reason;     ///< why this k, with numbers
+  std::string cache = "hot";               ///< "hot" or "cold"
+  std::size_t rounds = 0;                  ///< gated rounds kept
+  std::size_t discarded_rounds = 0;        ///< rounds dropped (gate timeout)
+  std::size_t steps = 0;                   ///< steps timed by GPU-time samples
+  std::size_t calibration_steps = 0;       ///< steps run to measure the event cost (untimed)
+  std::size_t wall_rounds = 0;             ///< wall-time rounds
+  std::size_t wall_steps = 0;              ///< steps run in wall-time rounds
+  double timer_resolution_s = 0;           ///< resolution of the GPU timer (events: ~0.5 µs)
+};
+
+/// Why measurement stopped.
+struct StoppingRecord {
+  /// "noise_target_met", "max_time" or "max_samples" (or "failed").
+  std::string reason;
+  double measure_time_s = 0;                      ///< host time spent measuring, seconds
+  std::optional<double> relative_ci_width;        ///< achieved (CI high − low) / median
+  double target_relative_ci_width = 0;            ///< the target from the configuration
+  bool target_met = false;                        ///< relative_ci_width <= target
+};
+
+/// The result of one experiment (one entry of the report's `experiments` list).
+struct Result {
+  std::string name;                ///< experiment name as given
+  Dimensions dimensions;           ///< dimensions as given
+  Work work;                       ///< work per step as declared
+  Config config;                   ///< complete configuration, defaults included
+  std::string backend;             ///< "cuda", "host", or a test backend's name
+  DeviceRecord device;             ///< where it ran
+  Status status = Status::ok;      ///< ok, or failed with `error`
+  std::optional<std::string> error;  ///< the failure, with the phase and step where it happened
+
+  WarmupRecord warmup;
+  SamplingRecord sampling;
+  StoppingRecord stopping;
+
+  Summary gpu_time;                ///< GPU time per step, seconds (from events)
+  Summary wall_time;               ///< wall time per step, seconds (one value per wall round)
+  Throughput gpu_throughput;       ///< work / median GPU time per step
+  Throughput wall_throughput;      ///< work / median wall time per step
+  /// Median wall time minus median GPU time per step, seconds: host work the device waits for.
+  std::optional<double> host_overhead_per_step_s;
+  /// GPU time / wall time of the wall rounds (1 = the device never idles between steps).
+  std::optional<double> gpu_busy_fraction;
+
+  std::vector<double> gpu_samples_s;   ///< GPU time per step of each sample, in order taken
+  std::vector<double> wall_samples_s;  ///< wall time per step of each wall round, in order
+  std::vector<Warning> warnings;       ///< what might be wrong with these numbers
+  double total_time_s = 0;             ///< host time of the whole run() call, seconds
+
+  /// True when a warning with this code is attached.
+  bool has_warning(const std::string& code) const {
+    for (const auto& w : warnings)
+      if (w.code == code) return true;
+    return false;
+  }
+};
+
+}  // namespace gauge

@@ -1,0 +1,68 @@
+#pragma once
+/// \file gauge/env/cuda.hpp
+/// CUDA part of the environment: runtime and driver versions and every visible device's
+/// properties, from the CUDA runtime. Never throws: a missing driver or device is recorded.
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "gauge/core/environment.hpp"
+
+namespace gauge {
+
+/// Reads the CUDA runtime's view of the machine. Never throws; failures land in `error`.
+inline CudaInfo detect_cuda() {
+  CudaInfo info;
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) info.runtime_version = v;
+  if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0) info.driver_version = v;
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    info.error = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+    (void)cudaGetLastError();
+    return info;
+  }
+  info.device_count = count;
+  static const char* hex = "0123456789abcdef";
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, d) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    CudaDeviceInfo g;
+    g.ordinal = d;
+    g.name = p.name;
+    std::string uuid = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      if (i == 4 || i == 6 || i == 8 || i == 10) uuid += '-';
+      auto b = static_cast<unsigned char>(p.uuid.bytes[i]);
+      uuid += hex[b >> 4];
+      uuid += hex[b & 15];
+    }
+    g.uuid = uuid;
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) g.pci_bus_id = bus;
+    g.compute_capability_major = p.major;
+    g.compute_capability_minor = p.minor;
+    g.multiprocessors = p.multiProcessorCount;
+    g.total_memory_bytes = p.totalGlobalMem;
+    g.l2_cache_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+    g.persisting_l2_max_bytes = static_cast<std::uint64_t>(p.persistingL2CacheMaxSize);
+    g.shared_memory_per_block_optin_bytes = p.sharedMemPerBlockOptin;
+    g.max_threads_per_multiprocessor = p.maxThreadsPerMultiProcessor;
+    g.ecc_enabled = p.ECCEnabled != 0;
+    g.integrated = p.integrated != 0;
+    int a = 0;
+    if (cudaDeviceGetAttribute(&a, cudaDevAttrClockRate, d) == cudaSuccess && a > 0) g.sm_clock_max_mhz = a / 1000.0;
+    if (cudaDeviceGetAttribute(&a, cudaDevAttrMemoryClockRate, d) == cudaSuccess && a > 0) g.memory_clock_max_mhz = a / 1000.0;
+    if (cudaDeviceGetAttribute(&a, cudaDevAttrGlobalMemoryBusWidth, d) == cudaSuccess && a > 0) g.memory_bus_width_bits = a;
+    (void)cudaGetLastError();
+    info.devices.push_back(g);
+  }
+  return info;
+}
+
+}  // namespace gauge

@@ -1,0 +1,68 @@
+#pragma once
+/// \file gauge/report.hpp
+/// gauge::Report: one JSON file per program run, with the environment once and every
+/// experiment's result. The output path is checked when the Report is made, before anything is
+/// measured; writing is atomic.
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/environment.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/env/environment.hpp"
+#include "gauge/report/console.hpp"
+#include "gauge/report/json.hpp"
+
+namespace gauge {
+
+/// Collects results and writes the report.
+///
+/// \code
+///   gauge::Report report("gemm.json");      // throws ReportError now if it cannot be written
+///   report.add(experiment.run());
+///   report.write();                          // atomic: temporary file, then rename
+///   std::fputs(report.summary().c_str(), stdout);
+/// \endcode
+class Report {
+ public:
+  /// \param path where write() puts the report. Throws ReportError if a file cannot be created
+  ///   there (missing directory, no permission, a directory of that name).
+  /// \param environment the environment to record; captured now by default.
+  explicit Report(std::filesystem::path path, Environment environment = capture_environment())
+      : path_(std::move(path)), env_(std::move(environment)) {
+    check_writable(path_);
+  }
+
+  /// Adds a result (ok or failed); the report keeps them in order.
+  void add(Result result) { results_.push_back(std::move(result)); }
+
+  /// The results added so far.
+  const std::vector<Result>& results() const { return results_; }
+  /// The environment recorded.
+  const Environment& environment() const { return env_; }
+  /// Where write() writes.
+  const std::filesystem::path& path() const { return path_; }
+
+  /// The report as JSON (schema, schema_version, gauge_version, created_utc, environment,
+  /// experiments).
+  nlohmann::json json() const { return report_json(env_, results_); }
+
+  /// Writes the report atomically. Throws ReportError naming the path and the system error.
+  void write() const { write_file_atomic(path_, json().dump(2) + "\n"); }
+
+  /// The console summary: the machine line, the table, then every warning in full.
+  std::string summary() const {
+    return environment_line(env_) + summary_table(results_) + warnings_text(results_, env_);
+  }
+
+ private:
+  std::filesystem::path path_;
+  Environment env_;
+  std::vector<Result> results_;
+};
+
+}  // namespace gauge

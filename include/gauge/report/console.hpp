@@ -1,0 +1,103 @@
+#pragma once
+/// \file gauge/report/console.hpp
+/// The console summary: one line per experiment (median and p99 GPU time, the confidence
+/// interval, wall time, throughput, warnings) and one line about the machine, through fmt.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gauge/core/environment.hpp"
+#include "gauge/core/result.hpp"
+
+namespace gauge {
+
+namespace detail {
+/// A time in seconds with a unit chosen for reading ("12.35 us"); "-" when absent.
+inline std::string format_time(const std::optional<double>& s) {
+  if (!s || !std::isfinite(*s)) return "-";
+  const double a = std::fabs(*s);
+  if (a >= 1) return fmt::format("{:.4g} s", *s);
+  if (a >= 1e-3) return fmt::format("{:.4g} ms", *s * 1e3);
+  if (a >= 1e-6) return fmt::format("{:.4g} us", *s * 1e6);
+  return fmt::format("{:.4g} ns", *s * 1e9);
+}
+/// A rate with an SI prefix ("791.2 TFLOP/s"); "-" when absent.
+inline std::string format_rate(const std::optional<double>& v, const char* unit) {
+  if (!v || !std::isfinite(*v)) return "-";
+  const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
+  double x = *v;
+  int i = 0;
+  while (std::fabs(x) >= 1000 && i < 6) {
+    x /= 1000;
+    ++i;
+  }
+  return fmt::format("{:.4g} {}{}", x, prefixes[i], unit);
+}
+}  // namespace detail
+
+/// The summary table of `results` as text (ends with a newline): experiment, status, median and
+/// p99 time per step (GPU time; host time on the host backend), half-width of the CI of the
+/// median in %, wall time per step, throughput (FLOP/s from the median, else bytes/s, else the
+/// first item rate), warning codes; then a legend line.
+inline std::string summary_table(const std::vector<Result>& results) {
+  std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", "experiment", "status",
+                                "median", "p99", "ci +-%", "wall/step", "throughput", "warnings");
+  for (const auto& r : results) {
+    std::string label = r.name;
+    std::string rate = "-";
+    if (r.gpu_throughput.flop_per_second) rate = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
+    else if (r.gpu_throughput.bytes_per_second) rate = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");
+    else if (!r.gpu_throughput.items_per_second.empty()) {
+      const auto& [item, v] = *r.gpu_throughput.items_per_second.begin();
+      rate = detail::format_rate(v, (item + "/s").c_str());
+    }
+    std::string ci = r.gpu_time.median_ci_relative_width
+                         ? fmt::format("{:.3f}", 50 * *r.gpu_time.median_ci_relative_width)
+                         : "-";
+    std::string codes;
+    for (const auto& w : r.warnings) {
+      if (!codes.empty()) codes += ",";
+      codes += w.code;
+    }
+    out += fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", label, to_string(r.status),
+                       detail::format_time(r.gpu_time.p50), detail::format_time(r.gpu_time.p99), ci,
+                       detail::format_time(r.wall_time.p50), rate, codes);
+    if (r.error) out += fmt::format("  error: {}\n", *r.error);
+  }
+  out += "median, p99: time per step (GPU time from CUDA events; host clock on the host backend); "
+         "ci +-%: half-width of the confidence interval of the median; wall/step: wall time per step; "
+         "throughput: work / median\n";
+  return out;
+}
+
+/// One line about where it ran: GPU, compute capability, driver and runtime, or "no GPU".
+inline std::string environment_line(const Environment& env) {
+  auto version = [](const std::optional<int>& v) {
+    return v ? fmt::format("{}.{}", *v / 1000, (*v % 1000) / 10) : std::string("-");
+  };
+  std::string gpu = env.cuda.devices.empty()
+                        ? std::string("no GPU (") + env.cuda.error.value_or("none visible") + ")"
+                        : fmt::format("{} (sm_{}{}, {} SMs)", env.cuda.devices[0].name,
+                                      env.cuda.devices[0].compute_capability_major,
+                                      env.cuda.devices[0].compute_capability_minor,
+                                      env.cuda.devices[0].multiprocessors);
+  return fmt::format("{} | CUDA driver {} runtime {} | {} | gauge {}\n", gpu, version(env.cuda.driver_version),
+                     version(env.cuda.runtime_version), env.host.cpu.model_name.value_or("unknown CPU"),
+                     env.gauge_version);
+}
+
+/// Every warning of every result, one per line: "[severity] experiment: code: message".
+inline std::string warnings_text(const std::vector<Result>& results, const Environment& env) {
+  std::string out;
+  for (const auto& w : env.warnings) out += fmt::format("[{}] environment: {}: {}\n", to_string(w.severity), w.code, w.message);
+  for (const auto& r : results)
+    for (const auto& w : r.warnings)
+      out += fmt::format("[{}] {}: {}: {}\n", to_string(w.severity), r.name, w.code, w.message);
+  return out;
+}
+
+}  // namespace gauge

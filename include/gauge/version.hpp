@@ -1,0 +1,21 @@
+#pragma once
+/// \file gauge/version.hpp
+/// gauge's version (semantic versioning) and the report schema it writes.
+
+#define GAUGE_VERSION_MAJOR 0
+#define GAUGE_VERSION_MINOR 1
+#define GAUGE_VERSION_PATCH 0
+
+namespace gauge {
+
+/// gauge's version as "MAJOR.MINOR.PATCH" (semantic versioning 2.0.0).
+inline constexpr const char* version_string = "0.1.0";
+
+/// Name of the JSON report format, written as the report's `schema` key.
+inline constexpr const char* report_schema_name = "gauge.report";
+
+/// Version of the JSON report format (semantic versioning: a new major version removes or renames
+/// keys; a new minor version only adds keys). Written as the report's `schema_version` key.
+inline constexpr const char* report_schema_version = "1.0.0";
+
+}  // namespace gauge

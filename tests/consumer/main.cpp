@@ -1,0 +1,25 @@
+// A consumer of the installed package: measures a CPU step on the host backend and writes a
+// report. Exits non-zero unless the report holds one ok experiment.
+#include <gauge/gauge.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+int main(int argc, char** argv) {
+  const char* out = argc > 1 ? argv[1] : "consumer.json";
+  gauge::Report report(out);
+  std::vector<double> v(4096, 1.0);
+  double sink = 0;
+  auto exp = gauge::make_experiment<gauge::HostBackend>("sum4096", [&](gauge::HostStream) {
+    double s = 0;
+    for (double x : v) s += x;
+    sink += s;
+  });
+  exp.config().measure.max_time = std::chrono::milliseconds(300);
+  exp.bytes(4096 * sizeof(double));
+  report.add(exp.run());
+  report.write();
+  std::fputs(report.summary().c_str(), stdout);
+  return report.results().at(0).status == gauge::Status::ok && sink > 0 ? 0 : 1;
+}

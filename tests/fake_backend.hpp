@@ -1,0 +1,263 @@
+#pragma once
+// A deterministic fake backend: a virtual host clock and one virtual device stream, with scripted
+// kernel durations, launch costs, event costs, a launch gate with a timeout, a second stream,
+// and graph capture. Every rule of the protocol is tested on it, on a CPU, in CI.
+//
+// Model. Host calls cost host time (launch_cost per kernel, record_cost per event). The device
+// runs the stream's operations in order: an operation starts at max(previous end, its enqueue
+// time) and, behind a closed gate, not before the gate opens (or times out). An event between
+// operations costs `event_device_cost` of device time. synchronize() moves the host clock to the
+// end of all device work (both streams).
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gauge/backends/host_backend.hpp"
+#include "gauge/core/config.hpp"
+#include "gauge/core/result.hpp"
+
+namespace gauge::testing {
+
+class FakeDevice;
+
+/// What a fake step receives: launch kernels on the experiment's stream or another one.
+struct FakeStream {
+  FakeDevice* device = nullptr;
+  /// Launches a kernel of `seconds` on the experiment's stream.
+  void kernel(double seconds) const;
+  /// Launches a kernel of `seconds` on another stream (the events never see it).
+  void kernel_on_other_stream(double seconds) const;
+  /// Synchronizes the host with the device, as a step that copies a result back would.
+  void synchronize_host() const;
+};
+
+class FakeDevice {
+ public:
+  // ---- script ----
+  double launch_cost = 2e-6;         ///< host seconds per kernel launch
+  double record_cost = 0.5e-6;       ///< host seconds per event record
+  double sync_cost = 5e-6;           ///< host seconds per synchronize, beyond the wait
+  double event_device_cost = 0.0;    ///< device seconds an event adds
+  double flush_duration = 20e-6;     ///< device seconds of one L2 flush
+  double resolution = 0.5e-6;        ///< timer resolution reported
+  std::size_t queue_capacity = 1024; ///< pending operations before a launch blocks the host
+  bool gate_available = true;
+  bool graph_available = true;
+
+  // ---- state ----
+  double host = 0;             ///< virtual host clock, seconds
+  std::size_t kernels = 0;     ///< kernels launched on the stream (captured ones count at replay)
+  std::size_t gates = 0;       ///< gates closed
+  std::size_t gate_timeouts = 0;
+  std::size_t flushes = 0;
+  std::size_t markers_recorded = 0;
+  std::size_t synchronizations = 0;
+  std::vector<double> kernel_starts;  ///< device start time of every stream kernel
+
+  double advance(double dt) { return host += dt; }
+
+  // ---- device queue ----
+  struct Op {
+    enum Kind { kernel, marker, gate, flush } kind;
+    double enqueue = 0;
+    double duration = 0;
+    std::size_t marker_id = 0;
+  };
+
+  void enqueue(Op op) {
+    if (capturing_ && op.kind == Op::kernel) {
+      captured_.push_back(op.duration);
+      return;
+    }
+    if (pending_.size() >= queue_capacity) {
+      // The host blocks until a slot frees: behind an unresolved gate that is its timeout.
+      resolve_gate_by_timeout();
+      run_queue();
+    }
+    op.enqueue = host;
+    pending_.push_back(op);
+    run_queue();
+  }
+
+  void synchronize_all() {
+    ++synchronizations;
+    resolve_gate_by_timeout();
+    run_queue();
+    host = std::max({host, stream_free_, other_free_}) + sync_cost;
+  }
+
+  void other_kernel(double seconds) { other_free_ = std::max(other_free_, host) + seconds; }
+
+  void close_gate(double timeout) {
+    ++gates;
+    gate_timed_out_ = false;
+    gate_resolved_ = false;
+    gate_close_ = host;
+    gate_timeout_ = timeout;
+    Op op{Op::gate, 0, 0, 0};
+    enqueue(op);
+  }
+  void open_gate() {
+    if (!gate_resolved_) {
+      if (host > gate_close_ + gate_timeout_) {
+        gate_end_ = gate_close_ + gate_timeout_;
+        gate_timed_out_ = true;
+        ++gate_timeouts;
+      } else {
+        gate_end_ = host;
+      }
+      gate_resolved_ = true;
+    }
+    run_queue();
+  }
+  bool gate_timed_out() const { return gate_timed_out_; }
+
+  std::size_t new_marker() {
+    if (marker_time_.size() <= used_) marker_time_.resize(used_ + 1);
+    marker_time_[used_] = std::numeric_limits<double>::quiet_NaN();
+    return used_++;
+  }
+  double marker(std::size_t i) const {
+    double t = marker_time_.at(i);
+    if (t != t) throw std::logic_error("fake: marker read before it completed");
+    return t;
+  }
+  void reset_markers() { used_ = 0; }
+
+  // graph capture
+  void begin_capture() {
+    capturing_ = true;
+    captured_.clear();
+  }
+  void end_capture() { capturing_ = false; graph_ = captured_; }
+  void launch_graph() {
+    host += launch_cost;
+    for (double d : graph_) {
+      Op op{Op::kernel, 0, d, 0};
+      enqueue(op);
+    }
+  }
+  bool capturing() const { return capturing_; }
+
+ private:
+  void resolve_gate_by_timeout() {
+    if (!gate_resolved_ && has_pending_gate()) {
+      gate_end_ = gate_close_ + gate_timeout_;
+      gate_timed_out_ = true;
+      gate_resolved_ = true;
+      ++gate_timeouts;
+      host = std::max(host, gate_end_);
+    }
+  }
+  bool has_pending_gate() const {
+    for (const auto& op : pending_)
+      if (op.kind == Op::gate) return true;
+    return false;
+  }
+  void run_queue() {
+    while (!pending_.empty()) {
+      Op& op = pending_.front();
+      double start = std::max(stream_free_, op.enqueue);
+      if (op.kind == Op::gate) {
+        if (!gate_resolved_) return;  // holds the stream
+        stream_free_ = std::max(start, gate_end_);
+      } else if (op.kind == Op::kernel) {
+        kernel_starts.push_back(start);
+        ++kernels;
+        stream_free_ = start + op.duration;
+      } else if (op.kind == Op::flush) {
+        ++flushes;
+        stream_free_ = start + op.duration;
+      } else {
+        stream_free_ = start + event_device_cost;
+        marker_time_.at(op.marker_id) = stream_free_;
+      }
+      pending_.erase(pending_.begin());
+    }
+  }
+
+  std::vector<Op> pending_;
+  double stream_free_ = 0;
+  double other_free_ = 0;
+  bool gate_resolved_ = true;
+  bool gate_timed_out_ = false;
+  double gate_close_ = 0, gate_timeout_ = 0, gate_end_ = 0;
+  std::vector<double> marker_time_;
+  std::size_t used_ = 0;
+  bool capturing_ = false;
+  std::vector<double> captured_, graph_;
+};
+
+inline void FakeStream::kernel(double seconds) const {
+  device->advance(device->launch_cost);
+  FakeDevice::Op op{FakeDevice::Op::kernel, 0, seconds, 0};
+  device->enqueue(op);
+}
+inline void FakeStream::kernel_on_other_stream(double seconds) const {
+  device->advance(device->launch_cost);
+  device->other_kernel(seconds);
+}
+inline void FakeStream::synchronize_host() const { device->synchronize_all(); }
+
+/// The backend over a FakeDevice (held by pointer, so the test keeps and scripts the device).
+class FakeBackend {
+ public:
+  using stream_type = FakeStream;
+  static constexpr const char* name = "fake";
+
+  explicit FakeBackend(FakeDevice* device) : dev_(device) {}
+
+  GateSupport gate_support() const { return dev_->gate_available ? GateSupport::available : GateSupport::unavailable; }
+  bool graph_supported() const { return dev_->graph_available; }
+  bool flush_supported() const { return true; }
+  DeviceRecord prepare(const Config&) {
+    ++prepared;
+    DeviceRecord d;
+    d.ordinal = 0;
+    d.name = "fake GPU";
+    return d;
+  }
+  void finish() noexcept { ++finished; }
+  stream_type stream() { return FakeStream{dev_}; }
+  double now() const { return dev_->host; }
+  std::size_t record() {
+    dev_->advance(dev_->record_cost);
+    ++dev_->markers_recorded;
+    std::size_t id = dev_->new_marker();
+    FakeDevice::Op op{FakeDevice::Op::marker, 0, 0, id};
+    dev_->enqueue(op);
+    return id;
+  }
+  double elapsed(std::size_t a, std::size_t b) const { return dev_->marker(b) - dev_->marker(a); }
+  void reset_markers() { dev_->reset_markers(); }
+  void synchronize() { dev_->synchronize_all(); }
+  void gate_close(Nanoseconds timeout) { dev_->close_gate(to_seconds(timeout)); }
+  void gate_open() { dev_->open_gate(); }
+  bool gate_timed_out() const { return dev_->gate_timed_out(); }
+  void flush_cache() {
+    dev_->advance(dev_->launch_cost);
+    FakeDevice::Op op{FakeDevice::Op::flush, 0, dev_->flush_duration, 0};
+    dev_->enqueue(op);
+  }
+  template <class F>
+  void capture(F&& enqueue) {
+    dev_->begin_capture();
+    enqueue();
+    dev_->end_capture();
+  }
+  void launch_graph() { dev_->launch_graph(); }
+  double timer_resolution() const { return dev_->resolution; }
+
+  int prepared = 0;
+  int finished = 0;
+
+ private:
+  FakeDevice* dev_;
+};
+
+}  // namespace gauge::testing

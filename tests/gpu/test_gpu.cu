@@ -1,0 +1,217 @@
+// GPU tests: run where a CUDA device exists; elsewhere the executable exits with 77, which CTest
+// reports as skipped (never passed). One translation unit, compiled by nvcc.
+//
+// Ground truth is a kernel that busy-waits a given time on %globaltimer and stamps its own start
+// and end, so gauge's GPU time can be compared with the kernel's own span.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "gauge/gauge.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+__device__ __forceinline__ std::uint64_t globaltimer() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// Busy-waits `ns` nanoseconds; thread 0 writes its start and end (ns) to stamps[0..1].
+__global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps) {
+  const std::uint64_t start = globaltimer();
+  std::uint64_t now = start;
+  while (now - start < ns) now = globaltimer();
+  if (threadIdx.x == 0 && blockIdx.x == 0 && stamps) {
+    stamps[0] = start;
+    stamps[1] = now;
+  }
+}
+
+/// Reads `n` floats and writes their sum per block (memory-bound; for the cold-cache test).
+__global__ void read_kernel(const float4* x, std::size_t n4, float* out) {
+  float acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
+    float4 v = x[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc == 12345.678f) *out = acc;  // keeps the loads alive
+}
+
+/// The median span of `ns`-kernels launched back to back, from their own stamps (seconds).
+double own_span(std::uint64_t ns) {
+  std::uint64_t* stamps = nullptr;
+  GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 2 * sizeof(std::uint64_t)));
+  std::vector<double> spans;
+  for (int i = 0; i < 21; ++i) {
+    spin_kernel<<<1, 32>>>(ns, stamps);
+    GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
+    std::uint64_t h[2];
+    GAUGE_CUDA_CHECK(cudaMemcpy(h, stamps, sizeof h, cudaMemcpyDeviceToHost));
+    spans.push_back(double(h[1] - h[0]) * 1e-9);
+  }
+  cudaFree(stamps);
+  std::sort(spans.begin(), spans.end());
+  return spans[spans.size() / 2];
+}
+
+gauge::Config quick() {
+  gauge::Config c;
+  c.measure.max_time = 2s;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("GPU time of a 100 us busy-wait kernel matches its own span", "[gpu]") {
+  const std::uint64_t ns = 100000;
+  auto exp = gauge::Experiment("spin100us", [&](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns, nullptr); });
+  exp.config(quick());
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  const double span = own_span(ns);
+  const double offset = *r.gpu_time.p50 - span;
+  std::printf("spin 100 us: gauge median %.4f us, own span %.4f us, offset %.3f us, k = %zu, event cost %.3f us\n",
+              *r.gpu_time.p50 * 1e6, span * 1e6, offset * 1e6, r.sampling.steps_per_sample,
+              r.sampling.event_overhead_s.value_or(-1) * 1e6);
+  CHECK(r.sampling.method == "gated");
+  CHECK(offset > -0.5e-6);
+  CHECK(offset < 2.5e-6);
+  CHECK_FALSE(r.has_warning("work_not_on_stream"));
+}
+
+TEST_CASE("the gate removes launch latency from a 2 us kernel", "[gpu]") {
+  const std::uint64_t ns = 2000;
+  auto step = [&](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns, nullptr); };
+  auto gated = gauge::Experiment("spin2us", step);
+  gated.config(quick());
+  auto r = gated.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  const double span = own_span(ns);
+  std::printf("spin 2 us: gauge median %.4f us, own span %.4f us, wall/step %.4f us, busy %.3f, k = %zu\n",
+              *r.gpu_time.p50 * 1e6, span * 1e6, *r.wall_time.p50 * 1e6, r.gpu_busy_fraction.value_or(-1),
+              r.sampling.steps_per_sample);
+  CHECK(*r.gpu_time.p50 - span < 2.5e-6);
+  CHECK(*r.gpu_time.p50 - span > -0.5e-6);
+}
+
+TEST_CASE("a step that synchronizes the host falls back to ungated timing", "[gpu]") {
+  auto exp = gauge::Experiment("sync_step", [](cudaStream_t s) {
+    spin_kernel<<<1, 32, 0, s>>>(20000, nullptr);
+    GAUGE_CUDA_CHECK(cudaStreamSynchronize(s));
+  });
+  auto c = quick();
+  c.measure.gate_timeout = 100ms;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.method == "ungated");
+  CHECK(r.has_warning("gate_timeout"));
+  CHECK(*r.gpu_time.p50 >= 20e-6);
+}
+
+TEST_CASE("work launched on another stream is flagged", "[gpu]") {
+  cudaStream_t other = nullptr;
+  GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  auto exp = gauge::Experiment("other_stream", [&](cudaStream_t) { spin_kernel<<<1, 32, 0, other>>>(1000000, nullptr); });
+  auto c = quick();
+  c.measure.max_time = 500ms;
+  exp.config(c);
+  auto r = exp.run();
+  cudaStreamDestroy(other);
+  REQUIRE(r.status == gauge::Status::ok);
+  std::printf("other stream: gauge median %.4f us, wall/step %.4f us\n", *r.gpu_time.p50 * 1e6, *r.wall_time.p50 * 1e6);
+  CHECK(r.has_warning("work_not_on_stream"));
+  CHECK(*r.wall_time.p50 >= 1e-3);
+}
+
+TEST_CASE("cold cache makes an L2-resident read slower than hot", "[gpu]") {
+  const std::size_t bytes = 16u << 20;  // 16 MiB: fits in the H200's 60 MB L2
+  float4* x = nullptr;
+  float* out = nullptr;
+  GAUGE_CUDA_CHECK(cudaMalloc(&x, bytes));
+  GAUGE_CUDA_CHECK(cudaMalloc(&out, sizeof(float)));
+  GAUGE_CUDA_CHECK(cudaMemset(x, 0, bytes));
+  auto step = [&](cudaStream_t s) { read_kernel<<<264, 512, 0, s>>>(x, bytes / 16, out); };
+  auto hot = gauge::Experiment("read16MiB_hot", step);
+  hot.config(quick());
+  auto h = hot.run();
+  auto cold = gauge::Experiment("read16MiB_cold", step);
+  cold.config(quick());
+  cold.cold_cache();
+  auto c = cold.run();
+  cudaFree(x);
+  cudaFree(out);
+  REQUIRE(h.status == gauge::Status::ok);
+  REQUIRE(c.status == gauge::Status::ok);
+  std::printf("16 MiB read: hot %.3f us, cold %.3f us\n", *h.gpu_time.p50 * 1e6, *c.gpu_time.p50 * 1e6);
+  CHECK(c.sampling.cache == "cold");
+  CHECK(*c.gpu_time.p50 > *h.gpu_time.p50);
+}
+
+TEST_CASE("graph mode times replays and an uncapturable step fails with a clear error", "[gpu]") {
+  auto exp = gauge::Experiment("graph10us", [](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(10000, nullptr); });
+  exp.config(quick());
+  exp.graph();
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.method == "graph");
+  CHECK(*r.gpu_time.p50 > 10e-6);
+  CHECK(*r.gpu_time.p50 < 13e-6);
+
+  auto bad = gauge::Experiment("graph_sync", [](cudaStream_t s) {
+    spin_kernel<<<1, 32, 0, s>>>(1000, nullptr);
+    GAUGE_CUDA_CHECK(cudaStreamSynchronize(s));
+  });
+  bad.config(quick());
+  bad.graph();
+  auto b = bad.run();
+  CHECK(b.status == gauge::Status::failed);
+  REQUIRE(b.error);
+  CHECK(b.error->find("cannot be captured") != std::string::npos);
+  // The device is still usable afterwards.
+  GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("a failing CUDA call names the call, the device and the CUDA error", "[gpu]") {
+  void* p = nullptr;
+  try {
+    GAUGE_CUDA_CHECK(cudaMalloc(&p, std::size_t(1) << 62));
+    FAIL("no exception");
+  } catch (const gauge::CudaError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("cudaMalloc") != std::string::npos);
+    CHECK(what.find("device 0") != std::string::npos);
+    CHECK(what.find(cudaGetErrorString(cudaErrorMemoryAllocation)) != std::string::npos);
+  }
+  auto exp = gauge::Experiment("bad_launch", [](cudaStream_t s) {
+    spin_kernel<<<1, 4096, 0, s>>>(1000, nullptr);  // 4096 threads per block: invalid
+    GAUGE_CUDA_CHECK(cudaGetLastError());
+  });
+  auto r = exp.run();
+  CHECK(r.status == gauge::Status::failed);
+  REQUIRE(r.error);
+  CHECK(r.error->find("cudaGetLastError") != std::string::npos);
+}
+
+TEST_CASE("the environment records the GPU", "[gpu]") {
+  auto env = gauge::capture_environment();
+  REQUIRE(env.cuda.devices.size() >= 1);
+  CHECK_FALSE(env.cuda.devices[0].name.empty());
+  CHECK(env.cuda.devices[0].multiprocessors > 0);
+  CHECK(env.cuda.devices[0].l2_cache_bytes > 0);
+  CHECK(env.cuda.runtime_version.value_or(0) >= 12000);
+  CHECK(env.cuda.driver_version.value_or(0) >= *env.cuda.runtime_version);
+  std::printf("GPU: %s, %d SMs, L2 %llu bytes, driver %d, runtime %d\n", env.cuda.devices[0].name.c_str(),
+              env.cuda.devices[0].multiprocessors, (unsigned long long)env.cuda.devices[0].l2_cache_bytes,
+              *env.cuda.driver_version, *env.cuda.runtime_version);
+}

@@ -1,0 +1,493 @@
+// The measurement protocol on the fake backend: warm-up and stopping rules, failure handling,
+// GPU-time/wall-time bookkeeping. Expected values are derived by hand from the fake's script.
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "catch.hpp"
+#include "fake_backend.hpp"
+#include "gauge/experiment.hpp"
+
+using namespace std::chrono_literals;
+using gauge::testing::FakeBackend;
+using gauge::testing::FakeDevice;
+using gauge::testing::FakeStream;
+
+namespace {
+
+template <class Step>
+auto fake_experiment(FakeDevice& dev, Step step, const char* name = "fake") {
+  return gauge::make_experiment<FakeBackend>(name, step, FakeBackend(&dev));
+}
+
+/// A configuration whose rules are easy to compute by hand.
+gauge::Config simple_config() {
+  gauge::Config c;
+  c.warmup.min_steps = 10;
+  c.warmup.min_time = 0ms;
+  c.warmup.max_time = 1s;
+  c.warmup.round_time = 1ms;
+  c.warmup.window = 3;
+  c.measure.min_samples = 10;
+  c.measure.min_time = 0ms;
+  c.measure.max_time = 1s;
+  c.measure.round_time = 1ms;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a constant 10 us step is measured as 10 us on the fake device", "[protocol]") {
+  FakeDevice dev;
+  dev.launch_cost = 2e-6;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(simple_config());
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  REQUIRE(r.gpu_time.p50);
+  // Gated, back to back, no event cost: every sample is exactly the kernel's duration.
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  CHECK(*r.gpu_time.min == Approx(10e-6).epsilon(1e-9));
+  CHECK(*r.gpu_time.max == Approx(10e-6).epsilon(1e-9));
+  CHECK(r.sampling.method == "gated");
+  CHECK(r.warmup.converged);
+  CHECK(r.stopping.reason == "noise_target_met");
+  // The first step is timed ungated from an event recorded before the call, so it includes the
+  // host's launch cost (2 us here; first-call costs such as module loading in real life).
+  REQUIRE(r.warmup.first_step_time_s);
+  CHECK(*r.warmup.first_step_time_s == Approx(10e-6 + 2e-6));
+}
+
+// ---- warm-up rule ------------------------------------------------------------------------------
+
+TEST_CASE("warm-up stops at the first round boundary after min_steps", "[protocol][warmup]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = simple_config();
+  c.warmup.min_steps = 100;
+  c.warmup.round_time = 70us;  // 70 us / 10 us = 7 steps per round
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  // The first step alone reads 12 us (10 us + the 2 us launch, ungated), so the first round has
+  // floor(70 / 12) = 5 steps; later rounds floor(70 / 10) = 7. Stop at the first boundary with
+  // 1 + 5 + 7 m >= 100: m = ceil(94 / 7) = 14, so 1 + 5 + 98 = 104 steps in 1 + 1 + 14 rounds.
+  CHECK(r.warmup.steps == 104);
+  CHECK(r.warmup.curve.size() == 16);
+  CHECK(r.warmup.converged);
+}
+
+TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][warmup]") {
+  FakeDevice dev;
+  std::size_t call = 0;
+  // Every call 3 % slower than the one before: never steady.
+  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(10e-6 * std::pow(1.03, double(call++))); });
+  auto c = simple_config();
+  c.warmup.max_steps = 57;
+  c.warmup.round_time = 50us;
+  exp.config(c);
+  auto r = exp.run();
+  CHECK(r.warmup.steps == 57);
+  CHECK_FALSE(r.warmup.converged);
+  CHECK(r.has_warning("warmup_not_converged"));
+}
+
+TEST_CASE("warm-up that never settles stops at the first round boundary after max_time", "[protocol][warmup]") {
+  FakeDevice dev;
+  std::size_t call = 0;
+  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(10e-6 * (1.0 + 0.001 * double(call++))); });
+  auto c = simple_config();
+  c.warmup.max_time = 5ms;
+  c.warmup.max_steps = 1000000;
+  c.warmup.round_time = 200us;
+  exp.config(c);
+  auto r = exp.run();
+  CHECK_FALSE(r.warmup.converged);
+  CHECK(r.warmup.time_s >= 5e-3);
+  // A round lasts about round_time of device work plus host costs (< 1 ms here).
+  CHECK(r.warmup.time_s < 5e-3 + 1e-3);
+  CHECK(r.has_warning("warmup_not_converged"));
+}
+
+TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protocol][warmup]") {
+  FakeDevice dev;
+  std::size_t call = 0;
+  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(call++ == 0 ? 1e-3 : 10e-6); });
+  auto c = simple_config();
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.warmup.converged);
+  CHECK(*r.warmup.first_step_time_s == Approx(1e-3 + dev.launch_cost));
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  CHECK(*r.gpu_time.max == Approx(10e-6).epsilon(1e-9));
+}
+
+TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow steady state", "[protocol][warmup]") {
+  FakeDevice dev;
+  std::size_t call = 0;
+  // 1500 fast calls (the tuner's first pick), then 10 us for good.
+  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(call++ < 1500 ? 5e-6 : 10e-6); });
+  auto c = simple_config();
+  c.warmup.min_steps = 10;
+  c.warmup.round_time = 2ms;
+  c.warmup.window = 5;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.warmup.converged);
+  CHECK(r.warmup.steps > 1500);
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  CHECK(*r.gpu_time.min == Approx(10e-6).epsilon(1e-9));
+}
+
+TEST_CASE("a clock that ramps up over the first 200 ms ends warm-up at full clock", "[protocol][warmup]") {
+  FakeDevice dev;
+  // Step time 30 us at t = 0 falling linearly to 10 us at t = 200 ms (clock ramping up), then flat.
+  auto exp = fake_experiment(dev, [&](FakeStream s) {
+    const double t = dev.host;
+    s.kernel(10e-6 * (1.0 + 2.0 * std::max(0.0, 1.0 - t / 0.2)));
+  });
+  auto c = simple_config();
+  c.warmup.round_time = 2ms;
+  c.warmup.window = 5;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.warmup.converged);
+  CHECK(r.warmup.time_s >= 0.19);
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(0.005));
+  CHECK(*r.gpu_time.max == Approx(10e-6).epsilon(0.02));
+}
+
+// ---- stopping rule ------------------------------------------------------------------------------
+
+TEST_CASE("measurement stops at the first round boundary after min_samples", "[protocol][stopping]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = simple_config();
+  c.measure.min_samples = 250;
+  c.measure.round_time = 1ms;  // 100 steps per round; no event cost, so k = 1: 100 samples a round
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.steps_per_sample == 1);
+  CHECK(r.gpu_samples_s.size() == 300);
+  CHECK(r.sampling.rounds == 3);
+  CHECK(r.stopping.reason == "noise_target_met");
+  CHECK(r.stopping.target_met);
+  CHECK(*r.stopping.relative_ci_width == 0.0);
+}
+
+namespace {
+/// A step whose duration is 10 us ± 20 % uniform noise (seeded), so the CI never gets tiny.
+struct NoisyStep {
+  std::mt19937_64* rng;
+  void operator()(FakeStream s) const {
+    std::uniform_real_distribution<double> u(8e-6, 12e-6);
+    s.kernel(u(*rng));
+  }
+};
+}  // namespace
+
+TEST_CASE("measurement stops at exactly max_samples and says the noise target was missed", "[protocol][stopping]") {
+  FakeDevice dev;
+  std::mt19937_64 rng(42);
+  auto exp = fake_experiment(dev, NoisyStep{&rng});
+  auto c = simple_config();
+  c.measure.max_samples = 777;
+  c.measure.target_relative_ci_width = 1e-9;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.gpu_samples_s.size() == 777);
+  CHECK(r.stopping.reason == "max_samples");
+  CHECK_FALSE(r.stopping.target_met);
+  CHECK(r.has_warning("noise_target_not_met"));
+}
+
+TEST_CASE("measurement stops at the first round boundary after max_time", "[protocol][stopping]") {
+  FakeDevice dev;
+  std::mt19937_64 rng(7);
+  auto exp = fake_experiment(dev, NoisyStep{&rng});
+  auto c = simple_config();
+  c.measure.max_time = 20ms;
+  c.measure.target_relative_ci_width = 1e-9;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.stopping.reason == "max_time");
+  CHECK(r.stopping.measure_time_s >= 0.020);
+  // One gated round (~1 ms of steps) plus its wall round (~0.5 ms) and host costs.
+  CHECK(r.stopping.measure_time_s < 0.020 + 2.5e-3);
+  CHECK(r.has_warning("noise_target_not_met"));
+}
+
+TEST_CASE("measurement honours min_time before stopping on the noise target", "[protocol][stopping]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = simple_config();
+  c.measure.min_time = 30ms;
+  exp.config(c);
+  auto r = exp.run();
+  CHECK(r.stopping.reason == "noise_target_met");
+  CHECK(r.stopping.measure_time_s >= 0.030);
+  CHECK(r.stopping.measure_time_s < 0.030 + 2.5e-3);
+}
+
+// ---- failures -----------------------------------------------------------------------------------
+
+TEST_CASE("a step that throws marks the experiment failed and keeps what was measured", "[protocol][errors]") {
+  FakeDevice dev;
+  std::size_t call = 0;
+  auto exp = fake_experiment(dev, [&](FakeStream s) {
+    if (++call == 5000) throw std::runtime_error("out of workspace");
+    s.kernel(10e-6);
+  });
+  auto c = simple_config();
+  c.measure.min_samples = 100000;
+  c.measure.max_samples = 100000;
+  exp.config(c);
+  auto r = exp.run();
+  CHECK(r.status == gauge::Status::failed);
+  REQUIRE(r.error);
+  CHECK(r.error->find("out of workspace") != std::string::npos);
+  CHECK(r.error->find("step 5000") != std::string::npos);
+  CHECK(r.error->find("measurement") != std::string::npos);
+  CHECK_FALSE(r.gpu_samples_s.empty());
+  REQUIRE(r.gpu_time.p50);
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  CHECK(exp.backend().finished == 1);
+}
+
+TEST_CASE("an invalid configuration is rejected before anything runs", "[protocol][errors]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = simple_config();
+  c.measure.confidence_level = 1.5;
+  exp.config(c);
+  REQUIRE_THROWS_AS(exp.run(), gauge::ConfigError);
+  CHECK(exp.backend().prepared == 0);
+  CHECK(dev.kernels == 0);
+  try {
+    exp.run();
+  } catch (const gauge::ConfigError& e) {
+    CHECK(std::string(e.what()).find("confidence_level") != std::string::npos);
+    CHECK(std::string(e.what()).find("1.5") != std::string::npos);
+  }
+  REQUIRE_THROWS_AS(exp.flop(-1), gauge::ConfigError);
+  REQUIRE_THROWS_AS(exp.items("tokens", std::nan("")), gauge::ConfigError);
+}
+
+TEST_CASE("verification that fails marks the experiment failed", "[protocol][errors]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(simple_config());
+  exp.verify([] { return false; });
+  auto r = exp.run();
+  CHECK(r.status == gauge::Status::failed);
+  CHECK(r.error->find("verification") != std::string::npos);
+  CHECK(r.gpu_time.p50);
+}
+
+// ---- throughput, wall time, gate ---------------------------------------------------------------
+
+TEST_CASE("throughput is work over the median time per step", "[protocol]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(simple_config());
+  exp.flop(2.0e6).bytes(3.0e3).items("tokens", 512);
+  auto r = exp.run();
+  REQUIRE(r.gpu_throughput.flop_per_second);
+  CHECK(*r.gpu_throughput.flop_per_second == Approx(2.0e6 / 10e-6));
+  CHECK(*r.gpu_throughput.bytes_per_second == Approx(3.0e3 / 10e-6));
+  CHECK(r.gpu_throughput.items_per_second.at("tokens") == Approx(512 / 10e-6));
+  REQUIRE(r.wall_throughput.flop_per_second);
+  CHECK(*r.wall_throughput.flop_per_second == Approx(2.0e6 / *r.wall_time.p50));
+}
+
+TEST_CASE("the gate keeps host launch latency out of GPU time; wall time keeps it in", "[protocol][gate]") {
+  FakeDevice dev;
+  dev.launch_cost = 5e-6;  // the host needs 5 us to launch a 1 us kernel: launch-bound
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
+  exp.config(simple_config());
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.method == "gated");
+  CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-9));
+  // Wall time per step: the host's 5 us launch dominates (plus a synchronize per round).
+  CHECK(*r.wall_time.p50 >= 5e-6);
+  CHECK(*r.wall_time.p50 < 6e-6);
+  CHECK(*r.host_overhead_per_step_s == Approx(*r.wall_time.p50 - 1e-6));
+  CHECK(*r.gpu_busy_fraction < 0.25);
+  CHECK(r.has_warning("launch_bound"));
+  CHECK_FALSE(r.has_warning("work_not_on_stream"));
+
+  // Without the gate the same step reads as the launch rate.
+  FakeDevice dev2;
+  dev2.launch_cost = 5e-6;
+  auto ungated = fake_experiment(dev2, [](FakeStream s) { s.kernel(1e-6); });
+  ungated.config(simple_config());
+  ungated.synchronizes_host();
+  auto u = ungated.run();
+  CHECK(u.sampling.method == "ungated");
+  CHECK(*u.gpu_time.p50 > 4e-6);
+}
+
+TEST_CASE("a step that synchronizes the host falls back to ungated timing with a warning", "[protocol][gate]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) {
+    s.kernel(10e-6);
+    s.synchronize_host();
+  });
+  auto c = simple_config();
+  c.measure.gate_timeout = 50ms;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.method == "ungated");
+  CHECK(r.has_warning("gate_timeout"));
+  CHECK(r.sampling.discarded_rounds == 1);
+  CHECK(dev.gate_timeouts == 1);
+  REQUIRE(r.gpu_time.p50);
+  CHECK(*r.gpu_time.p50 >= 10e-6);
+}
+
+TEST_CASE("declaring synchronizes_host skips the gate and its timeout", "[protocol][gate]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) {
+    s.kernel(10e-6);
+    s.synchronize_host();
+  });
+  exp.config(simple_config());
+  exp.synchronizes_host();
+  auto r = exp.run();
+  CHECK(r.sampling.method == "ungated");
+  CHECK(dev.gates == 0);
+  CHECK_FALSE(r.has_warning("gate_timeout"));
+}
+
+TEST_CASE("a full launch queue behind the gate shortens the rounds", "[protocol][gate]") {
+  FakeDevice dev;
+  dev.queue_capacity = 100;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
+  auto c = simple_config();
+  c.measure.gate_timeout = 5ms;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.method == "gated");
+  CHECK(r.sampling.discarded_rounds >= 1);
+  CHECK(r.has_warning("gate_timeout"));
+  CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-9));
+}
+
+TEST_CASE("work launched on another stream is flagged, never reported as ~0 s", "[protocol][wall]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel_on_other_stream(1e-3); });
+  auto c = simple_config();
+  c.measure.max_time = 200ms;
+  exp.config(c);
+  auto r = exp.run();
+  CHECK(r.has_warning("work_not_on_stream"));
+  CHECK_FALSE(r.has_warning("launch_bound"));
+  bool error_severity = false;
+  for (const auto& w : r.warnings)
+    if (w.code == "work_not_on_stream") error_severity = w.severity == gauge::Severity::error;
+  CHECK(error_severity);
+  // Wall time sees the 1 ms of work per step.
+  CHECK(*r.wall_time.p50 >= 1e-3);
+}
+
+// ---- event cost and granularity ------------------------------------------------------------------
+
+TEST_CASE("k steps per event pair is chosen from the measured event cost", "[protocol][events]") {
+  FakeDevice dev;
+  dev.event_device_cost = 2e-6;  // as measured on an H200 (issue 3)
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = simple_config();
+  c.measure.round_time = 10ms;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  // Warm-up rounds of n steps between one event pair read (10 n + 2) / n us per step (the closing
+  // event costs 2 us); with round_time 1 ms they settle at the fixed point n = 99
+  // (floor(1000 / 10.0202) = 99). The calibration round has r = 99 steps too. With an event after
+  // every step a step reads 12 us; with one pair (10 r + 2) / r us. So cost = 2 - 2 / r us.
+  REQUIRE(r.sampling.event_overhead_s);
+  const double r_steps = double(r.sampling.calibration_steps) / 2;
+  const double cost = 12e-6 - (r_steps * 10e-6 + 2e-6) / r_steps;
+  CHECK(r_steps == 99);
+  CHECK(*r.sampling.event_overhead_s == Approx(cost).epsilon(1e-6));
+  // k = ceil(cost / 50 ns) = ceil(39.6) = 40; each sample then carries 2 us / 40 of event cost.
+  CHECK(r.sampling.steps_per_sample == 40);
+  CHECK(*r.gpu_time.p50 == Approx(10e-6 + 2e-6 / 40).epsilon(1e-6));
+}
+
+TEST_CASE("k is capped by max_sample_time for long steps", "[protocol][events]") {
+  FakeDevice dev;
+  dev.event_device_cost = 2e-6;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); });
+  auto c = simple_config();
+  c.measure.min_samples = 6;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  // Warm-up rounds of floor(2 ms / 1 ms) = 2 steps estimate the step at (2 ms + 2 us) / 2 =
+  // 1.001 ms, so k = floor(25 ms / 1.001 ms) = 24 steps per sample at most (40 wanted).
+  CHECK(r.sampling.steps_per_sample == 24);
+  CHECK(*r.gpu_time.p50 == Approx(1e-3 + 2e-6 / 24).epsilon(1e-9));
+}
+
+TEST_CASE("cold cache flushes before every step, outside the event pair", "[protocol][cache]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(simple_config());
+  exp.cold_cache();
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.cache == "cold");
+  CHECK(r.sampling.steps_per_sample == 1);
+  // Every step, warm-up and wall rounds included, had its flush.
+  CHECK(dev.flushes == dev.kernels);
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+}
+
+TEST_CASE("graph mode times replays of k captured steps", "[protocol][graph]") {
+  FakeDevice dev;
+  dev.event_device_cost = 1e-6;
+  dev.launch_cost = 5e-6;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(3e-6); });
+  exp.config(simple_config());
+  exp.graph();
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.method == "graph");
+  const double k = static_cast<double>(r.sampling.steps_per_sample);
+  CHECK(k > 1);
+  CHECK(*r.gpu_time.p50 == Approx(3e-6 + 1e-6 / k).epsilon(1e-6));
+}
+
+TEST_CASE("a sample shorter than 100 timer ticks is flagged", "[protocol][wall]") {
+  FakeDevice dev;
+  dev.launch_cost = 0.01e-6;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(0.1e-6); });
+  auto c = simple_config();
+  c.measure.steps_per_sample = 1;
+  exp.config(c);
+  auto r = exp.run();
+  CHECK(r.has_warning("below_timer_resolution"));
+}
+
+TEST_CASE("silenced warning codes are not reported", "[protocol]") {
+  FakeDevice dev;
+  dev.launch_cost = 5e-6;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
+  auto c = simple_config();
+  c.silenced_warnings = {"launch_bound"};
+  exp.config(c);
+  auto r = exp.run();
+  CHECK_FALSE(r.has_warning("launch_bound"));
+}

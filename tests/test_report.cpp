@@ -1,0 +1,215 @@
+// The JSON report: strict JSON (no NaN), nulls for undefined statistics, round trip, atomic
+// write, an unwritable path rejected before anything is measured, failed experiments kept.
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "catch.hpp"
+#include "fake_backend.hpp"
+#include "gauge/experiment.hpp"
+#include "gauge/report.hpp"
+
+using namespace std::chrono_literals;
+using gauge::testing::FakeBackend;
+using gauge::testing::FakeDevice;
+using gauge::testing::FakeStream;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("gauge-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+gauge::Config quick_config() {
+  gauge::Config c;
+  c.warmup.min_time = 0ms;
+  c.measure.min_time = 0ms;
+  c.measure.round_time = 1ms;
+  return c;
+}
+
+gauge::Result fake_result(const char* name, bool throws = false) {
+  FakeDevice dev;
+  std::size_t call = 0;
+  auto exp = gauge::make_experiment<FakeBackend>(
+      name,
+      [&](FakeStream s) {
+        if (throws && ++call == 3) throw std::runtime_error("cuBLAS said no");
+        s.kernel(10e-6);
+      },
+      FakeBackend(&dev));
+  exp.config(quick_config());
+  exp.dimension("M", 8192).dimension("dtype", "bf16").dimension("scale", 0.5).dimension("transposed", true);
+  exp.flop(2.0 * 8192 * 8192 * 8192);
+  return exp.run();
+}
+
+/// An environment that does not depend on the machine the tests run on.
+gauge::Environment fixed_environment() {
+  gauge::Environment env;
+  env.gauge_version = gauge::version_string;
+  env.cuda.error = "no CUDA-capable device is detected";
+  return env;
+}
+
+}  // namespace
+
+TEST_CASE("a result serializes every statistic, with null where undefined", "[report]") {
+  auto r = fake_result("gemm");
+  nlohmann::json j = r;
+  CHECK(j["name"] == "gemm");
+  CHECK(j["status"] == "ok");
+  CHECK(j["dimensions"]["M"] == 8192);
+  CHECK(j["dimensions"]["dtype"] == "bf16");
+  CHECK(j["dimensions"]["scale"] == 0.5);
+  CHECK(j["dimensions"]["transposed"] == true);
+  CHECK(j["work"]["flop_per_step"] == Approx(2.0 * 8192 * 8192 * 8192));
+  CHECK(j["gpu_time_s"]["p50"] == Approx(10e-6));
+  CHECK(j["gpu_time_s"]["n"] == r.gpu_samples_s.size());
+  CHECK(j["config"]["measure"]["round_time_s"] == Approx(1e-3));
+  CHECK(j["config"]["warmup"]["max_time_s"] == Approx(3.0));
+  CHECK(j["samples"]["gpu_time_per_step_s"].size() == r.gpu_samples_s.size());
+
+  // 0 samples: every statistic but n is null; 1 sample: spread figures are null.
+  gauge::Result empty;
+  nlohmann::json e = empty;
+  CHECK(e["gpu_time_s"]["n"] == 0);
+  for (const char* key : {"min", "p1", "p50", "p99", "max", "mean", "stddev", "cv", "mad", "iqr", "median_ci"})
+    CHECK(e["gpu_time_s"][key].is_null());
+  gauge::Result one;
+  one.gpu_time = gauge::summarize({3e-6});
+  nlohmann::json o = one;
+  CHECK(o["gpu_time_s"]["p50"] == Approx(3e-6));
+  CHECK(o["gpu_time_s"]["stddev"].is_null());
+  CHECK(o["gpu_time_s"]["median_ci"].is_null());
+}
+
+TEST_CASE("non-finite numbers are written as null and the text parses strictly", "[report]") {
+  gauge::Result r;
+  r.name = "nonfinite";
+  r.total_time_s = std::nan("");
+  r.host_overhead_per_step_s = INFINITY;
+  r.gpu_samples_s = {1e-6, std::nan(""), -INFINITY};
+  std::string text = nlohmann::json(r).dump();
+  CHECK(text.find("NaN") == std::string::npos);
+  CHECK(text.find("nan") == std::string::npos);
+  CHECK(text.find("Infinity") == std::string::npos);
+  // Python's json module is strict too where it matters; nlohmann rejects NaN literals.
+  REQUIRE_NOTHROW(nlohmann::json::parse(text));
+  auto back = nlohmann::json::parse(text);
+  CHECK(back["total_time_s"].is_null());
+  CHECK(back["host_overhead_per_step_s"].is_null());
+  CHECK(back["samples"]["gpu_time_per_step_s"][1].is_null());
+  CHECK_THROWS(nlohmann::json::parse("{\"x\": NaN}"));
+}
+
+TEST_CASE("the report round-trips through its text unchanged", "[report]") {
+  auto r = fake_result("gemm");
+  nlohmann::json doc = gauge::report_json(fixed_environment(), {r}, "2026-11-30T00:00:00Z");
+  nlohmann::json back = nlohmann::json::parse(doc.dump(2));
+  CHECK(back == doc);
+  // Doubles survive the text exactly (nlohmann writes the shortest round-trip form).
+  CHECK(back["experiments"][0]["samples"]["gpu_time_per_step_s"][0].get<double>() == r.gpu_samples_s[0]);
+  CHECK(back["schema"] == "gauge.report");
+  CHECK(back["schema_version"] == gauge::report_schema_version);
+  CHECK(back["created_utc"] == "2026-11-30T00:00:00Z");
+}
+
+TEST_CASE("an unwritable report path is an error before anything is measured", "[report]") {
+  auto dir = fresh_dir("unwritable");
+  // Missing directory.
+  try {
+    gauge::Report report(dir / "missing" / "r.json", fixed_environment());
+    FAIL("no error for a missing directory");
+  } catch (const gauge::ReportError& e) {
+    CHECK(std::string(e.what()).find("does not exist") != std::string::npos);
+    CHECK(std::string(e.what()).find((dir / "missing").string()) != std::string::npos);
+  }
+  // A directory where the file should be.
+  fs::create_directories(dir / "isdir.json");
+  CHECK_THROWS_AS(gauge::Report(dir / "isdir.json", fixed_environment()), gauge::ReportError);
+  // A regular file where a directory should be.
+  std::ofstream(dir / "file.txt") << "x";
+  CHECK_THROWS_AS(gauge::Report(dir / "file.txt" / "r.json", fixed_environment()), gauge::ReportError);
+  // Nothing was left behind by the checks.
+  std::size_t entries = 0;
+  for (auto& e : fs::directory_iterator(dir)) { (void)e; ++entries; }
+  CHECK(entries == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("writing is atomic: a temporary file, then rename, and nothing left behind", "[report]") {
+  auto dir = fresh_dir("atomic");
+  const fs::path path = dir / "report.json";
+  gauge::Report report(path, fixed_environment());
+  report.add(fake_result("a"));
+  report.write();
+  auto first = nlohmann::json::parse(read_file(path));
+  CHECK(first["experiments"].size() == 1);
+  report.add(fake_result("b"));
+  report.write();
+  auto second = nlohmann::json::parse(read_file(path));
+  CHECK(second["experiments"].size() == 2);
+  std::size_t entries = 0;
+  for (auto& e : fs::directory_iterator(dir)) { (void)e; ++entries; }
+  CHECK(entries == 1);  // no temporary file remains
+
+  // When the final rename fails (a non-empty directory took the report's place), write() throws
+  // naming the path, and no temporary file is left.
+  fs::remove(path);
+  fs::create_directories(path / "blocker");
+  try {
+    report.write();
+    FAIL("no error when the rename fails");
+  } catch (const gauge::ReportError& e) {
+    CHECK(std::string(e.what()).find(path.string()) != std::string::npos);
+  }
+  entries = 0;
+  for (auto& e : fs::directory_iterator(dir)) { (void)e; ++entries; }
+  CHECK(entries == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a failed experiment is reported beside the others", "[report]") {
+  auto dir = fresh_dir("failed");
+  gauge::Report report(dir / "r.json", fixed_environment());
+  report.add(fake_result("broken", true));
+  report.add(fake_result("fine"));
+  report.write();
+  auto doc = nlohmann::json::parse(read_file(dir / "r.json"));
+  REQUIRE(doc["experiments"].size() == 2);
+  CHECK(doc["experiments"][0]["status"] == "failed");
+  CHECK(doc["experiments"][0]["error"].get<std::string>().find("cuBLAS said no") != std::string::npos);
+  CHECK(doc["experiments"][1]["status"] == "ok");
+  CHECK(doc["experiments"][1]["error"].is_null());
+  const std::string summary = report.summary();
+  CHECK(summary.find("broken") != std::string::npos);
+  CHECK(summary.find("failed") != std::string::npos);
+  CHECK(summary.find("cuBLAS said no") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the console summary shows median, p99 and throughput in readable units", "[report]") {
+  auto r = fake_result("gemm");
+  std::string table = gauge::summary_table({r});
+  CHECK(table.find("10 us") != std::string::npos);
+  // 2 * 8192^3 FLOP / 10 us = 1.0995e17 FLOP/s = 110 PFLOP/s.
+  CHECK(table.find("110 PFLOP/s") != std::string::npos);
+  CHECK(gauge::detail::format_time(std::optional<double>(1.5e-3)) == "1.5 ms");
+  CHECK(gauge::detail::format_rate(std::optional<double>(7.91e14), "FLOP/s") == "791 TFLOP/s");
+}

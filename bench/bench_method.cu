@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
                          {"warmup_time_s", r.warmup.time_s},
                          {"stopping", r.stopping.reason},
                          {"ci_relative_width", r.stopping.relative_ci_width.value_or(-1)},
+                         {"sm_clock_mean_mhz", r.telemetry.sm_clock_mhz.mean.value_or(-1)},
                          {"warnings", r.warnings}});
       report.add(std::move(r));
     }

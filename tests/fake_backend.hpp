@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +22,8 @@
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/telemetry.hpp"
+#include "gauge/env/telemetry.hpp"
 
 namespace gauge::testing {
 
@@ -48,6 +52,16 @@ class FakeDevice {
   std::size_t queue_capacity = 1024; ///< pending operations before a launch blocks the host
   bool gate_available = true;
   bool graph_available = true;
+
+  // Telemetry: a reading as a function of the virtual host time (null: no telemetry source).
+  std::function<gauge::TelemetrySample(double)> telemetry;
+  double sm_clock_max_mhz = 1980;
+  std::vector<std::pair<unsigned, std::uint64_t>> processes;  ///< compute processes on the GPU
+  // Device memory (steps may change device_used to model allocations).
+  std::uint64_t device_total = 80ull << 30;
+  std::uint64_t device_used = 1ull << 30;
+  std::optional<std::uint64_t> pool_used_high, pool_reserved_high;
+  std::map<std::string, gauge::KernelBinaryRecord> kernel_binaries;  ///< by kernel name
 
   // ---- state ----
   double host = 0;             ///< virtual host clock, seconds
@@ -252,6 +266,36 @@ class FakeBackend {
   }
   void launch_graph() { dev_->launch_graph(); }
   double timer_resolution() const { return dev_->resolution; }
+
+  std::unique_ptr<gauge::TelemetryProbe> telemetry_probe(std::string& reason) {
+    if (!dev_->telemetry) {
+      reason = "fake device without telemetry";
+      return nullptr;
+    }
+    struct Probe : gauge::TelemetryProbe {
+      FakeDevice* d;
+      explicit Probe(FakeDevice* dd) : d(dd) {}
+      gauge::TelemetrySample read() override { return d->telemetry(d->host); }
+      std::optional<double> sm_clock_max_mhz() override { return d->sm_clock_max_mhz; }
+      std::vector<std::pair<unsigned, std::uint64_t>> processes() override { return d->processes; }
+    };
+    return std::make_unique<Probe>(dev_);
+  }
+  gauge::DeviceMemorySnapshot memory_snapshot() {
+    gauge::DeviceMemorySnapshot m;
+    m.total_bytes = dev_->device_total;
+    m.used_bytes = dev_->device_used;
+    m.pool_used_high_bytes = dev_->pool_used_high;
+    m.pool_reserved_high_bytes = dev_->pool_reserved_high;
+    return m;
+  }
+  void reset_memory_watermarks() {}
+  gauge::KernelBinaryRecord kernel_binary(const void*, const std::string& kernel_name) {
+    auto it = dev_->kernel_binaries.find(kernel_name);
+    if (it == dev_->kernel_binaries.end()) throw std::runtime_error("fake: unknown kernel " + kernel_name);
+    return it->second;
+  }
+  std::vector<std::pair<std::string, const void*>> own_kernels() const { return {}; }
 
   int prepared = 0;
   int finished = 0;

@@ -3,13 +3,16 @@
 
 usage: run_example.py GEMM OUT [ARGS...]
 
-Checks: strict JSON (NaN / Infinity rejected), the schema name, one experiment with status ok
-and a GPU-time median from at least 10 samples. Exit code 77 from the example (no GPU) is passed
-on, which CTest reports as skipped.
+Checks: strict JSON (NaN / Infinity rejected), validity against schema/gauge-report.schema.json
+(python3-jsonschema), one experiment with status ok and a GPU-time median from at least 10
+samples. Exit code 77 from the example (no GPU) is passed on, which CTest reports as skipped.
 """
 import json
+import os
 import subprocess
 import sys
+
+SCHEMA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "gauge-report.schema.json")
 
 gemm, out, *args = sys.argv[1:]
 proc = subprocess.run([gemm, *args, "--out", out])
@@ -26,6 +29,14 @@ def reject(constant):
 with open(out) as f:
     doc = json.load(f, parse_constant=reject)
 assert doc["schema"] == "gauge.report", doc["schema"]
+try:
+    import jsonschema
+except ImportError:
+    sys.exit("run_example.py needs python3-jsonschema to validate the report (scripts/install-deps.sh installs it)")
+with open(SCHEMA) as f:
+    errors = sorted(jsonschema.Draft7Validator(json.load(f)).iter_errors(doc), key=lambda e: list(e.path))
+if errors:
+    sys.exit("\n".join(f"{out}: at {'/'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in errors))
 experiments = doc["experiments"]
 assert len(experiments) == 1, len(experiments)
 e = experiments[0]

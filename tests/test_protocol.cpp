@@ -491,3 +491,28 @@ TEST_CASE("silenced warning codes are not reported", "[protocol]") {
   auto r = exp.run();
   CHECK_FALSE(r.has_warning("launch_bound"));
 }
+
+TEST_CASE("a step that keeps slowing during measurement warns drift_during_measurement", "[protocol]") {
+  FakeDevice dev;
+  // Steady for 3000 calls (warm-up converges), then 10 % slower per 1000 calls: the power cap
+  // that sets in after warm-up on a heavy kernel.
+  std::size_t call = 0;
+  auto exp = fake_experiment(dev, [&](FakeStream s) {
+    ++call;
+    s.kernel(10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0));
+  });
+  auto c = simple_config();
+  c.warmup.min_steps = 10;
+  c.warmup.max_steps = 2000;  // warm-up ends (capped) before the drift starts
+  c.measure.min_samples = 300;
+  c.measure.min_time = 50ms;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.has_warning("drift_during_measurement"));
+
+  FakeDevice dev2;
+  auto steady = fake_experiment(dev2, [](FakeStream s) { s.kernel(10e-6); });
+  steady.config(c);
+  CHECK_FALSE(steady.run().has_warning("drift_during_measurement"));
+}

@@ -16,8 +16,13 @@
 ///   - `void flush_cache()`: enqueue an L2 flush; `template <class F> void capture(F)`,
 ///     `void launch_graph()`: CUDA graph mode; `double timer_resolution()`: seconds.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -32,9 +37,12 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/telemetry.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
+#include "gauge/env/process.hpp"
+#include "gauge/env/telemetry.hpp"
 
 #if defined(__CUDACC__) || __has_include(<cuda_runtime.h>)
 #include "gauge/backends/cuda_backend.hpp"
@@ -196,6 +204,21 @@ class Experiment {
     verify_ = std::move(check);
     return *this;
   }
+  /// Names a kernel the step launches, for the JIT check (`jit_compiled` when the driver had to
+  /// compile its PTX): `exp.kernel("my_kernel", my_kernel)`. Needs a backend with kernel_binary().
+  template <class F>
+  Experiment& kernel(const std::string& kernel_name, F* function) {
+    if (!function) throw ConfigError("kernel '" + kernel_name + "': null function pointer");
+    kernels_.emplace_back(kernel_name, reinterpret_cast<const void*>(function));
+    return *this;
+  }
+  /// A hook into another allocator (a framework's caching allocator): `bytes()` returns the bytes
+  /// it holds now; gauge reads it at every round boundary and reports its peak under `name`.
+  Experiment& allocator_probe(const std::string& probe_name, std::function<std::uint64_t()> bytes) {
+    if (!bytes) throw ConfigError("allocator_probe '" + probe_name + "': empty function");
+    allocator_probes_.emplace_back(probe_name, std::move(bytes));
+    return *this;
+  }
   /// The backend, e.g. for tests that script it.
   Backend& backend() { return backend_; }
 
@@ -218,18 +241,25 @@ class Experiment {
     wall_total_ = wall_enqueue_ = wall_event_span_ = 0;
     wall_count_steps_ = 0;
     work_not_on_stream_ = false;
+    sampler_.reset();
+    memory_ = MemoryTracking{};
     bool prepared = false;
+    t_begin_ = t_begin;
     try {
       r.device = backend_.prepare(config_);
       prepared = true;
       r.sampling.timer_resolution_s = backend_.timer_resolution();
       choose_method(r, sink);
+      start_monitoring(r, sink);
       phase_ = "warm-up";
+      r.telemetry.warmup_start_s = backend_.now() - t_begin_;
       warm_up(r, sink);
       phase_ = "calibration";
       choose_steps_per_sample(r, sink);
       phase_ = "measurement";
+      mark_measure_start(r);
       measure(r, sink);
+      mark_measure_end(r);
       if (verify_) {
         phase_ = "verification";
         backend_.synchronize();
@@ -241,9 +271,11 @@ class Experiment {
                 ": " + e.what();
       if (r.stopping.reason.empty()) r.stopping.reason = "failed";
     }
+    stop_monitoring(r);
     if (prepared) backend_.finish();
     r.total_time_s = backend_.now() - t_begin;
     summarize_result(r, sink);
+    summarize_monitoring(r, sink);
     r.warnings = sink.warnings();
     return r;
   }
@@ -337,7 +369,10 @@ class Experiment {
     }
     out.enqueue_s = backend_.now() - t0;
     if (gated_) backend_.gate_open();
+    observe_memory();  // while the round runs: transient allocations are still held
     backend_.synchronize();
+    observe_memory();
+    if (sampler_ && config_.telemetry_interval.count() == 0) sampler_->sample_now();
     if (gated_ && backend_.gate_timed_out()) {
       out.timed_out = true;
       out.host_blocked_at_first_step = first_step_enqueue >= 0.9 * to_seconds(m.gate_timeout);
@@ -585,11 +620,15 @@ class Experiment {
       std::size_t steps = steps_per_round;
       const std::size_t room = (m.max_samples - samples.size()) * (cold() ? 1 : k);
       steps = std::max(k, std::min(steps, room) / k * k);
+      const double round_start = backend_.now() - t_begin_;
       auto o = timed_round(steps, k, graph_mode);
       if (o.timed_out) {
         on_gate_timeout(o, steps_per_round, k, r, sink);
         continue;
       }
+      s.round_start_s.push_back(round_start);
+      s.round_end_s.push_back(backend_.now() - t_begin_);
+      s.round_samples.push_back(o.per_step_s.size());
       ++s.rounds;
       s.steps += o.steps;
       for (double x : o.per_step_s) samples.push_back(x);
@@ -680,6 +719,24 @@ class Experiment {
                                  out.high_mild + out.high_severe, out.low_severe + out.high_severe));
       }
     }
+    // Drift: the first and last thirds of the samples (in time order) should agree. A step that
+    // kept changing after warm-up (power capping that sets in after ~0.1 s of a heavy kernel,
+    // thermal throttling, a cache still filling) makes them differ.
+    if (r.gpu_samples_s.size() >= 30) {
+      const std::size_t third = r.gpu_samples_s.size() / 3;
+      std::vector<double> head(r.gpu_samples_s.begin(), r.gpu_samples_s.begin() + static_cast<std::ptrdiff_t>(third));
+      std::vector<double> tail(r.gpu_samples_s.end() - static_cast<std::ptrdiff_t>(third), r.gpu_samples_s.end());
+      const double mh = detail::median_of(head), mt = detail::median_of(tail);
+      const double drift = mh > 0 ? (mt - mh) / mh : 0;
+      const double limit = std::max(config_.warmup.drift_tolerance, 2 * r.stopping.relative_ci_width.value_or(0));
+      if (std::fabs(drift) > limit) {
+        sink.add(warning_code::drift_during_measurement, Severity::warning,
+                 detail::sformat("the median of the last third of the samples (%s) differs by %+.3g %% from the first "
+                                 "third (%s), beyond %.3g %%: the step was still changing while measured (clocks, "
+                                 "power capping, caches). Raise warmup.min_time, or look at telemetry.",
+                                 detail::human_time(mt).c_str(), 100 * drift, detail::human_time(mh).c_str(), 100 * limit));
+      }
+    }
     // Timer resolution.
     if (r.gpu_time.p50) {
       const double interval = *r.gpu_time.p50 * static_cast<double>(r.sampling.steps_per_sample);
@@ -718,6 +775,301 @@ class Experiment {
     }
   }
 
+  // ---- telemetry, memory, kernels ------------------------------------------------------------
+
+  template <class B, class = void>
+  struct has_telemetry : std::false_type {};
+  template <class B>
+  struct has_telemetry<B, std::void_t<decltype(std::declval<B&>().telemetry_probe(std::declval<std::string&>()))>>
+      : std::true_type {};
+  template <class B, class = void>
+  struct has_memory : std::false_type {};
+  template <class B>
+  struct has_memory<B, std::void_t<decltype(std::declval<B&>().memory_snapshot())>> : std::true_type {};
+  template <class B, class = void>
+  struct has_kernels : std::false_type {};
+  template <class B>
+  struct has_kernels<B, std::void_t<decltype(std::declval<B&>().kernel_binary(nullptr, std::string()))>>
+      : std::true_type {};
+
+  struct MemoryTracking {
+    std::optional<DeviceMemorySnapshot> last;
+    std::optional<std::uint64_t> used_peak;
+    std::optional<std::uint64_t> used_at_start, used_at_end;
+    std::optional<std::uint64_t> rss_at_start, rss_at_end;
+    std::map<std::string, std::uint64_t> allocator_peaks;
+    std::vector<std::pair<unsigned, std::uint64_t>> processes_at_start;
+  };
+
+  void observe_memory() {
+    if constexpr (has_memory<Backend>::value) {
+      DeviceMemorySnapshot m = backend_.memory_snapshot();
+      memory_.used_peak = std::max(memory_.used_peak.value_or(0), m.used_bytes);
+      memory_.last = m;
+    }
+    for (auto& [probe_name, bytes] : allocator_probes_) {
+      const std::uint64_t b = bytes();
+      auto& peak = memory_.allocator_peaks[probe_name];
+      peak = std::max(peak, b);
+    }
+  }
+
+  void start_monitoring(Result& r, WarningSink& sink) {
+    r.telemetry.interval_s = to_seconds(config_.telemetry_interval);
+    if constexpr (has_telemetry<Backend>::value) {
+      std::string reason;
+      auto probe = backend_.telemetry_probe(reason);
+      if (probe) {
+        r.telemetry.available = true;
+        r.telemetry.sm_clock_max_mhz = probe->sm_clock_max_mhz();
+        memory_.processes_at_start = probe->processes();
+        sampler_ = std::make_unique<TelemetrySampler>(std::move(probe), config_.telemetry_interval,
+                                                      [this] { return backend_.now(); }, t_begin_);
+        sampler_->sample_now();
+        sampler_->start();
+      } else {
+        r.telemetry.unavailable_reason = reason;
+        sink.add(warning_code::telemetry_unavailable, Severity::info,
+                 "no GPU telemetry (" + reason + "): clocks, power, throttling and per-process memory "
+                 "during the run are unknown.");
+      }
+    } else {
+      r.telemetry.unavailable_reason = std::string("the ") + Backend::name + " backend has no telemetry";
+    }
+    if constexpr (has_memory<Backend>::value) {
+      backend_.reset_memory_watermarks();
+    }
+    observe_memory();
+    if constexpr (has_kernels<Backend>::value) {
+      auto all = kernels_;
+      for (const auto& k : backend_.own_kernels()) all.push_back(k);
+      for (const auto& [kernel_name, fn] : all) {
+        try {
+          r.kernels.push_back(backend_.kernel_binary(fn, kernel_name));
+        } catch (const std::exception& e) {
+          sink.add(warning_code::jit_compiled, Severity::info,
+                   "cannot read the binary of kernel '" + kernel_name + "': " + e.what());
+        }
+      }
+    } else if (!kernels_.empty()) {
+      sink.add(warning_code::jit_compiled, Severity::info,
+               std::string("the ") + Backend::name + " backend cannot inspect kernel binaries; the JIT check was skipped");
+    }
+  }
+
+  void mark_measure_start(Result& r) {
+    r.telemetry.measure_start_s = backend_.now() - t_begin_;
+    observe_memory();
+    if (memory_.last) memory_.used_at_start = memory_.last->used_bytes;
+    memory_.rss_at_start = read_process_memory().rss_bytes;
+  }
+  void mark_measure_end(Result& r) {
+    r.telemetry.measure_end_s = backend_.now() - t_begin_;
+    backend_.synchronize();
+    observe_memory();
+    if (memory_.last) memory_.used_at_end = memory_.last->used_bytes;
+    memory_.rss_at_end = read_process_memory().rss_bytes;
+  }
+
+  void stop_monitoring(Result& r) noexcept {
+    if (!sampler_) return;
+    try {
+      sampler_->stop();
+      r.telemetry.series = sampler_->samples();
+    } catch (...) {
+    }
+  }
+
+  /// Telemetry statistics over the measured region, throttled samples, memory peaks, and the
+  /// warnings they imply.
+  void summarize_monitoring(Result& r, WarningSink& sink) {
+    auto& t = r.telemetry;
+    // ---- telemetry ----
+    if (t.available && t.measure_end_s > t.measure_start_s) {
+      const double pad = t.interval_s;
+      auto stat = [&](auto get) {
+        TelemetryStat st;
+        double sum = 0;
+        std::size_t n = 0;
+        for (const auto& x : t.series) {
+          if (x.t_s < t.measure_start_s - pad || x.t_s > t.measure_end_s + pad) continue;
+          auto v = get(x);
+          if (!v) continue;
+          st.min = std::min(st.min.value_or(*v), *v);
+          st.max = std::max(st.max.value_or(*v), *v);
+          sum += *v;
+          ++n;
+        }
+        if (n) st.mean = sum / static_cast<double>(n);
+        return st;
+      };
+      t.sm_clock_mhz = stat([](const TelemetrySample& x) { return x.sm_clock_mhz; });
+      t.memory_clock_mhz = stat([](const TelemetrySample& x) { return x.memory_clock_mhz; });
+      t.power_w = stat([](const TelemetrySample& x) { return x.power_w; });
+      t.temperature_c = stat([](const TelemetrySample& x) { return x.temperature_c; });
+      std::size_t throttled_readings = 0, readings = 0;
+      for (const auto& x : t.series) {
+        if (x.t_s < t.measure_start_s || x.t_s > t.measure_end_s + pad) continue;
+        ++readings;
+        if (x.clock_event_reasons && (*x.clock_event_reasons & nvml::throttling_reasons)) {
+          ++throttled_readings;
+          t.throttle_reasons_seen |= (*x.clock_event_reasons & nvml::throttling_reasons);
+        }
+      }
+      t.throttle_reason_names = nvml::reason_names(t.throttle_reasons_seen);
+      // GPU-time samples from rounds that overlap a throttled reading.
+      std::size_t first = 0;
+      const auto& sm = r.sampling;
+      for (std::size_t i = 0; i < sm.round_samples.size(); ++i) {
+        bool throttled = false;
+        for (const auto& x : t.series) {
+          if (x.t_s < sm.round_start_s[i] - pad || x.t_s > sm.round_end_s[i]) continue;
+          if (x.clock_event_reasons && (*x.clock_event_reasons & nvml::throttling_reasons)) throttled = true;
+        }
+        if (throttled)
+          for (std::size_t j = 0; j < sm.round_samples[i]; ++j)
+            if (first + j < r.gpu_samples_s.size()) t.throttled_samples.push_back(first + j);
+        first += sm.round_samples[i];
+      }
+      if (throttled_readings > 0) {
+        std::string names;
+        for (const auto& n : t.throttle_reason_names) names += (names.empty() ? "" : ", ") + n;
+        sink.add(warning_code::throttling, Severity::warning,
+                 detail::sformat("the GPU was throttled (%s) in %zu of %zu telemetry readings during "
+                                 "measurement; %zu of %zu GPU-time samples come from rounds with a throttled "
+                                 "reading (telemetry.throttled_samples lists them). The numbers describe a "
+                                 "throttled GPU.",
+                                 names.c_str(), throttled_readings, readings, t.throttled_samples.size(),
+                                 r.gpu_samples_s.size()));
+      }
+      if (t.sm_clock_mhz.mean && t.sm_clock_max_mhz && *t.sm_clock_max_mhz > 0 &&
+          *t.sm_clock_mhz.mean < config_.sm_clock_warning_fraction * *t.sm_clock_max_mhz) {
+        sink.add(warning_code::sm_clock_below_max, Severity::warning,
+                 detail::sformat("the SM clock averaged %.0f MHz during measurement (min %.0f, max %.0f), %.0f %% "
+                                 "of its %.0f MHz maximum: a compute-bound step runs correspondingly slower.",
+                                 *t.sm_clock_mhz.mean, t.sm_clock_mhz.min.value_or(0), t.sm_clock_mhz.max.value_or(0),
+                                 100 * *t.sm_clock_mhz.mean / *t.sm_clock_max_mhz, *t.sm_clock_max_mhz));
+      }
+    }
+    // ---- other processes ----
+    {
+      const unsigned self = static_cast<unsigned>(::getpid());
+      std::uint64_t others_bytes = 0;
+      std::string pids;
+      std::size_t others = 0;
+      for (const auto& [pid, bytes] : memory_.processes_at_start) {
+        if (pid == self) continue;
+        ++others;
+        others_bytes += bytes;
+        pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+      }
+      if (t.available) r.memory.other_processes_bytes = others_bytes;
+      if (others > 0) {
+        sink.add(warning_code::other_processes_on_gpu, Severity::warning,
+                 detail::sformat("%zu other process(es) had a compute context on this GPU (pid %s, %.3g GiB): "
+                                 "they may have competed for it during the run.",
+                                 others, pids.c_str(), static_cast<double>(others_bytes) / (1u << 30)));
+      }
+    }
+    // ---- JIT ----
+    for (const auto& k : r.kernels) {
+      if (!k.jit_compiled) continue;
+      sink.add(warning_code::jit_compiled, Severity::warning,
+               detail::sformat("kernel '%s' was compiled by the driver from PTX (compute_%d) for this sm_%d device: "
+                               "no native sm_%d code in the binary, so the first launch paid for JIT compilation and "
+                               "the code is not what nvcc would emit for this GPU. Build with "
+                               "-gencode arch=compute_%d,code=sm_%d (CMake: CUDA_ARCHITECTURES %d).",
+                               k.name.c_str(), k.ptx_version, k.device_version, k.device_version, k.device_version,
+                               k.device_version, k.device_version));
+    }
+    // ---- memory ----
+    auto& mem = r.memory;
+    const double gib = 1024.0 * 1024 * 1024;
+    if (memory_.last) {
+      mem.device_total_bytes = memory_.last->total_bytes;
+      mem.pool_used_high_bytes = memory_.last->pool_used_high_bytes;
+      mem.pool_reserved_high_bytes = memory_.last->pool_reserved_high_bytes;
+    }
+    mem.device_used_peak_bytes = memory_.used_peak;
+    mem.device_used_at_measure_start_bytes = memory_.used_at_start;
+    mem.device_used_at_measure_end_bytes = memory_.used_at_end;
+    for (const auto& x : t.series)
+      if (x.process_memory_bytes) mem.process_peak_bytes = std::max(mem.process_peak_bytes.value_or(0), *x.process_memory_bytes);
+    mem.allocator_peak_bytes = memory_.allocator_peaks;
+    const ProcessMemory pm = read_process_memory();
+    mem.host_rss_peak_bytes = pm.rss_peak_bytes;
+    mem.host_rss_at_measure_start_bytes = memory_.rss_at_start;
+    mem.host_rss_at_measure_end_bytes = memory_.rss_at_end;
+    mem.host_memory_total_bytes = read_memory_total();
+    auto consider = [&](std::optional<std::uint64_t> v, const std::string& source) {
+      if (v && (!mem.peak_bytes || *v > *mem.peak_bytes)) {
+        mem.peak_bytes = v;
+        mem.peak_source = source;
+      }
+    };
+    consider(mem.process_peak_bytes, "NVML per-process usage");
+    if (mem.device_used_peak_bytes) {
+      const std::uint64_t others = mem.other_processes_bytes.value_or(0);
+      consider(*mem.device_used_peak_bytes > others ? *mem.device_used_peak_bytes - others : 0,
+               mem.other_processes_bytes ? "cudaMemGetInfo, device-wide, minus other processes (NVML)"
+                                         : "cudaMemGetInfo, device-wide (other processes included)");
+    }
+    for (const auto& [probe_name, bytes] : mem.allocator_peak_bytes) consider(bytes, "allocator probe '" + probe_name + "'");
+    if (memory_.used_at_start && memory_.used_at_end)
+      mem.device_growth_bytes = static_cast<std::int64_t>(*memory_.used_at_end) - static_cast<std::int64_t>(*memory_.used_at_start);
+    if (memory_.rss_at_start && memory_.rss_at_end)
+      mem.host_rss_growth_bytes = static_cast<std::int64_t>(*memory_.rss_at_end) - static_cast<std::int64_t>(*memory_.rss_at_start);
+    const auto tol = static_cast<std::int64_t>(config_.memory_growth_tolerance_bytes);
+    const bool device_grew = mem.device_growth_bytes && *mem.device_growth_bytes > tol;
+    const bool host_grew = mem.host_rss_growth_bytes && *mem.host_rss_growth_bytes > tol;
+    mem.grew_during_measurement = device_grew || host_grew;
+    if (r.status == Status::ok && mem.grew_during_measurement) {
+      sink.add(warning_code::memory_grew_during_measurement, Severity::warning,
+               detail::sformat("memory grew during measurement: device %+.1f MiB, host RSS %+.1f MiB (tolerance %.1f "
+                               "MiB): a leak, or an allocator still growing after warm-up; steady state was not reached.",
+                               static_cast<double>(mem.device_growth_bytes.value_or(0)) / (1 << 20),
+                               static_cast<double>(mem.host_rss_growth_bytes.value_or(0)) / (1 << 20),
+                               static_cast<double>(tol) / (1 << 20)));
+    }
+    // Fits: within device memory with headroom, not growing, host RSS within host memory.
+    std::string why;
+    bool fits = true, known = false;
+    if (mem.peak_bytes && mem.device_total_bytes) {
+      known = true;
+      const double frac = static_cast<double>(*mem.peak_bytes) / static_cast<double>(*mem.device_total_bytes);
+      why += detail::sformat("peak %.3g GiB of %.3g GiB device memory (%.1f %%)", static_cast<double>(*mem.peak_bytes) / gib,
+                             static_cast<double>(*mem.device_total_bytes) / gib, 100 * frac);
+      if (frac > 0.95) {
+        fits = false;
+        why += ", within 5 % of capacity: allocations may spill or evict (managed-memory oversubscription is not "
+               "measured directly)";
+      }
+    }
+    if (mem.host_rss_peak_bytes && mem.host_memory_total_bytes) {
+      known = true;
+      const double frac = static_cast<double>(*mem.host_rss_peak_bytes) / static_cast<double>(*mem.host_memory_total_bytes);
+      why += std::string(why.empty() ? "" : "; ") +
+             detail::sformat("host RSS peak %.3g GiB of %.3g GiB (%.1f %%)", static_cast<double>(*mem.host_rss_peak_bytes) / gib,
+                             static_cast<double>(*mem.host_memory_total_bytes) / gib, 100 * frac);
+      if (frac > 0.9) {
+        fits = false;
+        why += ", near host capacity: swapping likely";
+      }
+    }
+    if (mem.grew_during_measurement) {
+      fits = false;
+      why += "; memory grew during measurement";
+    }
+    if (known) {
+      mem.fits = fits;
+      mem.fits_reason = why;
+      if (!fits && r.status == Status::ok)
+        sink.add(warning_code::may_not_fit, Severity::warning, "the workload may not fit: " + why + ".");
+    } else {
+      mem.fits_reason = "no memory readings";
+    }
+  }
+
   std::string name_;
   Step step_;
   Backend backend_;
@@ -736,6 +1088,11 @@ class Experiment {
   double wall_total_ = 0, wall_enqueue_ = 0, wall_event_span_ = 0;
   std::size_t wall_count_steps_ = 0;
   bool work_not_on_stream_ = false;
+  double t_begin_ = 0;
+  std::vector<std::pair<std::string, const void*>> kernels_;
+  std::vector<std::pair<std::string, std::function<std::uint64_t()>>> allocator_probes_;
+  std::unique_ptr<TelemetrySampler> sampler_;
+  MemoryTracking memory_;
 };
 
 /// Makes an Experiment with an explicit backend type: `gauge::make_experiment<HostBackend>("x", f)`.

@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/gauge.hpp
-/// The usual set: Experiment with the CUDA and host backends, the environment, the report.
+/// The usual set: Experiment with the CUDA and host backends, Timer, the environment, the report.
 ///
 /// Compile the translation unit that includes it with nvcc (a .cu file) to get the launch gate;
 /// from a host compiler everything works, but GPU steps are timed without the gate.
@@ -18,4 +18,5 @@
 #include "gauge/backends/cuda_backend.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/experiment.hpp"
+#include "gauge/timer.hpp"
 #include "gauge/report.hpp"

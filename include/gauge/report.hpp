@@ -13,9 +13,11 @@
 #include "gauge/core/environment.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/timer_summary.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/json.hpp"
+#include "gauge/report/timer_json.hpp"
 
 namespace gauge {
 
@@ -40,6 +42,11 @@ class Report {
   /// Adds a result (ok or failed); the report keeps them in order.
   void add(Result result) { results_.push_back(std::move(result)); }
 
+  /// Adds a Timer's state (usually `timer.finish()`); written to the report's `timers` list.
+  void add(TimerSummary timer) { timers_.push_back(std::move(timer)); }
+  /// The Timer summaries added so far.
+  const std::vector<TimerSummary>& timers() const { return timers_; }
+
   /// The results added so far.
   const std::vector<Result>& results() const { return results_; }
   /// The environment recorded.
@@ -48,21 +55,28 @@ class Report {
   const std::filesystem::path& path() const { return path_; }
 
   /// The report as JSON (schema, schema_version, gauge_version, created_utc, environment,
-  /// experiments).
-  nlohmann::json json() const { return report_json(env_, results_); }
+  /// experiments, timers).
+  nlohmann::json json() const {
+    nlohmann::json j = report_json(env_, results_);
+    j["timers"] = timers_;
+    return j;
+  }
 
   /// Writes the report atomically. Throws ReportError naming the path and the system error.
   void write() const { write_file_atomic(path_, json().dump(2) + "\n"); }
 
   /// The console summary: the machine line, the table, then every warning in full.
   std::string summary() const {
-    return environment_line(env_) + summary_table(results_) + warnings_text(results_, env_);
+    std::string timers;
+    for (const auto& t : timers_) timers += timer_summary_text(t);
+    return environment_line(env_) + summary_table(results_) + warnings_text(results_, env_) + timers;
   }
 
  private:
   std::filesystem::path path_;
   Environment env_;
   std::vector<Result> results_;
+  std::vector<TimerSummary> timers_;
 };
 
 }  // namespace gauge

@@ -16,6 +16,8 @@ inline constexpr const char* report_schema_name = "gauge.report";
 
 /// Version of the JSON report format (semantic versioning: a new major version removes or renames
 /// keys; a new minor version only adds keys). Written as the report's `schema_version` key.
-inline constexpr const char* report_schema_version = "1.0.0";
+/// 1.0.0: first release. 1.1.0 adds `telemetry`, `memory`, `kernels` and `sampling.round_*` to
+/// experiments, `nvml`, `tools` and GPU locality to the environment, and the `timers` list.
+inline constexpr const char* report_schema_version = "1.1.0";
 
 }  // namespace gauge

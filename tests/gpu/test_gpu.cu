@@ -215,3 +215,72 @@ TEST_CASE("the environment records the GPU", "[gpu]") {
               env.cuda.devices[0].multiprocessors, (unsigned long long)env.cuda.devices[0].l2_cache_bytes,
               *env.cuda.driver_version, *env.cuda.runtime_version);
 }
+
+const void* gauge_test_ptx_kernel_address();
+void gauge_test_launch_ptx_kernel(cudaStream_t s);
+
+TEST_CASE("a PTX-only kernel is reported jit_compiled and a native sm_90 one is not", "[gpu]") {
+  auto exp = gauge::Experiment("jit", [](cudaStream_t s) {
+    gauge_test_launch_ptx_kernel(s);
+    spin_kernel<<<1, 32, 0, s>>>(1000, nullptr);
+  });
+  exp.config(quick());
+  exp.kernel("ptx_only", gauge_test_ptx_kernel_address()).kernel("spin_kernel", spin_kernel);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  for (const auto& k : r.kernels)
+    std::printf("kernel %s: binary sm_%d, ptx compute_%d, device %d, jit %s\n", k.name.c_str(), k.binary_version,
+                k.ptx_version, k.device_version, k.jit_compiled ? "yes" : "no");
+  REQUIRE(r.kernels.size() >= 2);
+  CHECK(r.kernels[0].name == "ptx_only");
+  CHECK(r.kernels[0].jit_compiled);
+  CHECK_FALSE(r.kernels[1].jit_compiled);
+  CHECK(r.has_warning("jit_compiled"));
+}
+
+TEST_CASE("1 GiB resident plus 256 MiB transient per step reports a peak of at least 1.25 GiB", "[gpu]") {
+  void* resident = nullptr;
+  GAUGE_CUDA_CHECK(cudaMalloc(&resident, std::size_t(1) << 30));
+  GAUGE_CUDA_CHECK(cudaMemset(resident, 0, std::size_t(1) << 30));
+  auto exp = gauge::Experiment("alloc_256MiB_per_step", [](cudaStream_t s) {
+    void* p = nullptr;
+    GAUGE_CUDA_CHECK(cudaMallocAsync(&p, std::size_t(256) << 20, s));
+    GAUGE_CUDA_CHECK(cudaMemsetAsync(p, 1, std::size_t(256) << 20, s));
+    GAUGE_CUDA_CHECK(cudaFreeAsync(p, s));
+  });
+  exp.config(quick());
+  auto r = exp.run();
+  cudaFree(resident);
+  REQUIRE(r.status == gauge::Status::ok);
+  const auto& m = r.memory;
+  auto gib = [](const std::optional<std::uint64_t>& v) { return v ? double(*v) / (1u << 30) : -1.0; };
+  std::printf("memory: peak %.3f GiB (%s), device-wide used peak %.3f GiB, NVML process peak %.3f GiB, pool reserved high %.3f GiB, "
+              "used high %.3f GiB, fits %s (%s)\n",
+              gib(m.peak_bytes), m.peak_source.c_str(), gib(m.device_used_peak_bytes), gib(m.process_peak_bytes),
+              gib(m.pool_reserved_high_bytes), gib(m.pool_used_high_bytes), m.fits ? (*m.fits ? "yes" : "no") : "?",
+              m.fits_reason.c_str());
+  REQUIRE(m.peak_bytes);
+  CHECK(*m.peak_bytes >= (std::uint64_t(5) << 28));  // 1.25 GiB
+  CHECK(*m.pool_used_high_bytes >= (std::uint64_t(256) << 20));
+}
+
+TEST_CASE("telemetry is sampled during the run", "[gpu]") {
+  auto exp = gauge::Experiment("telemetry_spin", [](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(50000, nullptr); });
+  auto c = quick();
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  if (!r.telemetry.available) {
+    std::printf("telemetry unavailable: %s\n", r.telemetry.unavailable_reason.value_or("?").c_str());
+    SUCCEED("no NVML on this machine");
+    return;
+  }
+  std::printf("telemetry: %zu readings, SM clock mean %.0f MHz (min %.0f, max %.0f, device max %.0f), power mean %.0f W, "
+              "throttle reasons: %zu\n",
+              r.telemetry.series.size(), r.telemetry.sm_clock_mhz.mean.value_or(-1), r.telemetry.sm_clock_mhz.min.value_or(-1),
+              r.telemetry.sm_clock_mhz.max.value_or(-1), r.telemetry.sm_clock_max_mhz.value_or(-1),
+              r.telemetry.power_w.mean.value_or(-1), r.telemetry.throttle_reason_names.size());
+  CHECK(r.telemetry.series.size() >= 2);
+  CHECK(r.telemetry.sm_clock_mhz.mean);
+  CHECK(r.memory.process_peak_bytes);
+}

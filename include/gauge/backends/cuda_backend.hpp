@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/cuda/device_guard.hpp"
 #include "gauge/cuda/gate.hpp"
+#include "gauge/cuda/jit.hpp"
 #include "gauge/cuda/l2_flush.hpp"
+#include "gauge/env/telemetry.hpp"
 
 namespace gauge {
 #if defined(__CUDACC__)
@@ -76,9 +79,11 @@ class CudaBackend {
     DeviceRecord d;
     d.ordinal = device_;
     d.name = prop.name;
-    d.uuid = format_uuid(prop.uuid);
+    d.uuid = detail::uuid_string(prop.uuid);
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, device_) == cudaSuccess) d.pci_bus_id = bus;
+    uuid_ = d.uuid;
+    bus_id_ = d.pci_bus_id;
     GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
     return d;
   }
@@ -174,18 +179,61 @@ class CudaBackend {
   /// The device ordinal in use (after prepare()).
   int device() const { return device_; }
 
- private:
-  static std::string format_uuid(const cudaUUID_t& u) {
-    static const char* hex = "0123456789abcdef";
-    std::string s = "GPU-";
-    for (int i = 0; i < 16; ++i) {
-      if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
-      auto b = static_cast<unsigned char>(u.bytes[i]);
-      s += hex[b >> 4];
-      s += hex[b & 15];
+  /// An NVML telemetry probe for this device, matched by UUID or PCI bus id; null with `reason`
+  /// set when NVML is absent or does not know the device.
+  std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason) {
+    auto lib = nvml::Library::shared();
+    if (!lib->ok()) {
+      reason = lib->error().value_or("NVML not available");
+      return nullptr;
     }
-    return s;
+    auto found = nvml::find_device(*lib, uuid_, bus_id_);
+    if (!found) {
+      reason = "NVML has no device with UUID " + uuid_.value_or("?") + " or bus id " + bus_id_.value_or("?");
+      return nullptr;
+    }
+    return std::make_unique<NvmlProbe>(lib, found->first);
   }
+
+  /// Device memory now: cudaMemGetInfo and the default memory pool's high watermarks.
+  /// Throws CudaError.
+  DeviceMemorySnapshot memory_snapshot() {
+    DeviceMemorySnapshot m;
+    std::size_t free = 0, total = 0;
+    GAUGE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    m.total_bytes = total;
+    m.used_bytes = total - free;
+    cudaMemPool_t pool = nullptr;
+    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) {
+      std::uint64_t v = 0;
+      if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &v) == cudaSuccess) m.pool_used_high_bytes = v;
+      if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &v) == cudaSuccess) m.pool_reserved_high_bytes = v;
+    }
+    (void)cudaGetLastError();
+    return m;
+  }
+  /// Resets the default pool's high watermarks (so they cover this experiment only).
+  void reset_memory_watermarks() {
+    cudaMemPool_t pool = nullptr;
+    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) {
+      std::uint64_t zero = 0;
+      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
+      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &zero);
+    }
+    (void)cudaGetLastError();
+  }
+  /// The binary of kernel `func` (see cuda/jit.hpp). Throws CudaError.
+  KernelBinaryRecord kernel_binary(const void* func, const std::string& kernel_name) {
+    return gauge::kernel_binary(func, kernel_name, device_);
+  }
+  /// gauge's own kernels used by this backend (the launch gate), by name.
+  std::vector<std::pair<std::string, const void*>> own_kernels() const {
+    std::vector<std::pair<std::string, const void*>> k;
+    if (const void* g = LaunchGate::kernel_address()) k.emplace_back("gauge::gate_kernel", g);
+    return k;
+  }
+
+ private:
   void swap(CudaBackend& o) noexcept {
     std::swap(stream_, o.stream_);
     std::swap(own_stream_, o.own_stream_);
@@ -196,6 +244,8 @@ class CudaBackend {
     std::swap(flush_, o.flush_);
     std::swap(graph_exec_, o.graph_exec_);
     std::swap(guard_, o.guard_);
+    std::swap(uuid_, o.uuid_);
+    std::swap(bus_id_, o.bus_id_);
   }
 
   cudaStream_t stream_ = nullptr;
@@ -207,6 +257,7 @@ class CudaBackend {
   std::unique_ptr<L2Flush> flush_;
   cudaGraphExec_t graph_exec_ = nullptr;
   std::unique_ptr<DeviceGuard> guard_;
+  std::optional<std::string> uuid_, bus_id_;
 };
 
 }  // inline namespace

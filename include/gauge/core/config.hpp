@@ -107,6 +107,14 @@ struct Config {
   int device = -1;                     ///< CUDA device ordinal; -1 = the caller's current device
   std::set<std::string> silenced_warnings;  ///< warning codes not to report (also GAUGE_SILENCE)
   std::size_t max_samples_in_report = 100000;  ///< per-step samples written to the report
+  /// Period of the background telemetry sampler (NVML); 0 = read only at round boundaries.
+  /// 20 ms resolves a clock ramp (~0.2 s) and costs well under 1 % of a host core.
+  Nanoseconds telemetry_interval = std::chrono::milliseconds(20);
+  /// Growth of device memory in use (or host RSS) across the measured region beyond this warns
+  /// `memory_grew_during_measurement` (a leak, or an allocator still growing after warm-up).
+  std::uint64_t memory_growth_tolerance_bytes = 16ull << 20;
+  /// A mean SM clock below this fraction of the maximum during measurement warns `sm_clock_below_max`.
+  double sm_clock_warning_fraction = 0.9;
 };
 
 /// Throws ConfigError naming the first invalid setting of `c` and its value.
@@ -135,6 +143,9 @@ inline void validate(const Config& c) {
   if (m.gate_timeout.count() <= 0) fail("measure.gate_timeout must be > 0, got " + ns(m.gate_timeout));
   if (!(m.wall_round_fraction > 0) || !std::isfinite(m.wall_round_fraction)) fail("measure.wall_round_fraction must be > 0, got " + std::to_string(m.wall_round_fraction));
   if (c.device < -1) fail("device must be >= -1, got " + std::to_string(c.device));
+  if (c.telemetry_interval.count() < 0) fail("telemetry_interval must be >= 0, got " + ns(c.telemetry_interval));
+  if (!(c.sm_clock_warning_fraction >= 0 && c.sm_clock_warning_fraction <= 1))
+    fail("sm_clock_warning_fraction must be in [0, 1], got " + std::to_string(c.sm_clock_warning_fraction));
 }
 
 /// Seconds of a std::chrono duration, as a double.

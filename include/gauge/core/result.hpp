@@ -11,6 +11,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/telemetry.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
@@ -66,6 +67,9 @@ struct SamplingRecord {
   std::size_t wall_rounds = 0;             ///< wall-time rounds
   std::size_t wall_steps = 0;              ///< steps run in wall-time rounds
   double timer_resolution_s = 0;           ///< resolution of the GPU timer (events: ~0.5 µs)
+  std::vector<double> round_start_s;       ///< each kept gated round's start, seconds since run() began
+  std::vector<double> round_end_s;         ///< its end (after the synchronize)
+  std::vector<std::size_t> round_samples;  ///< GPU-time samples it gave (in order: they index gpu_samples_s)
 };
 
 /// Why measurement stopped.
@@ -101,6 +105,10 @@ struct Result {
   std::optional<double> host_overhead_per_step_s;
   /// GPU time / wall time of the wall rounds (1 = the device never idles between steps).
   std::optional<double> gpu_busy_fraction;
+
+  TelemetryRecord telemetry;           ///< GPU clocks, power, temperature, throttling while it ran
+  MemoryRecord memory;                 ///< peak memory and whether the workload fits
+  std::vector<KernelBinaryRecord> kernels;  ///< binaries of the named kernels (and gauge's gate)
 
   std::vector<double> gpu_samples_s;   ///< GPU time per step of each sample, in order taken
   std::vector<double> wall_samples_s;  ///< wall time per step of each wall round, in order

@@ -45,6 +45,14 @@ inline constexpr const char* no_gpu = "no_gpu";
 inline constexpr const char* lazy_module_loading = "lazy_module_loading";
 inline constexpr const char* clocks_not_locked = "clocks_not_locked";
 inline constexpr const char* verification_failed = "verification_failed";
+inline constexpr const char* throttling = "throttling";
+inline constexpr const char* sm_clock_below_max = "sm_clock_below_max";
+inline constexpr const char* jit_compiled = "jit_compiled";
+inline constexpr const char* other_processes_on_gpu = "other_processes_on_gpu";
+inline constexpr const char* memory_grew_during_measurement = "memory_grew_during_measurement";
+inline constexpr const char* may_not_fit = "may_not_fit";
+inline constexpr const char* telemetry_unavailable = "telemetry_unavailable";
+inline constexpr const char* drift_during_measurement = "drift_during_measurement";
 }  // namespace warning_code
 
 /// One warning attached to a result or to the report's environment.

@@ -21,6 +21,19 @@ inline void cuda_check(cudaError_t code, const char* call) {
   throw CudaError(call, device, static_cast<int>(code), cudaGetErrorString(code));
 }
 
+/// A CUDA device UUID in nvidia-smi's spelling: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+inline std::string uuid_string(const cudaUUID_t& u) {
+  static const char* hex = "0123456789abcdef";
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    auto b = static_cast<unsigned char>(u.bytes[i]);
+    s += hex[b >> 4];
+    s += hex[b & 15];
+  }
+  return s;
+}
+
 }  // namespace gauge::detail
 
 /// Evaluates a CUDA runtime call and throws gauge::CudaError (call text, device, error string)

@@ -92,6 +92,15 @@ class LaunchGate {
   /// After the stream was synchronized: true if the last gate timed out before open().
   bool timed_out() const { return host_ && static_cast<volatile std::uint32_t*>(host_)[1] == epoch_; }
 
+  /// The gate kernel's address (for the JIT check), or null where it does not exist.
+  static const void* kernel_address() {
+#if defined(__CUDACC__)
+    return reinterpret_cast<const void*>(&gate_kernels::gate_kernel);
+#else
+    return nullptr;
+#endif
+  }
+
  private:
   void allocate() {
     if (host_) return;

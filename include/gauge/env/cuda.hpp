@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/cuda/check.hpp"
 
 namespace gauge {
 
@@ -25,7 +26,6 @@ inline CudaInfo detect_cuda() {
     return info;
   }
   info.device_count = count;
-  static const char* hex = "0123456789abcdef";
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, d) != cudaSuccess) {
@@ -35,14 +35,7 @@ inline CudaInfo detect_cuda() {
     CudaDeviceInfo g;
     g.ordinal = d;
     g.name = p.name;
-    std::string uuid = "GPU-";
-    for (int i = 0; i < 16; ++i) {
-      if (i == 4 || i == 6 || i == 8 || i == 10) uuid += '-';
-      auto b = static_cast<unsigned char>(p.uuid.bytes[i]);
-      uuid += hex[b >> 4];
-      uuid += hex[b & 15];
-    }
-    g.uuid = uuid;
+    g.uuid = detail::uuid_string(p.uuid);
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) g.pci_bus_id = bus;
     g.compute_capability_major = p.major;

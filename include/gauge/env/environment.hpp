@@ -2,42 +2,132 @@
 /// \file gauge/env/environment.hpp
 /// Captures the whole environment once per report, with the warnings it implies.
 
-#include <cuda_runtime.h>
-
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/warnings.hpp"
 #include "gauge/env/cuda.hpp"
 #include "gauge/env/host.hpp"
+#include "gauge/env/nvml.hpp"
+#include "gauge/env/tools.hpp"
 #include "gauge/version.hpp"
 
 namespace gauge {
 
-/// Captures host, compiler, relevant environment variables and CUDA. `root` is where /proc,
-/// /sys and /etc are read from (tests pass a fake tree). Never throws for missing data.
-inline Environment capture_environment(const std::filesystem::path& root = "/") {
+/// What capture_environment reads, and from where (tests point every source at a fake).
+struct EnvironmentOptions {
+  std::filesystem::path root = "/";        ///< where /proc, /sys and /etc are read
+  /// NVML to use; null = the process-wide `nvml::Library::shared()` (dlopen of libnvidia-ml.so.1).
+  std::shared_ptr<nvml::Library> nvml;
+  bool run_tools = true;                   ///< run nvidia-smi, ncu, nsys
+  /// Each tool's time limit. nvidia-smi needs about a second on a busy machine.
+  std::chrono::milliseconds tool_timeout = std::chrono::seconds(5);
+  /// Where the tools are looked up; default $PATH plus /usr/local/cuda/bin.
+  std::optional<std::string> tool_path;
+  bool query_cuda = true;                  ///< ask the CUDA runtime (tests turn it off)
+};
+
+namespace detail {
+inline std::optional<std::string> read_trimmed(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  std::string s;
+  std::getline(in, s);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+}  // namespace detail
+
+/// Fills each CUDA device's NUMA node and local CPUs from `root`/sys/bus/pci/devices/<bus id>/
+/// (numa_node, local_cpulist). Never throws.
+inline void attach_pci_locality(Environment& env, const std::filesystem::path& root) {
+  for (auto& d : env.cuda.devices) {
+    if (!d.pci_bus_id) continue;
+    const auto dir = root / "sys/bus/pci/devices" / nvml::detail::normalize_bus_id(*d.pci_bus_id);
+    if (auto v = detail::read_trimmed(dir / "numa_node")) {
+      try {
+        d.numa_node = std::stoi(*v);
+      } catch (...) {
+      }
+    }
+    d.local_cpulist = detail::read_trimmed(dir / "local_cpulist");
+  }
+}
+
+/// Adds the warnings the environment implies: no GPU, CPU governor, clocks not locked, lazy
+/// module loading. Codes in GAUGE_SILENCE are dropped.
+inline void add_environment_warnings(Environment& env) {
+  WarningSink sink;
+  if (env.cuda.devices.empty()) {
+    sink.add(warning_code::no_gpu, Severity::info,
+             "no CUDA device is usable (" + env.cuda.error.value_or("0 devices") +
+                 "): only host-backend experiments can run here.");
+  }
+  if (env.host.cpu.governor || !env.host.cpu.distinct_governors.empty()) {
+    if (!env.host.governor_is_performance()) {
+      sink.add(warning_code::cpu_governor_not_performance, Severity::warning,
+               "the CPU frequency governor is '" + env.host.cpu.governor.value_or("mixed") +
+                   "', not 'performance': host-side time (launch latency, wall time) can vary as the CPU "
+                   "clock changes. `cpupower frequency-set -g performance` makes wall times steadier.");
+    }
+  }
+  for (const auto& d : env.cuda.devices) {
+    if (d.nvml && d.nvml->clocks_locked && !*d.nvml->clocks_locked) {
+      sink.add(warning_code::clocks_not_locked, Severity::info,
+               "GPU " + std::to_string(d.ordinal) + " runs with unlocked clocks (" +
+                   d.nvml->clocks_locked_evidence.value_or("") +
+                   "): boost and power management move them, so compare sampled clocks (telemetry) along "
+                   "with times. Locking reduces noise but changes the operating regime.");
+    }
+  }
+  std::string loading;
+  for (const auto& [k, v] : env.environment_variables)
+    if (k == "CUDA_MODULE_LOADING" && v) loading = *v;
+  if (!env.cuda.devices.empty() && loading != "EAGER") {
+    sink.add(warning_code::lazy_module_loading, Severity::info,
+             std::string("CUDA_MODULE_LOADING is ") + (loading.empty() ? "unset (lazy by default since CUDA 12.2)" : "'" + loading + "'") +
+                 ": a kernel's module loads at its first launch, which warm-up absorbs (the first step's time "
+                 "shows it).");
+  }
+  for (const auto& w : sink.warnings()) env.warnings.push_back(w);
+}
+
+/// Captures host, compiler, relevant environment variables, CUDA, NVML (each GPU matched by UUID
+/// or PCI bus id), the GPU's NUMA node, and the seed's tools. Never throws for missing data.
+inline Environment capture_environment(const EnvironmentOptions& options) {
   Environment env;
   env.gauge_version = version_string;
-  env.host = detect_host(root);
+  env.host = detect_host(options.root);
   env.compiler = compiler_info();
   env.environment_variables = relevant_environment_variables();
-  env.cuda = detect_cuda();
-  if (env.cuda.devices.empty()) {
-    env.warnings.push_back(Warning{warning_code::no_gpu, Severity::info,
-                                   "no CUDA device is usable (" + env.cuda.error.value_or("0 devices") +
-                                       "): only host-backend experiments can run here."});
+  if (options.query_cuda) {
+    env.cuda = detect_cuda();
+  } else {
+    env.cuda.error = "not queried";
   }
-  if (!env.host.cpu.governor && env.host.cpu.distinct_governors.empty()) {
-    // Unknown governor (no cpufreq in this VM/container): nothing to warn about.
-  } else if (!env.host.governor_is_performance()) {
-    env.warnings.push_back(Warning{
-        warning_code::cpu_governor_not_performance, Severity::warning,
-        "the CPU frequency governor is '" + env.host.cpu.governor.value_or("mixed") +
-            "', not 'performance': host-side time (launch latency, wall time) can vary as the CPU "
-            "clock changes. Set it with `cpupower frequency-set -g performance` for stable wall times."});
+  attach_pci_locality(env, options.root);
+  auto lib = options.nvml ? options.nvml : nvml::Library::shared();
+  nvml::describe_gpus(*lib, env);
+  if (options.run_tools) {
+    std::string path = options.tool_path.value_or(std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin") +
+                                                  ":/usr/local/cuda/bin");
+    env.tools = capture_tools(options.tool_timeout, path);
   }
+  add_environment_warnings(env);
   return env;
+}
+
+/// capture_environment with every default, reading the live system under `root`.
+inline Environment capture_environment(const std::filesystem::path& root = "/") {
+  EnvironmentOptions o;
+  o.root = root;
+  return capture_environment(o);
 }
 
 }  // namespace gauge

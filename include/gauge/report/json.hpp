@@ -26,6 +26,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/telemetry.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
 #include "gauge/report/host_json.hpp"
@@ -170,6 +171,92 @@ inline void to_json(nlohmann::json& j, const DeviceRecord& d) {
                      {"pci_bus_id", detail::string_or_null(d.pci_bus_id)}};
 }
 
+namespace detail {
+inline nlohmann::json u64_or_null(const std::optional<std::uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+inline nlohmann::json i64_or_null(const std::optional<std::int64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+}  // namespace detail
+
+/// Telemetry statistic → {"min", "mean", "max"}.
+inline void to_json(nlohmann::json& j, const TelemetryStat& t) {
+  j = nlohmann::json{{"min", detail::number_or_null(t.min)},
+                     {"mean", detail::number_or_null(t.mean)},
+                     {"max", detail::number_or_null(t.max)}};
+}
+
+/// Telemetry record → summary plus the series as parallel arrays (t_s, sm_clock_mhz, …).
+inline void to_json(nlohmann::json& j, const TelemetryRecord& t) {
+  using detail::number_or_null;
+  nlohmann::json series = {{"t_s", nlohmann::json::array()},
+                           {"sm_clock_mhz", nlohmann::json::array()},
+                           {"memory_clock_mhz", nlohmann::json::array()},
+                           {"power_w", nlohmann::json::array()},
+                           {"temperature_c", nlohmann::json::array()},
+                           {"clock_event_reasons", nlohmann::json::array()},
+                           {"process_memory_bytes", nlohmann::json::array()}};
+  for (const auto& x : t.series) {
+    series["t_s"].push_back(number_or_null(x.t_s));
+    series["sm_clock_mhz"].push_back(number_or_null(x.sm_clock_mhz));
+    series["memory_clock_mhz"].push_back(number_or_null(x.memory_clock_mhz));
+    series["power_w"].push_back(number_or_null(x.power_w));
+    series["temperature_c"].push_back(number_or_null(x.temperature_c));
+    series["clock_event_reasons"].push_back(detail::u64_or_null(x.clock_event_reasons));
+    series["process_memory_bytes"].push_back(detail::u64_or_null(x.process_memory_bytes));
+  }
+  j = nlohmann::json{{"available", t.available},
+                     {"unavailable_reason", detail::string_or_null(t.unavailable_reason)},
+                     {"interval_s", t.interval_s},
+                     {"warmup_start_s", number_or_null(t.warmup_start_s)},
+                     {"measure_start_s", number_or_null(t.measure_start_s)},
+                     {"measure_end_s", number_or_null(t.measure_end_s)},
+                     {"sm_clock_mhz", t.sm_clock_mhz},
+                     {"memory_clock_mhz", t.memory_clock_mhz},
+                     {"power_w", t.power_w},
+                     {"temperature_c", t.temperature_c},
+                     {"sm_clock_max_mhz", number_or_null(t.sm_clock_max_mhz)},
+                     {"throttle_reasons_seen", t.throttle_reasons_seen},
+                     {"throttle_reason_names", t.throttle_reason_names},
+                     {"throttled_samples", t.throttled_samples},
+                     {"series", series}};
+}
+
+/// Memory record → bytes everywhere, null where unknown.
+inline void to_json(nlohmann::json& j, const MemoryRecord& m) {
+  using detail::u64_or_null;
+  j = nlohmann::json{{"peak_bytes", u64_or_null(m.peak_bytes)},
+                     {"peak_source", m.peak_source},
+                     {"device_total_bytes", u64_or_null(m.device_total_bytes)},
+                     {"device_used_peak_bytes", u64_or_null(m.device_used_peak_bytes)},
+                     {"device_used_at_measure_start_bytes", u64_or_null(m.device_used_at_measure_start_bytes)},
+                     {"device_used_at_measure_end_bytes", u64_or_null(m.device_used_at_measure_end_bytes)},
+                     {"process_peak_bytes", u64_or_null(m.process_peak_bytes)},
+                     {"other_processes_bytes", u64_or_null(m.other_processes_bytes)},
+                     {"pool_used_high_bytes", u64_or_null(m.pool_used_high_bytes)},
+                     {"pool_reserved_high_bytes", u64_or_null(m.pool_reserved_high_bytes)},
+                     {"allocator_peak_bytes", m.allocator_peak_bytes},
+                     {"host_rss_peak_bytes", u64_or_null(m.host_rss_peak_bytes)},
+                     {"host_rss_at_measure_start_bytes", u64_or_null(m.host_rss_at_measure_start_bytes)},
+                     {"host_rss_at_measure_end_bytes", u64_or_null(m.host_rss_at_measure_end_bytes)},
+                     {"host_memory_total_bytes", u64_or_null(m.host_memory_total_bytes)},
+                     {"device_growth_bytes", detail::i64_or_null(m.device_growth_bytes)},
+                     {"host_rss_growth_bytes", detail::i64_or_null(m.host_rss_growth_bytes)},
+                     {"grew_during_measurement", m.grew_during_measurement},
+                     {"fits", m.fits ? nlohmann::json(*m.fits) : nlohmann::json(nullptr)},
+                     {"fits_reason", m.fits_reason}};
+}
+
+/// Kernel binary → {"name", "binary_version", "ptx_version", "device_version", "jit_compiled"}.
+inline void to_json(nlohmann::json& j, const KernelBinaryRecord& k) {
+  j = nlohmann::json{{"name", k.name},
+                     {"binary_version", k.binary_version},
+                     {"ptx_version", k.ptx_version},
+                     {"device_version", k.device_version},
+                     {"jit_compiled", k.jit_compiled}};
+}
+
 /// Result → one entry of the report's `experiments` list.
 inline void to_json(nlohmann::json& j, const Result& r) {
   using detail::number_or_null;
@@ -212,7 +299,10 @@ inline void to_json(nlohmann::json& j, const Result& r) {
         {"calibration_steps", r.sampling.calibration_steps},
         {"wall_rounds", r.sampling.wall_rounds},
         {"wall_steps", r.sampling.wall_steps},
-        {"timer_resolution_s", number_or_null(r.sampling.timer_resolution_s)}}},
+        {"timer_resolution_s", number_or_null(r.sampling.timer_resolution_s)},
+        {"round_start_s", numbers(r.sampling.round_start_s)},
+        {"round_end_s", numbers(r.sampling.round_end_s)},
+        {"round_samples", r.sampling.round_samples}}},
       {"stopping",
        {{"reason", r.stopping.reason},
         {"measure_time_s", number_or_null(r.stopping.measure_time_s)},
@@ -224,10 +314,76 @@ inline void to_json(nlohmann::json& j, const Result& r) {
       {"throughput", {{"gpu", r.gpu_throughput}, {"wall", r.wall_throughput}}},
       {"host_overhead_per_step_s", number_or_null(r.host_overhead_per_step_s)},
       {"gpu_busy_fraction", number_or_null(r.gpu_busy_fraction)},
+      {"telemetry", r.telemetry},
+      {"memory", r.memory},
+      {"kernels", r.kernels},
       {"warnings", r.warnings},
       {"samples", {{"gpu_time_per_step_s", numbers(r.gpu_samples_s)}, {"wall_time_per_step_s", numbers(r.wall_samples_s)}}},
       {"total_time_s", number_or_null(r.total_time_s)},
   };
+}
+
+/// NVML's record of a GPU → every field by name (units in the keys), null where NVML refused,
+/// and `unavailable`: {field: NVML error}.
+inline void to_json(nlohmann::json& j, const NvmlGpuInfo& g) {
+  using detail::number_or_null;
+  using detail::string_or_null;
+  auto opt_bool = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  auto opt_uint = [](const std::optional<unsigned>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json processes = nlohmann::json::array();
+  for (const auto& [pid, bytes] : g.processes) processes.push_back({{"pid", pid}, {"used_memory_bytes", bytes}});
+  nlohmann::json unavailable = nlohmann::json::object();
+  for (const auto& [field, why] : g.unavailable) unavailable[field] = why;
+  j = nlohmann::json{{"index", g.index},
+                     {"matched_by", g.matched_by},
+                     {"name", string_or_null(g.name)},
+                     {"uuid", string_or_null(g.uuid)},
+                     {"pci_bus_id", string_or_null(g.pci_bus_id)},
+                     {"pstate", g.pstate ? nlohmann::json(*g.pstate) : nlohmann::json(nullptr)},
+                     {"sm_clock_mhz", number_or_null(g.sm_clock_mhz)},
+                     {"sm_clock_max_mhz", number_or_null(g.sm_clock_max_mhz)},
+                     {"sm_clock_application_mhz", number_or_null(g.sm_clock_application_mhz)},
+                     {"sm_clock_default_application_mhz", number_or_null(g.sm_clock_default_application_mhz)},
+                     {"memory_clock_mhz", number_or_null(g.memory_clock_mhz)},
+                     {"memory_clock_max_mhz", number_or_null(g.memory_clock_max_mhz)},
+                     {"memory_clock_application_mhz", number_or_null(g.memory_clock_application_mhz)},
+                     {"memory_clock_default_application_mhz", number_or_null(g.memory_clock_default_application_mhz)},
+                     {"clocks_locked", opt_bool(g.clocks_locked)},
+                     {"clocks_locked_evidence", string_or_null(g.clocks_locked_evidence)},
+                     {"temperature_c", number_or_null(g.temperature_c)},
+                     {"power_draw_w", number_or_null(g.power_draw_w)},
+                     {"power_limit_w", number_or_null(g.power_limit_w)},
+                     {"memory_total_bytes", detail::u64_or_null(g.memory_total_bytes)},
+                     {"memory_used_bytes", detail::u64_or_null(g.memory_used_bytes)},
+                     {"ecc_enabled", opt_bool(g.ecc_enabled)},
+                     {"persistence_mode", opt_bool(g.persistence_mode)},
+                     {"compute_mode", string_or_null(g.compute_mode)},
+                     {"mig_enabled", opt_bool(g.mig_enabled)},
+                     {"pcie_generation", opt_uint(g.pcie_generation)},
+                     {"pcie_width", opt_uint(g.pcie_width)},
+                     {"pcie_generation_max", opt_uint(g.pcie_generation_max)},
+                     {"pcie_width_max", opt_uint(g.pcie_width_max)},
+                     {"clock_event_reasons", detail::u64_or_null(g.clock_event_reasons)},
+                     {"clock_event_reason_names", g.clock_event_reason_names},
+                     {"processes", processes},
+                     {"unavailable", unavailable}};
+}
+
+/// NVML status → {"available", "error", "driver_version", "device_count"}.
+inline void to_json(nlohmann::json& j, const NvmlInfo& n) {
+  j = nlohmann::json{{"available", n.available},
+                     {"error", detail::string_or_null(n.error)},
+                     {"driver_version", detail::string_or_null(n.driver_version)},
+                     {"device_count", n.device_count ? nlohmann::json(*n.device_count) : nlohmann::json(nullptr)}};
+}
+
+/// Tool record → {"command", "exit_code", "output", "error", "seconds"}.
+inline void to_json(nlohmann::json& j, const ToolRecord& t) {
+  j = nlohmann::json{{"command", t.command},
+                     {"exit_code", t.exit_code ? nlohmann::json(*t.exit_code) : nlohmann::json(nullptr)},
+                     {"output", detail::string_or_null(t.output)},
+                     {"error", detail::string_or_null(t.error)},
+                     {"seconds", detail::number_or_null(t.seconds)}};
 }
 
 /// CUDA device → JSON (units in the keys).
@@ -250,6 +406,9 @@ inline void to_json(nlohmann::json& j, const CudaDeviceInfo& g) {
       {"max_threads_per_multiprocessor", g.max_threads_per_multiprocessor},
       {"ecc_enabled", g.ecc_enabled},
       {"integrated", g.integrated},
+      {"numa_node", g.numa_node ? nlohmann::json(*g.numa_node) : nlohmann::json(nullptr)},
+      {"local_cpulist", detail::string_or_null(g.local_cpulist)},
+      {"nvml", g.nvml ? nlohmann::json(*g.nvml) : nlohmann::json(nullptr)},
   };
 }
 
@@ -267,11 +426,15 @@ inline void to_json(nlohmann::json& j, const CudaInfo& c) {
 inline void to_json(nlohmann::json& j, const Environment& e) {
   nlohmann::json vars = nlohmann::json::object();
   for (const auto& [k, v] : e.environment_variables) vars[k] = detail::string_or_null(v);
+  nlohmann::json tools = nlohmann::json::object();
+  for (const auto& [name, rec] : e.tools) tools[name] = rec;
   j = nlohmann::json{{"gauge_version", e.gauge_version},
                      {"host", e.host},
                      {"compiler", e.compiler},
                      {"environment_variables", vars},
                      {"cuda", e.cuda},
+                     {"nvml", e.nvml},
+                     {"tools", tools},
                      {"warnings", e.warnings}};
 }
 

@@ -1,0 +1,292 @@
+#pragma once
+/// \file gauge/catch2.hpp
+/// Catch2 matchers for performance checks in unit tests (design card: "a Catch2 test runs an
+/// Experiment and checks it against a stored baseline report ... or a throughput floor").
+///
+/// \code
+///   #include <gauge/catch2.hpp>
+///   using namespace gauge::catch2;
+///   const gauge::Result base = baseline("tests/baselines/gemm.json", "gemm");
+///   const gauge::Result now = experiment.run();
+///   REQUIRE_THAT(now, no_slower_than(base, 0.03));                 // 3 %, 95 % confidence
+///   REQUIRE_THAT(now, throughput_at_least(600e12, "flop"));        // 600 TFLOP/s
+/// \endcode
+///
+/// Works with Catch2 v3 and with Catch2 v2 (the single header of Debian's `catch2` package):
+/// include Catch2 first, or let this header include it (v3 where installed, else v2).
+
+#if defined(CATCH_VERSION_MAJOR) && CATCH_VERSION_MAJOR >= 3
+#include <catch2/matchers/catch_matchers.hpp>
+#define GAUGE_CATCH2_MAJOR 3
+#elif defined(CATCH_VERSION_MAJOR) || defined(TWOBLUECUBES_SINGLE_INCLUDE_CATCH_HPP_INCLUDED)
+#define GAUGE_CATCH2_MAJOR 2
+#elif __has_include(<catch2/catch_test_macros.hpp>)
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers.hpp>
+#define GAUGE_CATCH2_MAJOR 3
+#elif __has_include(<catch2/catch.hpp>)
+#include <catch2/catch.hpp>
+#define GAUGE_CATCH2_MAJOR 2
+#else
+#error "gauge/catch2.hpp needs Catch2 v2 or v3: install it (Debian: apt install catch2) or include it first"
+#endif
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/report/compare.hpp"
+#include "gauge/report/console.hpp"
+#include "gauge/report/read.hpp"
+
+namespace gauge::catch2 {
+
+namespace detail {
+#if GAUGE_CATCH2_MAJOR >= 3
+/// Catch2's typed matcher base (v3: Catch::Matchers::MatcherBase).
+template <class T>
+using MatcherBase = Catch::Matchers::MatcherBase<T>;
+#else
+/// Catch2's typed matcher base (v2: Catch::MatcherBase).
+template <class T>
+using MatcherBase = Catch::MatcherBase<T>;
+#endif
+
+/// The finite samples of `r` for `metric`.
+inline std::vector<double> samples_of(const Result& r, Metric metric) {
+  return gauge::detail::compare::finite(metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
+}
+
+/// "GPU time" or "wall time".
+inline const char* metric_words(Metric m) { return m == Metric::gpu_time ? "GPU time" : "wall time"; }
+}  // namespace detail
+
+/// The one result named `name` in the report at `path` (a baseline stored with the tests).
+/// \throws ReportError when the report cannot be read (see read_report) or does not hold exactly
+///   one experiment of that name.
+inline Result baseline(const std::filesystem::path& path, const std::string& name) {
+  return read_report(path).at(name);
+}
+
+/// The result named `name` with exactly these dimensions in the report at `path`.
+/// \throws ReportError when the report cannot be read or holds no such experiment.
+inline Result baseline(const std::filesystem::path& path, const std::string& name, const Dimensions& dimensions) {
+  const StoredReport report = read_report(path);
+  const Result* r = report.find(name, dimensions);
+  if (!r)
+    throw ReportError(path.string() + ": no experiment named \"" + name + "\" with dimensions {" +
+                      gauge::detail::compare::dimensions_text(dimensions) + "}");
+  return *r;
+}
+
+/// Matches a Result that is no slower than a baseline by more than a tolerance, at a confidence
+/// level: with r = median(result) / median(baseline) of the per-step samples and [lo, hi] its
+/// percentile-bootstrap interval at the level (bootstrap_median_ratio; Efron & Tibshirani 1993),
+/// it matches when hi <= 1 + tolerance — the data show, with that confidence, that the result is
+/// at most `tolerance` slower. It does not match when the interval reaches beyond (slower, or too
+/// noisy to tell: the description says which), when either side failed or has too few samples
+/// for a distribution-free CI of its median (n <= 5 at 95 %), or when the two ran on different
+/// devices or backends (unless allow_other_device()).
+///
+/// Stricter than `gauge-compare --fail-on-regression`, which fails only when a slowdown is shown
+/// (lo > 1 + threshold): a unit test asserts that performance is confirmed, a CI gate that a
+/// regression is.
+class NoSlowerThan : public detail::MatcherBase<Result> {
+ public:
+  /// \param baseline the reference result (e.g. from `baseline(path, name)`).
+  /// \param tolerance allowed slowdown as a fraction (0.03 = 3 %), finite and >= 0.
+  /// \throws ConfigError for a negative or non-finite tolerance.
+  NoSlowerThan(Result baseline, double tolerance) : baseline_(std::move(baseline)), tolerance_(tolerance) {
+    if (!(tolerance >= 0) || !std::isfinite(tolerance))
+      throw ConfigError("no_slower_than: tolerance must be a finite fraction >= 0 (0.03 = 3 %), got " +
+                        gauge::detail::format_number(tolerance));
+  }
+  /// Confidence level of the interval, in (0, 1) (default 0.95). ConfigError otherwise.
+  NoSlowerThan& at_confidence(double level) {
+    gauge::detail::check_level("no_slower_than", level);
+    options_.confidence_level = level;
+    return *this;
+  }
+  /// Which samples to compare (default GPU time per step).
+  NoSlowerThan& on(Metric metric) {
+    options_.metric = metric;
+    return *this;
+  }
+  /// Bootstrap seed and resamples (defaults of CompareOptions). ConfigError for fewer than 100.
+  NoSlowerThan& bootstrap(std::uint64_t seed, std::size_t resamples = CompareOptions{}.resamples) {
+    options_.seed = seed;
+    options_.resamples = resamples;
+    validate(options_);
+    return *this;
+  }
+  /// Accept a baseline measured on another device or backend (the check is then about the code
+  /// and the device together).
+  NoSlowerThan& allow_other_device(bool allow = true) {
+    allow_other_device_ = allow;
+    return *this;
+  }
+
+  /// True when the result is confirmed no slower than the baseline by more than the tolerance.
+  bool match(const Result& result) const override {
+    const Metric m = options_.metric;
+    if (result.status == Status::failed) return fail("the experiment failed: " + result.error.value_or("unknown error"));
+    if (baseline_.status == Status::failed) return fail("the baseline failed: " + baseline_.error.value_or("unknown error"));
+    if (!allow_other_device_ && (result.backend != baseline_.backend || result.device.name != baseline_.device.name))
+      return fail("the baseline ran on " + baseline_.device.name + " (" + baseline_.backend + "), this result on " +
+                  result.device.name + " (" + result.backend + "); allow_other_device() to compare anyway");
+    const auto a = detail::samples_of(baseline_, m);
+    const auto b = detail::samples_of(result, m);
+    const std::size_t needed = gauge::detail::compare::min_samples_for_ci(options_.confidence_level);
+    if (a.size() < needed || b.size() < needed)
+      return fail(fmt::format("too few samples for a {:g} % interval: n = {} (baseline) and {} (result), {} needed",
+                              100 * options_.confidence_level, a.size(), b.size(), needed));
+    for (const auto* v : {&a, &b})
+      for (double x : *v)
+        if (!(x > 0)) return fail("a sample is not a positive time");
+    const RatioInterval r = bootstrap_median_ratio(a, b, options_.confidence_level, options_.resamples, options_.seed);
+    const bool ok = r.high <= 1 + tolerance_;
+    outcome_ = fmt::format("median {} {} vs {} (baseline): new/base {:.4f} [{:.4f}, {:.4f}]; upper bound {} 1 + {:g} %{}",
+                           detail::metric_words(m), gauge::detail::format_time(median(b)),
+                           gauge::detail::format_time(median(a)), r.estimate, r.low, r.high, ok ? "<=" : ">",
+                           100 * tolerance_,
+                           ok ? "" : r.low > 1 + tolerance_ ? " (slower)" : " (cannot confirm: more samples or a quieter machine)");
+    return ok;
+  }
+
+  /// "is no slower than baseline "gemm" by more than 3 % at 95 % confidence: <the numbers>".
+  std::string describe() const override {
+    return fmt::format("is no slower than baseline \"{}\" by more than {:g} % at {:g} % confidence{}{}", baseline_.name,
+                       100 * tolerance_, 100 * options_.confidence_level, outcome_.empty() ? "" : ": ", outcome_);
+  }
+
+ private:
+  static double median(std::vector<double> v) { return gauge::detail::compare::median_in_place(v); }
+  bool fail(std::string why) const {
+    outcome_ = std::move(why);
+    return false;
+  }
+
+  Result baseline_;
+  double tolerance_;
+  CompareOptions options_;
+  bool allow_other_device_ = false;
+  mutable std::string outcome_;  // set by match(), shown by describe() (Catch2 calls it after match)
+};
+
+/// Matches a Result whose throughput is at least a floor at a confidence level: with w the work per
+/// step of `quantity` ("flop", "bytes" or an item name such as "tokens") and [lo, hi] the
+/// distribution-free confidence interval of the median time per step (median_confidence_interval:
+/// Conover 1999) of the chosen samples, it matches when w / hi >= floor. It does not match when
+/// the result failed, declares no such work, or has too few samples for the interval (n <= 5 at
+/// 95 %).
+///
+/// The samples are the per-step GPU times by default (host times on the host backend): there are
+/// many of them. `.on(Metric::wall_time)` uses the wall time per step instead, the seed's
+/// end-to-end "useful work / wall time", from one sample per wall round — far fewer (often 10 to
+/// 20), so its interval is wider and short runs may have too few.
+class ThroughputAtLeast : public detail::MatcherBase<Result> {
+ public:
+  /// \param per_second the floor, in `quantity` per second (FLOP/s, bytes/s, items/s), finite and >= 0.
+  /// \param quantity "flop", "bytes" or the name of an item declared with Experiment::items.
+  /// \throws ConfigError for a negative or non-finite floor.
+  ThroughputAtLeast(double per_second, std::string quantity) : floor_(per_second), quantity_(std::move(quantity)) {
+    if (!(per_second >= 0) || !std::isfinite(per_second))
+      throw ConfigError("throughput_at_least: the floor must be finite and >= 0, got " + gauge::detail::format_number(per_second));
+  }
+  /// Confidence level of the interval of the median, in (0, 1) (default 0.95). ConfigError otherwise.
+  ThroughputAtLeast& at_confidence(double level) {
+    gauge::detail::check_level("throughput_at_least", level);
+    level_ = level;
+    return *this;
+  }
+  /// Which time per step the throughput is computed from (default GPU time).
+  ThroughputAtLeast& on(Metric metric) {
+    metric_ = metric;
+    return *this;
+  }
+
+  /// True when work / (upper bound of the median time's CI) >= the floor.
+  bool match(const Result& result) const override {
+    if (result.status == Status::failed) return fail("the experiment failed: " + result.error.value_or("unknown error"));
+    std::optional<double> work;
+    if (quantity_ == "flop") work = result.work.flop;
+    else if (quantity_ == "bytes") work = result.work.bytes;
+    else if (const auto it = result.work.items.find(quantity_); it != result.work.items.end()) work = it->second;
+    if (!work) return fail("the experiment declares no \"" + quantity_ + "\" work per step");
+    auto s = detail::samples_of(result, metric_);
+    std::sort(s.begin(), s.end());
+    const auto ci = median_confidence_interval(s, level_);
+    if (!ci || !(ci->high > 0))
+      return fail(fmt::format("too few samples for a {:g} % interval of the median: n = {}", 100 * level_, s.size()));
+    const double low_rate = *work / ci->high;
+    const double rate = *work / percentile_sorted(s, 50);
+    const bool ok = low_rate >= floor_;
+    outcome_ = fmt::format("{} (lower bound {}, from the {} per step's median CI) {} the floor", rate_text(rate),
+                           rate_text(low_rate), detail::metric_words(metric_), ok ? "meets" : "is below");
+    return ok;
+  }
+
+  /// "has throughput at least 600 TFLOP/s at 95 % confidence: <the numbers>".
+  std::string describe() const override {
+    return fmt::format("has throughput at least {} at {:g} % confidence{}{}", rate_text(floor_), 100 * level_,
+                       outcome_.empty() ? "" : ": ", outcome_);
+  }
+
+ private:
+  std::string rate_text(double v) const {
+    const std::string unit = quantity_ == "flop" ? "FLOP/s" : quantity_ == "bytes" ? "B/s" : quantity_ + "/s";
+    return gauge::detail::format_rate(v, unit.c_str());
+  }
+  bool fail(std::string why) const {
+    outcome_ = std::move(why);
+    return false;
+  }
+
+  double floor_;
+  std::string quantity_;
+  double level_ = 0.95;
+  Metric metric_ = Metric::gpu_time;
+  mutable std::string outcome_;
+};
+
+/// `NoSlowerThan(baseline, tolerance).at_confidence(confidence)`: "no slower than the baseline by
+/// more than `tolerance` (a fraction: 0.03 = 3 %) at `confidence`".
+inline NoSlowerThan no_slower_than(const Result& baseline, double tolerance = 0.03, double confidence = 0.95) {
+  NoSlowerThan m(baseline, tolerance);
+  m.at_confidence(confidence);
+  return m;
+}
+
+/// `ThroughputAtLeast(per_second, quantity)`: "throughput of `quantity` ("flop", "bytes" or an
+/// item name) at least `per_second` per second, at 95 % confidence".
+inline ThroughputAtLeast throughput_at_least(double per_second, std::string quantity = "flop") {
+  return ThroughputAtLeast(per_second, std::move(quantity));
+}
+
+}  // namespace gauge::catch2
+
+namespace Catch {
+/// Prints a Result in Catch2's failure messages: name, dimensions, status, n and medians.
+template <>
+struct StringMaker<gauge::Result> {
+  /// "gemm [M=8192, dtype=bf16]: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)".
+  static std::string convert(const gauge::Result& r) {
+    const std::string dims = gauge::detail::compare::dimensions_text(r.dimensions);
+    return fmt::format("{}{}: {}, GPU time median {} (n = {}), wall time median {} (n = {})", r.name,
+                       dims.empty() ? "" : " [" + dims + "]", gauge::to_string(r.status),
+                       gauge::detail::format_time(r.gpu_time.p50), r.gpu_time.n, gauge::detail::format_time(r.wall_time.p50),
+                       r.wall_time.n);
+  }
+};
+}  // namespace Catch

@@ -1,0 +1,495 @@
+#pragma once
+/// \file gauge/core/timer_summary.hpp
+/// What a gauge::Timer (timer.hpp) reports, and the bounded-memory statistics behind it: the
+/// work of a training step, the Timer's configuration with its defaults, the rolling window and
+/// the running totals, and the summary types that the report (report/timer_json.hpp) writes.
+/// Standard library only (core layer): no CUDA header.
+///
+/// Two views of every per-step time, each with bounded memory however long the loop runs:
+/// - the *window*: the last `TimerConfig::window` resolved steps, kept exactly, summarized by
+///   `gauge::summarize` (percentiles by Hyndman-Fan type 7, as DESIGN.md asks);
+/// - the *total*: every step after warm-up, as exact running moments (n, sum, mean, standard
+///   deviation, min, max) plus percentiles from a log-bucketed histogram (`LogHistogram`), whose
+///   values are within 0.5 % of an order statistic (the method is written into the report).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/error.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/core/work.hpp"
+
+namespace gauge {
+
+/// Warning codes of the Timer (stable; DESIGN.md, "Warnings are the product").
+namespace warning_code {
+/// More steps were pending than `TimerConfig::max_pending_steps`: the Timer waited on the host.
+inline constexpr const char* timer_forced_wait = "timer_forced_wait";
+/// Steps recorded but not yet resolved are not in the summary (summary() without flush()).
+inline constexpr const char* timer_unresolved_steps = "timer_unresolved_steps";
+/// Regions still open, or a step not yet ended by step(), when the final summary was taken.
+inline constexpr const char* timer_unfinished = "timer_unfinished";
+/// The event pool grew after warm-up: steady-state steps created CUDA events (allocated).
+inline constexpr const char* timer_pool_grew_after_warmup = "timer_pool_grew_after_warmup";
+/// Resolving a step failed (e.g. a CUDA error): that step's times were dropped.
+inline constexpr const char* timer_resolution_failed = "timer_resolution_failed";
+}  // namespace warning_code
+
+/// The useful work of one training step: tokens, samples, floating-point operations, bytes.
+/// Fluent, allocation-free (a loop may pass a new one every step):
+/// `timer.step(gauge::StepWork().tokens(4096).samples(8).flop(6.0 * params * 4096))`.
+/// Absent fields are not reported. Setters throw ConfigError naming the value when it is negative
+/// or not finite. Seed: define the work so an optimization cannot "win" by doing less of it.
+class StepWork {
+ public:
+  /// Sets the tokens of the step (e.g. batch × sequence length). ConfigError if < 0 or not finite.
+  StepWork& tokens(double v) { return set(tokens_, "tokens", v); }
+  /// Sets the samples of the step (sequences, images, requests). ConfigError if < 0 or not finite.
+  StepWork& samples(double v) { return set(samples_, "samples", v); }
+  /// Sets the model FLOP of the step (what MFU counts). ConfigError if < 0 or not finite.
+  StepWork& flop(double v) { return set(flop_, "flop", v); }
+  /// Sets the bytes the step moves, as the user counts them. ConfigError if < 0 or not finite.
+  StepWork& bytes(double v) { return set(bytes_, "bytes", v); }
+
+  /// Tokens per step, if declared.
+  std::optional<double> tokens() const { return tokens_; }
+  /// Samples per step, if declared.
+  std::optional<double> samples() const { return samples_; }
+  /// FLOP per step, if declared.
+  std::optional<double> flop() const { return flop_; }
+  /// Bytes per step, if declared.
+  std::optional<double> bytes() const { return bytes_; }
+  /// True when nothing was declared.
+  bool empty() const { return !tokens_ && !samples_ && !flop_ && !bytes_; }
+
+ private:
+  StepWork& set(std::optional<double>& field, const char* what, double v) {
+    detail::check_work_amount(what, v);
+    field = v;
+    return *this;
+  }
+  std::optional<double> tokens_, samples_, flop_, bytes_;
+};
+
+/// Region levels, as Megatron-LM's `--timing-log-level` (megatron/core/timers.py): a region
+/// registered at a level above the Timer's level is a no-op. 0: the coarsest regions (always
+/// timed unless the Timer is off), 1: the usual regions (forward, backward, optimizer; the
+/// default), 2: fine regions (per layer, communication). The Timer's level may also be -1: only
+/// the step itself is timed.
+namespace timer_level {
+inline constexpr int off = -1;     ///< Timer level: regions are all no-ops; steps are still timed
+inline constexpr int coarse = 0;   ///< region level 0
+inline constexpr int normal = 1;   ///< region level 1 (default of regions and of the Timer)
+inline constexpr int detailed = 2; ///< region level 2
+inline constexpr int max = 2;      ///< the highest valid level
+}  // namespace timer_level
+
+/// The Timer's settings, with their defaults and the reasons for them; written, defaults included,
+/// into every summary. Validated by `validate(const TimerConfig&)`.
+struct TimerConfig {
+  /// Steps excluded from every summary at the start: the first steps carry the five warm-up
+  /// effects of the seed (module loading, JIT, autotuning, allocator growth, cache creation) and
+  /// the Timer's own pool growth. 20 steps are cheap to drop from a loop of thousands.
+  std::size_t warmup_steps = 20;
+  /// Steps in the rolling window. 200 samples put p99 between the two largest order statistics
+  /// (type 7: index 197.01 of 0..199) and keep a summary's sort under ~10 µs per region.
+  std::size_t window = 200;
+  /// Log to the sinks every this many resolved steps after warm-up; 0: never.
+  std::size_t log_every = 0;
+  /// Regions registered at a level above this are no-ops (see `timer_level`). -1 .. 2.
+  int level = timer_level::normal;
+  /// Most steps recorded and not yet resolved. The host may run ahead of the device by up to
+  /// the CUDA launch queue (about a thousand operations): 256 steps of 4 operations. Beyond it the
+  /// Timer waits for the oldest step (a host synchronization, counted and warned about).
+  std::size_t max_pending_steps = 256;
+  /// Level of the distribution-free confidence interval of the window's medians.
+  double confidence_level = 0.95;
+  /// Peak FLOP/s that model-FLOPs utilization (MFU) divides by; absent: no MFU. The user gives
+  /// it (gauge does not measure it) and says where it comes from in `peak_source`.
+  std::optional<double> peak_flop_per_s;
+  /// Where `peak_flop_per_s` comes from, e.g. "NVIDIA H200 datasheet, dense BF16 tensor core".
+  std::string peak_source;
+};
+
+/// Throws ConfigError naming the setting and its value unless `c` is valid: window >= 1,
+/// max_pending_steps >= 1, level in [-1, 2], confidence_level in (0, 1), peak_flop_per_s finite
+/// and > 0 when given.
+inline void validate(const TimerConfig& c) {
+  if (c.window < 1) throw ConfigError("TimerConfig.window must be >= 1 step, got 0");
+  if (c.max_pending_steps < 1) throw ConfigError("TimerConfig.max_pending_steps must be >= 1, got 0");
+  if (c.level < timer_level::off || c.level > timer_level::max)
+    throw ConfigError("TimerConfig.level must be in [-1, 2], got " + std::to_string(c.level));
+  if (!(c.confidence_level > 0 && c.confidence_level < 1))
+    throw ConfigError("TimerConfig.confidence_level must be in (0, 1), got " +
+                      detail::format_number(c.confidence_level));
+  if (c.peak_flop_per_s && !(std::isfinite(*c.peak_flop_per_s) && *c.peak_flop_per_s > 0))
+    throw ConfigError("TimerConfig.peak_flop_per_s must be a finite number > 0, got " +
+                      detail::format_number(*c.peak_flop_per_s));
+}
+
+/// A histogram of positive times in logarithmic buckets, for percentiles over an unbounded number
+/// of samples in fixed memory (24 KiB). Bucket i >= 1 holds [lo·g^(i-1), lo·g^i) with lo = 1 ns
+/// and g = 1.01 (1 % wide) up to 10^4 s; bucket 0 holds smaller values (zero included), the last
+/// bucket larger ones. A quantile is the nearest-rank order statistic (Hyndman-Fan type 1) read
+/// from the buckets: the geometric midpoint of its bucket, clamped to the exact [min, max]; so it
+/// is within a factor sqrt(1.01) (0.5 %) of that order statistic, inside the covered range.
+class LogHistogram {
+ public:
+  static constexpr double lowest = 1e-9;    ///< lower edge of bucket 1, seconds
+  static constexpr double highest = 1e4;    ///< upper edge of the last regular bucket, seconds
+  static constexpr double growth = 1.01;    ///< ratio of a bucket's upper to lower edge
+  /// How quantiles are read (written into reports).
+  static constexpr const char* method =
+      "nearest rank (Hyndman-Fan type 1) on a log-bucketed histogram, buckets 1 % wide from 1 ns to "
+      "1e4 s; the bucket's geometric midpoint clamped to [min, max], within 0.5 % of the order statistic";
+
+  LogHistogram() : counts_(regular_buckets() + 2, 0) {}
+
+  /// Adds one value (any finite value >= 0; the caller checks). O(1), no allocation.
+  void add(double x) {
+    ++counts_[bucket(x)];
+    ++n_;
+  }
+  /// Number of values added.
+  std::uint64_t count() const { return n_; }
+  /// The q-th percentile (q in [0, 100]) by nearest rank k = max(1, ceil(q/100 · n)), clamped to
+  /// [lo, hi] (the exact min and max, which the caller keeps); nullopt when empty.
+  std::optional<double> percentile(double q, double lo, double hi) const {
+    if (n_ == 0) return std::nullopt;
+    const double nn = static_cast<double>(n_);
+    std::uint64_t k = static_cast<std::uint64_t>(std::ceil(q / 100.0 * nn - 1e-9 * nn));
+    k = std::clamp<std::uint64_t>(k, 1, n_);
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      seen += counts_[i];
+      if (seen >= k) return std::clamp(midpoint(i, lo, hi), lo, hi);
+    }
+    return hi;
+  }
+  /// The bucket that holds `x` (exposed for tests).
+  static std::size_t bucket(double x) {
+    if (!(x >= lowest)) return 0;
+    if (x >= highest) return regular_buckets() + 1;
+    const auto i = static_cast<std::size_t>(std::floor(std::log(x / lowest) / std::log(growth)));
+    return std::min(i + 1, regular_buckets());
+  }
+  /// Number of 1 %-wide buckets between `lowest` and `highest`.
+  static std::size_t regular_buckets() {
+    return static_cast<std::size_t>(std::ceil(std::log(highest / lowest) / std::log(growth)));
+  }
+
+ private:
+  static double midpoint(std::size_t i, double lo, double hi) {
+    if (i == 0) return lo;
+    if (i == regular_buckets() + 1) return hi;
+    return lowest * std::pow(growth, static_cast<double>(i - 1) + 0.5);
+  }
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t n_ = 0;
+};
+
+/// Statistics over every sample of an unbounded stream in fixed memory (see `TotalSummary`).
+/// Unit of the samples (seconds here); values are finite and >= 0.
+struct TotalSummary {
+  std::size_t n = 0;             ///< number of samples
+  std::optional<double> sum;     ///< sum of the samples (Neumaier-compensated)
+  std::optional<double> min;     ///< smallest sample, exact
+  std::optional<double> mean;    ///< arithmetic mean, exact (Welford)
+  std::optional<double> stddev;  ///< sample standard deviation (ddof = 1), exact (Welford); n >= 2
+  std::optional<double> max;     ///< largest sample, exact
+  std::optional<double> p50;     ///< median from the histogram, `percentile_method`
+  std::optional<double> p90;     ///< 90th percentile from the histogram
+  std::optional<double> p99;     ///< 99th percentile from the histogram
+  /// How p50, p90 and p99 are computed.
+  static constexpr const char* percentile_method = LogHistogram::method;
+};
+
+/// Running moments and a histogram of a stream of samples; O(1) per sample, no allocation
+/// after construction.
+class RunningStats {
+ public:
+  /// Adds a finite sample >= 0 (the caller checks).
+  void add(double x) {
+    ++n_;
+    // Neumaier-compensated sum.
+    const double t = sum_ + x;
+    comp_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
+    sum_ = t;
+    // Welford (Knuth, TAOCP vol. 2, 4.2.2).
+    const double delta = x - mean_;
+    mean_ += delta / static_cast<double>(n_);
+    m2_ += delta * (x - mean_);
+    min_ = n_ == 1 ? x : std::min(min_, x);
+    max_ = n_ == 1 ? x : std::max(max_, x);
+    hist_.add(x);
+  }
+  /// Number of samples.
+  std::size_t n() const { return n_; }
+  /// Compensated sum (0 when empty).
+  double sum() const { return sum_ + comp_; }
+  /// The summary; nullopt where undefined (n == 0; stddev for n < 2).
+  TotalSummary summary() const {
+    TotalSummary s;
+    s.n = n_;
+    if (n_ == 0) return s;
+    s.sum = sum();
+    s.min = min_;
+    s.max = max_;
+    s.mean = mean_;
+    if (n_ >= 2) s.stddev = std::sqrt(std::max(0.0, m2_ / static_cast<double>(n_ - 1)));
+    s.p50 = hist_.percentile(50, min_, max_);
+    s.p90 = hist_.percentile(90, min_, max_);
+    s.p99 = hist_.percentile(99, min_, max_);
+    return s;
+  }
+
+ private:
+  std::size_t n_ = 0;
+  double sum_ = 0, comp_ = 0, mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
+  LogHistogram hist_;
+};
+
+/// Throughput of a set of steps: their summed work over their summed step time on the device
+/// clock (`gpu_time_s`: from the boundary before the first step to the boundary after the last,
+/// device idle time included), and MFU. Why not the host clock between step() calls: a host that
+/// runs ahead enqueues steps faster than they complete until the launch queue is full (seen on an
+/// H200: 281 us of host time per step against 318 us on the device over the first 300 steps, the
+/// host 43 steps ahead), so host time overstates throughput for hundreds of steps; the step
+/// boundaries on the device clock say when steps completed, whichever side is the bottleneck.
+struct TimerThroughput {
+  std::optional<double> tokens_per_s;   ///< tokens/s
+  std::optional<double> samples_per_s;  ///< samples/s
+  std::optional<double> flop_per_s;     ///< model FLOP/s
+  std::optional<double> bytes_per_s;    ///< bytes/s
+  /// Model-FLOPs utilization: flop_per_s / TimerConfig::peak_flop_per_s (a fraction, not %);
+  /// absent without a peak or without FLOP.
+  std::optional<double> mfu;
+};
+
+/// Sums of the work of a set of steps; a kind of work counts only if every step declared it.
+struct WorkSums {
+  double tokens = 0, samples = 0, flop = 0, bytes = 0;  ///< summed work
+  std::size_t steps = 0;                                 ///< steps added
+  std::size_t with_tokens = 0, with_samples = 0, with_flop = 0, with_bytes = 0;  ///< steps declaring each
+  /// Adds one step's work.
+  void add(const StepWork& w) {
+    ++steps;
+    accumulate(tokens, with_tokens, w.tokens());
+    accumulate(samples, with_samples, w.samples());
+    accumulate(flop, with_flop, w.flop());
+    accumulate(bytes, with_bytes, w.bytes());
+  }
+
+ private:
+  static void accumulate(double& sum, std::size_t& with, const std::optional<double>& v) {
+    if (!v) return;
+    sum += *v;
+    ++with;
+  }
+};
+
+/// Throughput of `work` done in `seconds` (a step time sum); MFU against `peak_flop_per_s`.
+/// A rate is reported only when every step declared that kind of work and seconds > 0.
+inline TimerThroughput timer_throughput(const WorkSums& work, double seconds,
+                                        const std::optional<double>& peak_flop_per_s) {
+  TimerThroughput t;
+  if (!(seconds > 0) || !std::isfinite(seconds) || work.steps == 0) return t;
+  auto rate = [&](double sum, std::size_t with) -> std::optional<double> {
+    if (with != work.steps) return std::nullopt;
+    return detail::finite_or_nullopt(sum / seconds);
+  };
+  t.tokens_per_s = rate(work.tokens, work.with_tokens);
+  t.samples_per_s = rate(work.samples, work.with_samples);
+  t.flop_per_s = rate(work.flop, work.with_flop);
+  t.bytes_per_s = rate(work.bytes, work.with_bytes);
+  if (t.flop_per_s && peak_flop_per_s && *peak_flop_per_s > 0) t.mfu = *t.flop_per_s / *peak_flop_per_s;
+  return t;
+}
+
+/// One region over the rolling window: its time per step (the sum of its occurrences in a step),
+/// over the steps of the window in which it occurred.
+struct TimerRegionWindow {
+  std::size_t steps = 0;        ///< steps of the window in which the region occurred
+  std::size_t occurrences = 0;  ///< start/stop pairs in those steps
+  Summary time_per_step_s;      ///< distribution of the region's time per step, seconds
+  /// Sum of the region's time / sum of the GPU time of every step of the window (a step where the
+  /// region did not occur adds 0). Nested regions are also inside their parent's share, so shares
+  /// need not add up to 1; a region on another stream may overlap others.
+  std::optional<double> share_of_step;
+};
+
+/// One region over every step after warm-up (bounded memory, see `TotalSummary`).
+struct TimerRegionTotal {
+  std::size_t steps = 0;        ///< steps in which the region occurred
+  std::size_t occurrences = 0;  ///< start/stop pairs
+  TotalSummary time_per_step_s; ///< the region's time per step, seconds
+  std::optional<double> share_of_step;  ///< as TimerRegionWindow::share_of_step, over all steps
+};
+
+/// A region's summary: identity, then window and total.
+struct TimerRegionSummary {
+  std::string name;    ///< the region's name
+  std::string kind;    ///< "region" (start/stop, scope) or "phase" (phase(): shares boundary events)
+  std::string parent;  ///< the innermost open region when it first started; "" at the top level
+  std::string stream;  ///< "timer" (the Timer's stream) or "other" (first started on another stream)
+  int level = timer_level::normal;  ///< its level (see `timer_level`)
+  TimerRegionWindow window;         ///< over the rolling window
+  TimerRegionTotal total;           ///< over every step after warm-up
+};
+
+/// The steps over the rolling window.
+struct TimerStepWindow {
+  std::size_t steps = 0;                ///< steps in the window (<= TimerConfig::window)
+  std::optional<std::size_t> first_step;  ///< index of its first step (0-based, warm-up counted)
+  std::optional<std::size_t> last_step;   ///< index of its last step
+  /// GPU time per step: device time between the events of consecutive step boundaries on the
+  /// Timer's stream (device idle time between steps included), seconds.
+  Summary gpu_time_s;
+  /// Wall time per step: host steady clock between consecutive step() calls, seconds: how fast
+  /// the host enqueues. It equals the step time only while the host's lead over the device stays
+  /// constant (a full launch queue, or a synchronizing loop); single steps jitter.
+  Summary wall_time_s;
+  TimerThroughput throughput;           ///< summed work / summed GPU time of the window's steps
+};
+
+/// The steps after warm-up, all of them (bounded memory).
+struct TimerStepTotal {
+  std::size_t steps = 0;         ///< steps summarized
+  TotalSummary gpu_time_s;       ///< GPU time per step, seconds
+  TotalSummary wall_time_s;      ///< wall time per step, seconds
+  TimerThroughput throughput;    ///< summed work / summed GPU time of the steps
+};
+
+/// What the Timer did, counted (the costs it promises to keep low are visible here).
+struct TimerCounters {
+  std::size_t steps = 0;                  ///< step boundaries (calls of step())
+  std::size_t resolved_steps = 0;         ///< steps whose times were read (warm-up included)
+  std::size_t warmup_steps = 0;           ///< resolved steps excluded as warm-up
+  std::size_t pending_steps = 0;          ///< steps ended but not yet resolved
+  std::size_t failed_steps = 0;           ///< steps whose resolution failed (times dropped)
+  std::size_t region_boundaries = 0;      ///< timed region starts and stops (phase switches count 2)
+  std::size_t markers_recorded = 0;       ///< events recorded (regions, phases and steps)
+  std::size_t queries = 0;                ///< non-blocking completion queries
+  std::size_t host_synchronizations = 0;  ///< host waits on a marker (flush, finish, forced waits)
+  std::size_t forced_waits = 0;           ///< waits forced by max_pending_steps
+  std::size_t markers_created = 0;        ///< markers the backend's pool created (allocations)
+  std::size_t markers_created_after_warmup = 0;  ///< of which after the warm-up steps
+};
+
+/// A Timer's state: configuration, counters, step and region summaries, warnings. `final` is
+/// true for the summary of finish() (everything recorded was resolved).
+struct TimerSummary {
+  std::string name;     ///< the Timer's name
+  std::string backend;  ///< the backend's name ("cuda", "host", ...)
+  TimerConfig config;   ///< every setting, defaults included
+  bool final = false;   ///< taken by finish(): every ended step resolved
+  std::optional<double> timer_resolution_s;  ///< resolution of the backend's markers, seconds
+  TimerCounters counters;
+  TimerStepWindow window;
+  TimerStepTotal total;
+  std::vector<TimerRegionSummary> regions;  ///< in order of registration
+  std::vector<Warning> warnings;
+};
+
+namespace detail {
+/// "12.3 ms" with a unit chosen for reading; "-" when absent.
+inline std::string timer_time(const std::optional<double>& s) {
+  char buf[48];
+  if (!s || !std::isfinite(*s)) return "-";
+  const double a = std::fabs(*s);
+  if (a >= 1) std::snprintf(buf, sizeof buf, "%.4g s", *s);
+  else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%.4g ms", *s * 1e3);
+  else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%.4g us", *s * 1e6);
+  else std::snprintf(buf, sizeof buf, "%.4g ns", *s * 1e9);
+  return buf;
+}
+/// "2.69 M" with an SI prefix; "-" when absent.
+inline std::string timer_rate(const std::optional<double>& v, const char* unit) {
+  if (!v || !std::isfinite(*v)) return "-";
+  const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
+  double x = *v;
+  int i = 0;
+  while (std::fabs(x) >= 1000 && i < 6) {
+    x /= 1000;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g %s%s", x, prefixes[i], unit);
+  return buf;
+}
+}  // namespace detail
+
+/// The one-line console summary of the window (no newline):
+/// `timer train step 1200 | step 1.52 ms p99 1.6 ms | forward 0.5 ms 33 % | ... | 2.69 M tokens/s |
+/// MFU 41.2 % | pending 3, host syncs 0`. Region times are medians of the window; shares are
+/// TimerRegionWindow::share_of_step; throughput is the window's (tokens/s, else samples/s, else
+/// FLOP/s).
+inline std::string timer_console_line(const TimerSummary& s) {
+  std::string line = "timer " + s.name + " step " +
+                     (s.window.last_step ? std::to_string(*s.window.last_step) : std::string("-"));
+  line += " | step " + detail::timer_time(s.window.gpu_time_s.p50) + " p99 " +
+          detail::timer_time(s.window.gpu_time_s.p99);
+  for (const auto& r : s.regions) {
+    if (r.window.steps == 0) continue;
+    char share[32] = "-";
+    if (r.window.share_of_step) std::snprintf(share, sizeof share, "%.3g %%", 100 * *r.window.share_of_step);
+    line += " | " + r.name + " " + detail::timer_time(r.window.time_per_step_s.p50) + " " + share;
+  }
+  const auto& t = s.window.throughput;
+  if (t.tokens_per_s) line += " | " + detail::timer_rate(t.tokens_per_s, "tokens/s");
+  else if (t.samples_per_s) line += " | " + detail::timer_rate(t.samples_per_s, "samples/s");
+  else if (t.flop_per_s) line += " | " + detail::timer_rate(t.flop_per_s, "FLOP/s");
+  if (t.mfu) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " | MFU %.3g %%", 100 * *t.mfu);
+    line += buf;
+  }
+  line += " | pending " + std::to_string(s.counters.pending_steps) + ", host syncs " +
+          std::to_string(s.counters.host_synchronizations);
+  return line;
+}
+
+/// A Timer's lines in a report's console summary (each ends with a newline): the totals over every
+/// step after warm-up (median and p99 GPU time per step from the histogram, mean wall time, each
+/// region's median and share of the step, throughput and MFU, markers per boundary and host
+/// synchronizations), then every warning as "[severity] timer NAME: code: message".
+inline std::string timer_summary_text(const TimerSummary& s) {
+  const auto& t = s.total;
+  std::string line = "timer " + s.name + ": " + std::to_string(t.steps) + " steps after " +
+                     std::to_string(s.counters.warmup_steps) + " warm-up | step " +
+                     detail::timer_time(t.gpu_time_s.p50) + " p99 " + detail::timer_time(t.gpu_time_s.p99) +
+                     " (GPU), wall " + detail::timer_time(t.wall_time_s.mean) + " (mean)";
+  for (const auto& r : s.regions) {
+    if (r.total.steps == 0) continue;
+    char share[32] = "-";
+    if (r.total.share_of_step) std::snprintf(share, sizeof share, "%.3g %%", 100 * *r.total.share_of_step);
+    line += " | " + r.name + " " + detail::timer_time(r.total.time_per_step_s.p50) + " " + share;
+  }
+  if (t.throughput.tokens_per_s) line += " | " + detail::timer_rate(t.throughput.tokens_per_s, "tokens/s");
+  if (t.throughput.samples_per_s) line += " | " + detail::timer_rate(t.throughput.samples_per_s, "samples/s");
+  if (t.throughput.flop_per_s) line += " | " + detail::timer_rate(t.throughput.flop_per_s, "FLOP/s");
+  if (t.throughput.mfu) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " | MFU %.3g %%", 100 * *t.throughput.mfu);
+    line += buf;
+  }
+  const std::size_t boundaries = s.counters.region_boundaries + s.counters.steps;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, " | %.3g markers per boundary, %zu host syncs\n",
+                boundaries ? static_cast<double>(s.counters.markers_recorded) / static_cast<double>(boundaries) : 0.0,
+                s.counters.host_synchronizations);
+  line += buf;
+  for (const auto& w : s.warnings)
+    line += "[" + std::string(to_string(w.severity)) + "] timer " + s.name + ": " + w.code + ": " + w.message + "\n";
+  return line;
+}
+
+}  // namespace gauge

@@ -1,0 +1,51 @@
+#pragma once
+/// \file gauge/env/process.hpp
+/// This process's host memory (resident set size and its peak) from /proc/self/status.
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace gauge {
+
+/// Host memory of this process, bytes.
+struct ProcessMemory {
+  std::optional<std::uint64_t> rss_bytes;       ///< VmRSS: resident now
+  std::optional<std::uint64_t> rss_peak_bytes;  ///< VmHWM: peak resident ("high water mark")
+};
+
+/// Reads VmRSS and VmHWM (kB) from `root`/proc/self/status. Never throws; missing → empty.
+inline ProcessMemory read_process_memory(const std::filesystem::path& root = "/") {
+  ProcessMemory m;
+  std::ifstream in(root / "proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto value = [&](const char* key) -> std::optional<std::uint64_t> {
+      if (line.rfind(key, 0) != 0) return std::nullopt;
+      std::istringstream ss(line.substr(std::char_traits<char>::length(key)));
+      std::uint64_t kb = 0;
+      if (ss >> kb) return kb * 1024;
+      return std::nullopt;
+    };
+    if (auto v = value("VmRSS:")) m.rss_bytes = v;
+    if (auto v = value("VmHWM:")) m.rss_peak_bytes = v;
+  }
+  return m;
+}
+
+/// MemTotal from `root`/proc/meminfo, bytes; empty when unreadable.
+inline std::optional<std::uint64_t> read_memory_total(const std::filesystem::path& root = "/") {
+  std::ifstream in(root / "proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  while (in >> key >> kb) {
+    if (key == "MemTotal:") return kb * 1024;
+    in.ignore(256, '\n');
+  }
+  return std::nullopt;
+}
+
+}  // namespace gauge

@@ -1,0 +1,301 @@
+#pragma once
+/// \file gauge/report/export.hpp
+/// Exports of results to formats other tools read:
+/// - Google Benchmark's JSON (`context` + `benchmarks`), so its `compare.py` (Debian package
+///   `libbenchmark-tools`) and dashboards that ingest it read gauge results;
+/// - CSV (RFC 4180) with one row per experiment, for spreadsheets and pandas;
+/// - a Markdown table for pull requests and READMEs.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/environment.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/report/compare.hpp"
+#include "gauge/report/console.hpp"
+#include "gauge/report/read.hpp"
+#include "gauge/version.hpp"
+
+namespace gauge {
+
+/// How results map onto Google Benchmark's JSON.
+struct GoogleBenchmarkOptions {
+  /// Which time becomes `real_time`: GPU time per step (default, like Google Benchmark's
+  /// `UseManualTime()` with CUDA events) or wall time per step.
+  Metric metric = Metric::gpu_time;
+  /// `time_unit` of every entry: "ns" (Google Benchmark's default), "us", "ms" or "s". One unit
+  /// for all, because compare.py drops a benchmark whose unit differs between its two inputs.
+  std::string time_unit = "ns";
+  /// true: one `run_type: "iteration"` entry per stored sample (`repetitions` = n,
+  /// `repetition_index` = i, `iterations` = steps per sample), then the aggregates `_mean`,
+  /// `_median`, `_stddev` and `_cv`, as Google Benchmark writes `--benchmark_repetitions=n`
+  /// (compare.py then runs its U test on the samples). false: one entry per experiment whose
+  /// time is the median.
+  bool repetitions = true;
+};
+
+namespace detail::export_ {
+
+/// Seconds per unit of a Google Benchmark time unit; ConfigError for another unit.
+inline double seconds_per_unit(const std::string& unit) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  throw ConfigError("google_benchmark_json: time_unit must be ns, us, ms or s, got \"" + unit + "\"");
+}
+
+/// "gemm/K:8192/M:8192/dtype:bf16": the name and every dimension, Google Benchmark's named-argument form.
+inline std::string benchmark_name(const Result& r) {
+  std::string name = r.name;
+  for (const auto& [k, v] : r.dimensions) name += "/" + k + ":" + gauge::to_string(v);
+  return name;
+}
+
+/// Adds the throughput counters for `seconds` per step: bytes_per_second, items_per_second (the
+/// first item), flop_per_second, and <item>_per_second for every item.
+inline void add_counters(nlohmann::json& b, const Work& w, double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return;
+  if (w.bytes) b["bytes_per_second"] = *w.bytes / seconds;
+  if (w.flop) b["flop_per_second"] = *w.flop / seconds;
+  bool first = true;
+  for (const auto& [item, count] : w.items) {
+    if (first) b["items_per_second"] = count / seconds;
+    first = false;
+    b[item + "_per_second"] = count / seconds;
+  }
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled.
+inline std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+/// A number for CSV: round-trip precision, empty when absent or not finite.
+inline std::string csv_number(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return "";
+  return format_number(*v);
+}
+
+}  // namespace detail::export_
+
+/// Results as Google Benchmark JSON (the format of `--benchmark_out_format=json`, library 1.7):
+/// `{"context": {...}, "benchmarks": [...]}`. Each experiment with samples becomes the entries
+/// described at GoogleBenchmarkOptions::repetitions, named
+/// "<name>/<dimension>:<value>/..."; `real_time` is the chosen time per step in `time_unit`;
+/// `cpu_time` repeats `real_time` (gauge measures no process CPU time; tools require the key);
+/// `iterations` is the steps behind the entry; counters `flop_per_second`, `bytes_per_second`,
+/// `items_per_second` and `<item>_per_second` are work / that time (on samples and the median).
+/// Failed experiments and experiments without samples are left out and named in
+/// `context.gauge_skipped`. `context` carries Google Benchmark's keys that gauge knows (date,
+/// host_name, num_cpus, mhz_per_cpu, cpu_scaling_enabled, library_build_type) and gauge's
+/// (gauge_version, gpu, cuda_driver_version, cuda_runtime_version, time_source).
+///
+/// \param env the environment; \param results the results; \param created_utc the date written.
+/// \throws ConfigError for a time unit other than ns, us, ms, s.
+inline nlohmann::json google_benchmark_json(const Environment& env, const std::vector<Result>& results,
+                                            const GoogleBenchmarkOptions& options = {},
+                                            const std::string& created_utc = "") {
+  using namespace detail::export_;
+  const double unit = seconds_per_unit(options.time_unit);
+  const bool gpu = options.metric == Metric::gpu_time;
+  nlohmann::json context = {
+      {"date", created_utc},
+      {"host_name", env.host.os.hostname.value_or("")},
+      {"executable", "gauge report"},
+      {"num_cpus", env.host.cpu.logical_cpus.value_or(0)},
+      {"mhz_per_cpu", static_cast<long>(std::lround(env.host.cpu.max_frequency_mhz.value_or(0)))},
+      {"cpu_scaling_enabled", env.host.cpu.governor ? !env.host.governor_is_performance() : false},
+      {"library_build_type", env.compiler.optimized ? "release" : "debug"},
+      {"gauge_version", env.gauge_version.empty() ? std::string(version_string) : env.gauge_version},
+      {"gauge_schema_version", report_schema_version},
+      {"gpu", env.cuda.devices.empty() ? std::string("none") : env.cuda.devices[0].name},
+      {"cuda_driver_version", env.cuda.driver_version ? nlohmann::json(*env.cuda.driver_version) : nlohmann::json(nullptr)},
+      {"cuda_runtime_version", env.cuda.runtime_version ? nlohmann::json(*env.cuda.runtime_version) : nlohmann::json(nullptr)},
+      {"time_source", gpu ? "real_time and cpu_time: GPU time per step (CUDA events; host clock on the host backend)"
+                          : "real_time and cpu_time: wall time per step"},
+  };
+  nlohmann::json skipped = nlohmann::json::array();
+  nlohmann::json benchmarks = nlohmann::json::array();
+  std::size_t family = 0;
+  for (const auto& r : results) {
+    const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
+    const std::string name = benchmark_name(r);
+    if (r.status == Status::failed || samples.empty()) {
+      skipped.push_back(name + (r.status == Status::failed ? ": failed: " + r.error.value_or("") : ": no samples"));
+      continue;
+    }
+    const std::size_t steps_per_sample = gpu ? std::max<std::size_t>(1, r.sampling.steps_per_sample)
+                                              : (r.sampling.wall_rounds ? std::max<std::size_t>(1, r.sampling.wall_steps / r.sampling.wall_rounds) : 1);
+    const Summary s = summarize(samples);
+    auto entry = [&](const std::string& entry_name, const char* run_type, std::size_t iterations, double seconds) {
+      nlohmann::json b = {{"name", entry_name},
+                          {"family_index", family},
+                          {"per_family_instance_index", 0},
+                          {"run_name", name},
+                          {"run_type", run_type},
+                          {"repetitions", options.repetitions ? samples.size() : std::size_t{1}},
+                          {"threads", 1},
+                          {"iterations", iterations},
+                          {"real_time", seconds / unit},
+                          {"cpu_time", seconds / unit},
+                          {"time_unit", options.time_unit}};
+      return b;
+    };
+    if (!options.repetitions) {
+      nlohmann::json b = entry(name, "iteration", gpu ? r.sampling.steps : r.sampling.wall_steps, *s.p50);
+      b["repetition_index"] = 0;
+      add_counters(b, r.work, *s.p50);
+      benchmarks.push_back(b);
+    } else {
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        nlohmann::json b = entry(name, "iteration", steps_per_sample, samples[i]);
+        b["repetition_index"] = i;
+        add_counters(b, r.work, samples[i]);
+        benchmarks.push_back(b);
+      }
+      auto aggregate = [&](const char* which, double seconds, const char* aggregate_unit) {
+        nlohmann::json b = entry(name + "_" + which, "aggregate", samples.size(), seconds);
+        b["aggregate_name"] = which;
+        b["aggregate_unit"] = aggregate_unit;
+        if (std::string(aggregate_unit) == "percentage") {  // Google Benchmark writes the CV as a fraction
+          b["real_time"] = seconds;
+          b["cpu_time"] = seconds;
+        }
+        return b;
+      };
+      benchmarks.push_back(aggregate("mean", *s.mean, "time"));
+      nlohmann::json median = aggregate("median", *s.p50, "time");
+      add_counters(median, r.work, *s.p50);
+      benchmarks.push_back(median);
+      if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
+      if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
+    }
+    ++family;
+  }
+  context["gauge_skipped"] = skipped;
+  return nlohmann::json{{"context", context}, {"benchmarks", benchmarks}};
+}
+
+/// google_benchmark_json of a report read back (its environment, results and creation time).
+inline nlohmann::json google_benchmark_json(const StoredReport& report, const GoogleBenchmarkOptions& options = {}) {
+  return google_benchmark_json(report.environment, report.results, options, report.created_utc);
+}
+
+/// Results as CSV (RFC 4180, "\n" line ends, header row first), one row per result. Columns:
+/// name, one `dim.<key>` column per dimension key of any result (empty where a result lacks it),
+/// status, backend, device, steps_per_sample, then for GPU time per step (seconds)
+/// gpu_n, gpu_median_s, gpu_ci_low_s, gpu_ci_high_s, gpu_min_s, gpu_p5_s, gpu_p25_s, gpu_p75_s,
+/// gpu_p95_s, gpu_p99_s, gpu_max_s, gpu_mean_s, gpu_stddev_s, then wall_n, wall_median_s,
+/// then throughput from the medians gpu_flop_per_s, gpu_bytes_per_s, one `gpu_<item>_per_s` per
+/// item name, wall_flop_per_s, wall_bytes_per_s, then warnings (codes joined by ';') and error.
+/// Numbers at round-trip precision; absent numbers are empty fields.
+inline std::string csv_table(const std::vector<Result>& results) {
+  using detail::export_::csv_field;
+  using detail::export_::csv_number;
+  std::set<std::string> dims, items;
+  for (const auto& r : results) {
+    for (const auto& [k, v] : r.dimensions) dims.insert(k);
+    for (const auto& [k, v] : r.gpu_throughput.items_per_second) items.insert(k);
+  }
+  std::vector<std::string> header = {"name"};
+  for (const auto& d : dims) header.push_back("dim." + d);
+  for (const char* h : {"status", "backend", "device", "steps_per_sample", "gpu_n", "gpu_median_s", "gpu_ci_low_s",
+                        "gpu_ci_high_s", "gpu_min_s", "gpu_p5_s", "gpu_p25_s", "gpu_p75_s", "gpu_p95_s", "gpu_p99_s",
+                        "gpu_max_s", "gpu_mean_s", "gpu_stddev_s", "wall_n", "wall_median_s", "gpu_flop_per_s",
+                        "gpu_bytes_per_s"})
+    header.push_back(h);
+  for (const auto& i : items) header.push_back("gpu_" + i + "_per_s");
+  for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error"}) header.push_back(h);
+  auto line = [](const std::vector<std::string>& fields) {
+    std::string out;
+    for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const auto& r : results) {
+    std::vector<std::string> f = {r.name};
+    for (const auto& d : dims) {
+      const auto it = r.dimensions.find(d);
+      f.push_back(it == r.dimensions.end() ? "" : gauge::to_string(it->second));
+    }
+    const Summary& g = r.gpu_time;
+    f.push_back(to_string(r.status));
+    f.push_back(r.backend);
+    f.push_back(r.device.name);
+    f.push_back(std::to_string(r.sampling.steps_per_sample));
+    f.push_back(std::to_string(g.n));
+    f.push_back(csv_number(g.p50));
+    f.push_back(csv_number(g.median_ci ? std::optional<double>(g.median_ci->low) : std::nullopt));
+    f.push_back(csv_number(g.median_ci ? std::optional<double>(g.median_ci->high) : std::nullopt));
+    for (const auto& v : {g.min, g.p5, g.p25, g.p75, g.p95, g.p99, g.max, g.mean, g.stddev}) f.push_back(csv_number(v));
+    f.push_back(std::to_string(r.wall_time.n));
+    f.push_back(csv_number(r.wall_time.p50));
+    f.push_back(csv_number(r.gpu_throughput.flop_per_second));
+    f.push_back(csv_number(r.gpu_throughput.bytes_per_second));
+    for (const auto& i : items) {
+      const auto it = r.gpu_throughput.items_per_second.find(i);
+      f.push_back(it == r.gpu_throughput.items_per_second.end() ? "" : csv_number(it->second));
+    }
+    f.push_back(csv_number(r.wall_throughput.flop_per_second));
+    f.push_back(csv_number(r.wall_throughput.bytes_per_second));
+    std::string codes;
+    for (const auto& w : r.warnings) codes += (codes.empty() ? "" : ";") + w.code;
+    f.push_back(codes);
+    f.push_back(r.error.value_or(""));
+    out += line(f);
+  }
+  return out;
+}
+
+/// Results as a GitHub-flavoured Markdown table (ends with a newline): experiment (name and
+/// dimensions), status, median GPU time per step, its confidence interval, p99, wall time per
+/// step, throughput (FLOP/s from the median GPU time, else bytes/s, else the first item), warning
+/// codes; times with readable units ("1.616 ms"). '|' in text is escaped.
+inline std::string markdown_table(const std::vector<Result>& results) {
+  using detail::compare::md_cell;
+  std::string out =
+      "| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings |\n"
+      "|---|---|---:|---|---:|---:|---:|---|\n";
+  for (const auto& r : results) {
+    const Summary& g = r.gpu_time;
+    std::string ci = "-";
+    if (g.median_ci)
+      ci = fmt::format("{} – {}", detail::format_time(g.median_ci->low), detail::format_time(g.median_ci->high));
+    std::string rate = "-";
+    const auto& t = r.gpu_throughput;
+    if (t.flop_per_second) rate = detail::format_rate(t.flop_per_second, "FLOP/s");
+    else if (t.bytes_per_second) rate = detail::format_rate(t.bytes_per_second, "B/s");
+    else if (!t.items_per_second.empty())
+      rate = detail::format_rate(t.items_per_second.begin()->second, (t.items_per_second.begin()->first + "/s").c_str());
+    std::string codes;
+    for (const auto& w : r.warnings) codes += (codes.empty() ? "" : ", ") + w.code;
+    const std::string dims = detail::compare::dimensions_text(r.dimensions);
+    std::string status = to_string(r.status);
+    if (r.error) status += ": " + *r.error;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(dims.empty() ? r.name : r.name + " (" + dims + ")"),
+                       md_cell(status), detail::format_time(g.p50), ci, detail::format_time(g.p99),
+                       detail::format_time(r.wall_time.p50), rate, md_cell(codes.empty() ? "-" : codes));
+  }
+  return out;
+}
+
+}  // namespace gauge

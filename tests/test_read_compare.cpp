@@ -1,0 +1,615 @@
+// Reading reports back, comparing two reports, and the Catch2 matchers, on stored reports
+// (tests/data/reports/, written by tests/data/gen_reports.py from the real H200 report) and on
+// reports written by gauge itself. Expected numbers come from SciPy/NumPy (the calls are in the
+// comments) or by hand, never from the code under test.
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "catch.hpp"
+#include "fake_backend.hpp"
+#include "gauge/catch2.hpp"
+#include "gauge/experiment.hpp"
+#include "gauge/report/compare.hpp"
+#include "gauge/report/json.hpp"
+#include "gauge/report/read.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path data_dir = GAUGE_TEST_DATA_DIR;
+const fs::path reports_dir = data_dir / "reports";
+const fs::path source_dir = data_dir.parent_path().parent_path();
+
+gauge::StoredReport stored(const std::string& name) { return gauge::read_report(reports_dir / name); }
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The message of the ReportError `f` throws ("" if it throws none).
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const gauge::ReportError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// True when every key of `part` is in `whole` with an equal value (recursively for objects):
+/// what a reader of schema 1.0 keeps, a newer writer writes unchanged.
+/// `doc` without the keys added to the report after schema 1.0.0 (telemetry, memory, kernels,
+/// round times, NVML, tools), which this reader leaves in StoredReport::document.
+nlohmann::json without_newer_keys(nlohmann::json doc) {
+  static const char* const newer[] = {"telemetry", "memory", "kernels", "round_start_s", "round_end_s",
+                                      "round_samples", "nvml", "tools", "numa_node", "local_cpulist"};
+  if (doc.is_object()) {
+    for (const char* k : newer) doc.erase(k);
+    for (auto& [k, v] : doc.items()) v = without_newer_keys(v);
+  } else if (doc.is_array()) {
+    for (auto& v : doc) v = without_newer_keys(v);
+  }
+  return doc;
+}
+
+bool subset_equal(const nlohmann::json& part, const nlohmann::json& whole, std::string& where) {
+  if (part.is_object()) {
+    if (!whole.is_object()) return false;
+    for (auto it = part.begin(); it != part.end(); ++it) {
+      if (!whole.contains(it.key())) {
+        where += "." + it.key() + " (missing)";
+        return false;
+      }
+      if (!subset_equal(*it, whole.at(it.key()), where)) {
+        where = "." + it.key() + where;
+        return false;
+      }
+    }
+    return true;
+  }
+  if (part.is_array()) {
+    if (!whole.is_array() || whole.size() != part.size()) return false;
+    for (std::size_t i = 0; i < part.size(); ++i)
+      if (!subset_equal(part[i], whole[i], where)) {
+        where = "[" + std::to_string(i) + "]" + where;
+        return false;
+      }
+    return true;
+  }
+  if (part.is_number() && whole.is_number()) return part.get<double>() == whole.get<double>();
+  return part == whole;
+}
+
+gauge::Result fake_result(const std::string& name, double seconds) {
+  gauge::testing::FakeDevice dev;
+  auto exp = gauge::make_experiment<gauge::testing::FakeBackend>(
+      name, [&](gauge::testing::FakeStream s) { s.kernel(seconds); }, gauge::testing::FakeBackend(&dev));
+  gauge::Config c;
+  c.warmup.min_time = 0ms;
+  c.measure.min_time = 1500us;
+  c.measure.round_time = 1ms;
+  exp.config(c);
+  exp.dimension("M", 4096).dimension("dtype", "bf16").dimension("scale", 0.5).dimension("transposed", false);
+  exp.flop(2.0 * 4096 * 4096 * 4096).bytes(3.0 * 4096 * 4096 * 2).items("tiles", 1024);
+  return exp.run();
+}
+
+}  // namespace
+
+TEST_CASE("read_report: the stored H200 report reads back into gauge's types", "[read]") {
+  const auto r = gauge::read_report(source_dir / "tests" / "data" / "reports" / "h200-first.json");
+  // Values as they stand in the file.
+  CHECK(r.schema == "gauge.report");
+  CHECK(r.schema_version == "1.0.0");
+  CHECK(r.created_utc == "2026-11-30T13:58:08Z");
+  REQUIRE(r.results.size() == 1);
+  const gauge::Result& g = r.results[0];
+  CHECK(g.name == "gemm");
+  CHECK(g.status == gauge::Status::ok);
+  CHECK(g.backend == "cuda");
+  CHECK(g.device.name == "NVIDIA H200");
+  CHECK(g.device.uuid == std::optional<std::string>("GPU-f6fb3145-6909-9d20-6108-bb12b7c2bdc3"));
+  CHECK(std::get<std::int64_t>(g.dimensions.at("M")) == 8192);
+  CHECK(std::get<std::string>(g.dimensions.at("dtype")) == "bf16");
+  CHECK(*g.work.flop == 1099511627776.0);
+  CHECK(g.config.measure.min_samples == 20);
+  CHECK(g.config.warmup.min_time == 20ms);
+  CHECK(g.config.measure.event_overhead_budget == 50ns);
+  CHECK(g.config.measure.wall_round_fraction == 0.5);
+  CHECK(g.warmup.curve.size() == 11);
+  CHECK(g.warmup.curve[0].time_per_step_s == 0.08917715454101563);
+  CHECK(g.sampling.method == "gated");
+  CHECK(g.stopping.reason == "noise_target_met");
+  CHECK(g.gpu_time.n == 98);
+  CHECK(*g.gpu_time.p50 == 0.0016156480312347413);
+  REQUIRE(g.gpu_time.median_ci);
+  CHECK(g.gpu_time.median_ci->lower_rank == 39);
+  CHECK(g.gpu_time.outliers.high_mild == 6);
+  CHECK(g.gpu_samples_s.size() == 98);
+  CHECK(g.wall_samples_s.size() == 14);
+  REQUIRE(g.warnings.size() == 1);
+  CHECK(g.warnings[0].code == "outliers");
+  CHECK(g.warnings[0].severity == gauge::Severity::info);
+  REQUIRE(r.environment.cuda.devices.size() == 1);
+  const auto& d = r.environment.cuda.devices[0];
+  CHECK(d.compute_capability_major == 9);
+  CHECK(d.compute_capability_minor == 0);
+  CHECK(d.multiprocessors == 132);
+  CHECK(*d.sm_clock_max_mhz == 1980.0);
+  CHECK(r.environment.cuda.driver_version == std::optional<int>(13000));
+  CHECK(r.environment.host.cpu.model_name == std::optional<std::string>("Intel(R) Xeon(R) Processor"));
+  CHECK(r.environment.compiler.cuda_compiler_version == std::optional<std::string>("13.0.88"));
+  CHECK(r.environment.environment_variables.size() == 10);
+
+  // Written again, every key of the stored experiment comes back unchanged.
+  nlohmann::json again;
+  gauge::to_json(again, g);
+  std::string where;
+  const bool experiment_same = subset_equal(r.document["experiments"][0], again, where);
+  INFO("first difference at " << where);
+  CHECK(experiment_same);
+  nlohmann::json env;
+  gauge::to_json(env, r.environment);
+  std::string env_where;
+  const bool environment_same = subset_equal(r.document["environment"], env, env_where);
+  INFO("first difference at " << env_where);
+  CHECK(environment_same);
+}
+
+TEST_CASE("read_report: a report gauge writes reads back to the same JSON", "[read]") {
+  gauge::Environment env;
+  env.gauge_version = gauge::version_string;
+  env.cuda.error = "no CUDA-capable device is detected";
+  env.environment_variables = {{"CUDA_LAUNCH_BLOCKING", std::nullopt}, {"OMP_NUM_THREADS", "4"}};
+  gauge::Result failed;
+  failed.name = "broken";
+  failed.status = gauge::Status::failed;
+  failed.error = "step 3: it broke";
+  std::vector<gauge::Result> results = {fake_result("gemm", 20e-6), failed};
+  results[0].gpu_samples_s.push_back(std::nan(""));  // a non-finite sample is written as null
+  const nlohmann::json doc = gauge::report_json(env, results, "2026-11-30T00:00:00Z");
+  const auto back = gauge::parse_report(doc.dump(2), "written");
+  REQUIRE(back.results.size() == 2);
+  CHECK(back.results[0].config.measure.min_time == 1500us);
+  CHECK(std::get<double>(back.results[0].dimensions.at("scale")) == 0.5);
+  CHECK(std::get<bool>(back.results[0].dimensions.at("transposed")) == false);
+  CHECK(back.results[0].work.items.at("tiles") == 1024);
+  CHECK(std::isnan(back.results[0].gpu_samples_s.back()));
+  CHECK(back.results[1].status == gauge::Status::failed);
+  CHECK(back.results[1].error == std::optional<std::string>("step 3: it broke"));
+  CHECK(back.environment.environment_variables[1].second == std::optional<std::string>("4"));
+  const nlohmann::json again = gauge::report_json(back.environment, back.results, back.created_utc);
+  CHECK(without_newer_keys(again) == without_newer_keys(doc));
+}
+
+TEST_CASE("read_report: bad input gives a one-line reason naming what is wrong", "[read]") {
+  struct Case {
+    const char* file;
+    std::vector<const char*> expected;
+  };
+  const std::vector<Case> cases = {
+      {"empty.json", {"invalid JSON", "the file is empty"}},
+      {"malformed.json", {"invalid JSON at line 3, column 15", "expected '}'"}},
+      {"truncated.json", {"invalid JSON at line", "unexpected end of input"}},
+      {"nan.json", {"invalid JSON at line", "invalid literal"}},
+      {"newer-major.json", {"schema_version 2.0.0 is newer than this gauge", "major version 1", "update gauge"}},
+      {"wrong-schema.json", {"not a gauge report", "\"nvbench.report\"", "expected \"gauge.report\""}},
+      {"gbench.json", {"not a gauge report", "no \"schema\" key", "Google Benchmark"}},
+      {"missing-key.json", {"experiments[0].gpu_time_s", "missing required key \"p50\""}},
+      {"wrong-type.json", {"experiments[0].sampling.steps_per_sample", "expected an integer, got a string"}},
+      {"no-such-report.json", {"cannot read report", "no such file"}},
+  };
+  for (const auto& c : cases) {
+    const fs::path path = reports_dir / c.file;
+    const std::string what = error_of([&] { gauge::read_report(path); });
+    INFO(c.file << ": " << what);
+    CHECK(what.find(path.string()) != std::string::npos);  // names the file
+    CHECK(what.find('\n') == std::string::npos);               // one line
+    for (const char* e : c.expected) CHECK(what.find(e) != std::string::npos);
+  }
+  const std::string dir = error_of([&] { gauge::read_report(reports_dir); });
+  CHECK(dir.find("is a directory") != std::string::npos);
+  CHECK(error_of([] { gauge::parse_report("[1, 2]", "x"); }) == "x: not a gauge report: the top level is an array, expected an object");
+  CHECK(error_of([] { gauge::parse_report("{\"schema\": \"gauge.report\", \"schema_version\": \"1.0\"}", "x"); }) ==
+        "x: schema_version \"1.0\" is not MAJOR.MINOR.PATCH (semantic versioning)");
+}
+
+TEST_CASE("read_report: newer minor versions with unknown keys are read and the keys kept in the document", "[read]") {
+  const auto r = stored("telemetry-throttled.json");
+  CHECK(r.schema_version == "1.7.3");
+  REQUIRE(r.results.size() == 1);
+  CHECK(r.document["another_future_key"] == "ignored");
+  CHECK(r.document["experiments"][0]["telemetry"]["series"]["sm_clock_mhz"].size() == 19);
+  CHECK(r.results[0].gpu_samples_s.size() == 60);
+}
+
+TEST_CASE("read_report: every key the schema requires is required by the reader too", "[read][schema]") {
+  const nlohmann::json schema = nlohmann::json::parse(read_text(source_dir / "schema" / "gauge-report.schema.json"));
+  const nlohmann::json doc = nlohmann::json::parse(read_text(reports_dir / "base.json"));
+  // (object schema, where such an object sits in base.json)
+  const std::vector<std::pair<std::string, std::string>> places = {
+      {"", ""},
+      {"/definitions/experiment", "/experiments/0"},
+      {"/definitions/experiment/properties/warmup", "/experiments/0/warmup"},
+      {"/definitions/experiment/properties/warmup/properties/curve/items", "/experiments/0/warmup/curve/0"},
+      {"/definitions/experiment/properties/sampling", "/experiments/0/sampling"},
+      {"/definitions/experiment/properties/stopping", "/experiments/0/stopping"},
+      {"/definitions/experiment/properties/throughput", "/experiments/0/throughput"},
+      {"/definitions/experiment/properties/samples", "/experiments/0/samples"},
+      {"/definitions/summary", "/experiments/0/gpu_time_s"},
+      {"/definitions/summary/properties/outliers", "/experiments/0/wall_time_s/outliers"},
+      {"/definitions/confidence_interval", "/experiments/0/gpu_time_s/median_ci"},
+      {"/definitions/work", "/experiments/0/work"},
+      {"/definitions/throughput", "/experiments/0/throughput/gpu"},
+      {"/definitions/warning", "/experiments/0/warnings/0"},
+      {"/definitions/device_record", "/experiments/0/device"},
+      {"/definitions/config", "/experiments/0/config"},
+      {"/definitions/config/properties/warmup", "/experiments/0/config/warmup"},
+      {"/definitions/config/properties/measure", "/experiments/0/config/measure"},
+      {"/definitions/environment", "/environment"},
+      {"/definitions/environment/properties/host", "/environment/host"},
+      {"/definitions/environment/properties/compiler", "/environment/compiler"},
+      {"/definitions/environment/properties/cuda", "/environment/cuda"},
+      {"/definitions/cuda_device", "/environment/cuda/devices/0"},
+  };
+  std::size_t checked = 0;
+  for (const auto& [schema_at, doc_at] : places) {
+    const auto& object_schema = schema.at(nlohmann::json::json_pointer(schema_at));
+    REQUIRE(object_schema.contains("required"));
+    for (const auto& key : object_schema["required"]) {
+      nlohmann::json copy = doc;
+      copy.at(nlohmann::json::json_pointer(doc_at)).erase(key.get<std::string>());
+      const std::string what = error_of([&] { gauge::report_from_json(copy, "r.json"); });
+      INFO(doc_at << "/" << key.get<std::string>() << ": " << what);
+      CHECK(what.find("\"" + key.get<std::string>() + "\"") != std::string::npos);
+      ++checked;
+    }
+  }
+  CHECK(checked > 150);
+}
+
+TEST_CASE("read_report: schema versions follow semantic versioning", "[read]") {
+  const auto v = gauge::parse_schema_version("1.12.3-rc.1+build.5");
+  CHECK(v.major == 1);
+  CHECK(v.minor == 12);
+  CHECK(v.patch == 3);
+  CHECK(v.suffix == "-rc.1+build.5");
+  for (const char* bad : {"", "1", "1.0", "1.0.0.0", "01.0.0", "1.a.0", "v1.0.0", "1.0.0x"})
+    CHECK_THROWS_AS(gauge::parse_schema_version(bad), gauge::ReportError);
+  CHECK(gauge::supported_report_major() == 1);
+}
+
+TEST_CASE("compare: Mann-Whitney U and its p-value equal SciPy's", "[compare]") {
+  using gauge::MannWhitneyMethod;
+  // Ties within and across the samples.
+  // scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic") -> (15.5, 0.0036296483390068084)
+  const std::vector<double> x = {1.83, 1.91, 1.78, 2.05, 1.95, 1.88, 1.91, 2.10, 1.79, 1.95, 1.86, 1.93};
+  const std::vector<double> y = {1.95, 2.02, 2.15, 1.98, 2.20, 2.08, 1.91, 2.31, 2.05, 2.12};
+  auto t = gauge::mann_whitney_u(x, y);
+  CHECK(t.method == "asymptotic");
+  CHECK(t.u == 15.5);
+  CHECK(t.p_value == Approx(0.0036296483390068084).epsilon(1e-12));
+  CHECK(gauge::mann_whitney_u(y, x).u == 12 * 10 - 15.5);  // U1 + U2 = n1 n2
+  CHECK(gauge::mann_whitney_u(y, x).p_value == Approx(t.p_value).epsilon(1e-14));
+
+  // Small samples without ties: exact by default, as SciPy's "auto".
+  // mannwhitneyu(x2, y2, method="exact") -> (3.0, 0.030303030303030304)
+  // mannwhitneyu(x2, y2, method="asymptotic") -> (3.0, 0.03576376659097789)
+  const std::vector<double> x2 = {3.1, 1.2, 4.5, 2.2, 5.0};
+  const std::vector<double> y2 = {6.1, 7.3, 2.9, 8.8, 5.5, 9.1};
+  t = gauge::mann_whitney_u(x2, y2);
+  CHECK(t.method == "exact");
+  CHECK(t.u == 3.0);
+  CHECK(t.p_value == Approx(0.030303030303030304).epsilon(1e-12));
+  CHECK(gauge::mann_whitney_u(x2, y2, MannWhitneyMethod::asymptotic).p_value == Approx(0.03576376659097789).epsilon(1e-12));
+  // mannwhitneyu(x3, y3, method="exact") -> (14.0, 0.06495726495726495); "asymptotic" -> 0.06608191591670358
+  const std::vector<double> x3 = {0.31, 0.52, 0.12, 0.77, 0.45, 0.91, 0.28, 0.66};
+  const std::vector<double> y3 = {0.58, 0.83, 0.95, 0.71, 0.49, 0.99, 0.87, 0.62};
+  CHECK(gauge::mann_whitney_u(x3, y3).p_value == Approx(0.06495726495726495).epsilon(1e-12));
+  CHECK(gauge::mann_whitney_u(x3, y3, MannWhitneyMethod::asymptotic).p_value == Approx(0.06608191591670358).epsilon(1e-12));
+  // By hand: x = {1, 2}, y = {3}: U1 = 0; the three orders give U = 0, 1, 2; p = 2 P(U >= 2) = 2/3.
+  t = gauge::mann_whitney_u({1, 2}, {3});
+  CHECK(t.u == 0);
+  CHECK(t.p_value == Approx(2.0 / 3.0).epsilon(1e-15));
+  // Every value tied: U = n1 n2 / 2 and no evidence of a difference.
+  t = gauge::mann_whitney_u({5, 5, 5, 5, 5, 5, 5, 5, 5}, {5, 5, 5, 5, 5, 5, 5, 5, 5, 5});
+  CHECK(t.u == 45);
+  CHECK(t.p_value == 1);
+  // The stored samples (60 per side).
+  // mannwhitneyu(base, slower, method="asymptotic") -> (16.0, 7.902493913434392e-21)
+  // mannwhitneyu(base, same, method="asymptotic") -> (1662.0, 0.47048642205878966)
+  const auto base = stored("base.json").results[0].gpu_samples_s;
+  t = gauge::mann_whitney_u(base, stored("slower.json").results[0].gpu_samples_s);
+  CHECK(t.u == 16.0);
+  CHECK(t.p_value == Approx(7.902493913434392e-21).epsilon(1e-9));
+  t = gauge::mann_whitney_u(base, stored("same.json").results[0].gpu_samples_s);
+  CHECK(t.u == 1662.0);
+  CHECK(t.p_value == Approx(0.47048642205878966).epsilon(1e-12));
+
+  CHECK_THROWS_AS(gauge::mann_whitney_u({}, {1.0}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::mann_whitney_u({1.0, NAN}, {1.0}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::mann_whitney_u({1.0, 2.0}, {2.0, 3.0}, MannWhitneyMethod::exact), gauge::ConfigError);
+}
+
+TEST_CASE("compare: the bootstrap interval of the ratio of medians matches the exact bootstrap distribution", "[compare]") {
+  // For odd n the median of a resample of sorted x is x(j) with P(median <= x(j)) =
+  // P(Binomial(n, j/n) >= (n + 1) / 2): the bootstrap distribution of median(y)/median(x) is known
+  // exactly. Computed with NumPy/SciPy (stats.binom.sf over the 11 x 13 support pairs): the
+  // interval of [x : P(R < x) <= q + e and P(R <= x) >= q - e], e = 4 sqrt(q (1 - q) / B), B = 20000,
+  // is where a Monte Carlo percentile bound at level q may fall.
+  const std::vector<double> x = {1.021, 0.987, 1.112, 0.953, 1.045, 1.003, 0.972, 1.088, 1.015, 0.995, 1.061};
+  const std::vector<double> y = {1.102, 1.075, 1.160, 1.051, 1.133, 1.089, 1.121, 1.067, 1.098, 1.145, 1.083, 1.110, 1.058};
+  auto r = gauge::bootstrap_median_ratio(x, y, 0.90, 20000, 7);
+  CHECK(r.estimate == Approx(1.0817733990147784).epsilon(1e-14));  // np.median(y) / np.median(x)
+  CHECK(r.low == Approx(1.0363636363636364).epsilon(1e-12));       // q = 0.05: a single support point
+  CHECK(r.high >= 1.1155778894472363 - 1e-12);                      // q = 0.95: [1.11557..., 1.11651...]
+  CHECK(r.high <= 1.1165146909827761 + 1e-12);
+  r = gauge::bootstrap_median_ratio(x, y, 0.95, 20000, 8);
+  CHECK(r.low >= 1.0263901979264844 - 1e-12);                       // q = 0.025: [1.02639..., 1.02870...]
+  CHECK(r.low <= 1.0287081339712918 + 1e-12);
+  CHECK(r.high >= 1.1176470588235294 - 1e-12);                      // q = 0.975: [1.11764..., 1.12462...]
+  CHECK(r.high <= 1.1246200607902737 + 1e-12);
+  CHECK(r.level == 0.95);
+  CHECK(r.resamples == 20000);
+  CHECK(r.seed == 8);
+
+  // Even n, by hand: the median of a resample of {1, 2} is 1, 1.5 or 2 with probabilities 1/4,
+  // 1/2, 1/4, and {1, 1, 1, 1} always gives 1, so new/base is 1, 2/3 or 1/2 with probabilities
+  // 1/4, 1/2, 1/4. Its 0.3 and 0.7 quantiles are both 2/3; its 0.2 and 0.8 quantiles 1/2 and 1
+  // (4 standard errors of a quantile from 20000 resamples, 0.013, stay inside each atom).
+  r = gauge::bootstrap_median_ratio({1, 2}, {1, 1, 1, 1}, 0.4, 20000, 9);
+  CHECK(r.estimate == Approx(1 / 1.5).epsilon(1e-15));
+  CHECK(r.low == Approx(2.0 / 3.0).epsilon(1e-15));
+  CHECK(r.high == Approx(2.0 / 3.0).epsilon(1e-15));
+  r = gauge::bootstrap_median_ratio({2, 1}, {1, 1, 1, 1}, 0.6, 20000, 10);
+  CHECK(r.low == 0.5);
+  CHECK(r.high == 1.0);
+
+  // Seeded: the same seed gives the same interval, another seed another one.
+  const auto a = gauge::bootstrap_median_ratio(x, y, 0.95, 2000, 1);
+  const auto b = gauge::bootstrap_median_ratio(x, y, 0.95, 2000, 1);
+  const auto c = gauge::bootstrap_median_ratio(x, y, 0.95, 2000, 2);
+  CHECK(a.low == b.low);
+  CHECK(a.high == b.high);
+  CHECK((a.low != c.low || a.high != c.high));
+
+  CHECK_THROWS_AS(gauge::bootstrap_median_ratio({}, y), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::bootstrap_median_ratio({1.0, 0.0}, y), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::bootstrap_median_ratio(x, {1.0, INFINITY}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::bootstrap_median_ratio(x, y, 1.0), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::bootstrap_median_ratio(x, y, 0.95, 99), gauge::ConfigError);
+}
+
+TEST_CASE("compare: verdicts on stored reports follow the rule", "[compare]") {
+  const auto base = stored("base.json");
+  auto one = [&](const char* other, gauge::CompareOptions o = {}) {
+    auto c = gauge::compare_reports(base, stored(other), o);
+    REQUIRE(c.experiments.size() == 1);
+    return c;
+  };
+  // Same distribution, other seed: np.median(same) / np.median(base) = 1.0006102928077703.
+  auto c = one("same.json");
+  CHECK(c.experiments[0].verdict == gauge::Verdict::same);
+  CHECK(c.experiments[0].ratio->estimate == Approx(1.0006102928077703).epsilon(1e-14));
+  CHECK(c.experiments[0].ratio->low >= 0.98);
+  CHECK(c.experiments[0].ratio->high <= 1.02);
+  CHECK_FALSE(c.any_regression());
+  CHECK(c.comparable());
+  CHECK(c.environment_differences.empty());
+  // 5 % slower: ratio 1.0494286736880882; slower at 2 %, same at 10 %.
+  c = one("slower.json");
+  CHECK(c.experiments[0].verdict == gauge::Verdict::slower);
+  CHECK(c.experiments[0].ratio->estimate == Approx(1.0494286736880882).epsilon(1e-14));
+  CHECK(c.experiments[0].ratio->low > 1.02);
+  CHECK(c.experiments[0].mann_whitney->p_value == Approx(7.902493913434392e-21).epsilon(1e-9));
+  CHECK(c.any_regression());
+  gauge::CompareOptions loose;
+  loose.threshold = 0.10;
+  CHECK(one("slower.json", loose).experiments[0].verdict == gauge::Verdict::same);
+  // Reversed: faster.
+  c = gauge::compare_reports(stored("slower.json"), base);
+  CHECK(c.experiments[0].verdict == gauge::Verdict::faster);
+  CHECK_FALSE(c.any_regression());
+  // 8 % noise, n = 20: the interval straddles 1 - 2 %.
+  c = one("noisy.json");
+  CHECK(c.experiments[0].verdict == gauge::Verdict::inconclusive);
+  CHECK(c.experiments[0].reason.find("straddles") != std::string::npos);
+  // 4 samples: too few for a 95 % distribution-free CI of the median (n >= 6 by 1 - 2^(1-n) >= 0.95).
+  c = one("few-samples.json");
+  CHECK(c.experiments[0].verdict == gauge::Verdict::inconclusive);
+  CHECK(c.experiments[0].reason.find("n = 60 (base) and 4 (new); 6 or more") != std::string::npos);
+  // A failed new experiment: inconclusive, and a regression.
+  c = one("failed.json");
+  CHECK(c.experiments[0].verdict == gauge::Verdict::inconclusive);
+  CHECK(c.experiments[0].candidate_failed);
+  CHECK(c.experiments[0].regression());
+  CHECK(c.experiments[0].reason.find("CUBLAS_STATUS_EXECUTION_FAILED") != std::string::npos);
+  // Wall time instead of GPU time.
+  gauge::CompareOptions wall;
+  wall.metric = gauge::Metric::wall_time;
+  c = one("slower.json", wall);
+  CHECK(c.experiments[0].base_n == 14);
+  CHECK(c.experiments[0].metric == gauge::Metric::wall_time);
+
+  // The median moves up 5 % while the bulk of the distribution moves down. Base: 140 x 1.0 and
+  // 60 x 3.0 (median 1.0); new: 70 x 0.5 and 130 x 1.05 (median 1.05): every bootstrap median
+  // ratio is 1.05, beyond 1 + 2 %. mannwhitneyu(base, new, method="asymptotic") -> (21800.0,
+  // 0.10352759761669464): not significant; with every count tripled -> (196200.0,
+  // 0.004760503016234488): significant, but U(base) > n1 n2 / 2 = 180000: the new samples are
+  // stochastically smaller. Both are inconclusive, not "slower".
+  for (int k : {1, 3}) {
+    gauge::Result bimodal_base, bimodal_new;
+    bimodal_base.name = bimodal_new.name = "bimodal";
+    bimodal_base.gpu_samples_s.assign(static_cast<std::size_t>(140 * k), 1.0);
+    bimodal_base.gpu_samples_s.insert(bimodal_base.gpu_samples_s.end(), static_cast<std::size_t>(60 * k), 3.0);
+    bimodal_new.gpu_samples_s.assign(static_cast<std::size_t>(70 * k), 0.5);
+    bimodal_new.gpu_samples_s.insert(bimodal_new.gpu_samples_s.end(), static_cast<std::size_t>(130 * k), 1.05);
+    const auto e = gauge::compare_results(bimodal_base, bimodal_new);
+    INFO("k = " << k << ": " << e.reason);
+    CHECK(e.ratio->low == Approx(1.05).epsilon(1e-15));
+    CHECK(e.mann_whitney->u == (k == 1 ? 21800.0 : 196200.0));
+    CHECK(e.mann_whitney->p_value == Approx(k == 1 ? 0.10352759761669464 : 0.004760503016234488).epsilon(1e-10));
+    CHECK(e.verdict == gauge::Verdict::inconclusive);
+    CHECK(e.reason.find(k == 1 ? "but Mann-Whitney p = 0.104 >= 0.05" : "stochastically smaller") != std::string::npos);
+  }
+
+  for (double bad : {0.0, 1.0, -0.1, std::nan("")}) {
+    gauge::CompareOptions o;
+    o.threshold = bad;
+    CHECK_THROWS_AS(gauge::compare_reports(base, base, o), gauge::ConfigError);
+  }
+  gauge::CompareOptions few;
+  few.resamples = 10;
+  CHECK_THROWS_AS(gauge::compare_reports(base, base, few), gauge::ConfigError);
+}
+
+TEST_CASE("compare: an ignored dimension matches bf16 against fp32", "[compare]") {
+  const auto fp32 = stored("fp32.json");
+  const auto bf16 = stored("base.json");
+  auto c = gauge::compare_reports(fp32, bf16);
+  CHECK(c.experiments.empty());
+  CHECK(c.only_in_base.size() == 1);
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0].find("dtype: fp32 → bf16") != std::string::npos);
+  CHECK(c.notes[0].find("--ignore-dimension dtype") != std::string::npos);
+  gauge::CompareOptions o;
+  o.ignored_dimensions = {"dtype"};
+  c = gauge::compare_reports(fp32, bf16, o);
+  REQUIRE(c.experiments.size() == 1);
+  const auto& e = c.experiments[0];
+  CHECK(e.verdict == gauge::Verdict::faster);
+  CHECK(e.ratio->estimate == Approx(0.074080718676881).epsilon(1e-12));  // np.median(bf16) / np.median(fp32)
+  CHECK(e.ratio->high < 0.98);
+  // mannwhitneyu(fp32, bf16, method="asymptotic") -> (2400.0, 3.1828235731890007e-17)
+  CHECK(e.mann_whitney->u == 2400.0);
+  CHECK(e.mann_whitney->p_value == Approx(3.1828235731890007e-17).epsilon(1e-9));
+  REQUIRE(e.dimension_differences.size() == 1);
+  CHECK(e.dimension_differences[0] == "dtype: fp32 → bf16");
+  CHECK(c.comparable());  // the bytes per step differ, but that does not invalidate it
+  bool bytes = false;
+  for (const auto& d : e.differences) bytes = bytes || (d.what == "work: bytes per step" && !d.invalidates);
+  CHECK(bytes);
+}
+
+TEST_CASE("compare: environment differences that invalidate a comparison are listed", "[compare]") {
+  auto c = gauge::compare_reports(stored("base.json"), stored("different-gpu.json"));
+  CHECK_FALSE(c.comparable());
+  auto has = [](const std::vector<gauge::EnvironmentDifference>& ds, const std::string& what, const std::string& a,
+                const std::string& b) {
+    for (const auto& d : ds)
+      if (d.what == what && d.base == a && d.candidate == b && d.invalidates) return true;
+    return false;
+  };
+  CHECK(has(c.environment_differences, "GPU 0 model", "NVIDIA H200", "NVIDIA A100-SXM4-80GB"));
+  CHECK(has(c.environment_differences, "CUDA driver (highest CUDA version it supports)", "13.0", "12.4"));
+  CHECK(has(c.environment_differences, "GPU 0 maximum SM clock (MHz)", "1980", "1410"));
+  CHECK(has(c.environment_differences, "GPU 0 compute capability", "9.0", "8.0"));
+  CHECK(has(c.experiments[0].differences, "device", "NVIDIA H200", "NVIDIA A100-SXM4-80GB"));
+  CHECK(gauge::to_text(c).find("NOT COMPARABLE") != std::string::npos);
+
+  // Telemetry: mean SM clock 1980 vs 1500 MHz while measuring (more than 5 % apart).
+  c = gauge::compare_reports(stored("telemetry.json"), stored("telemetry-throttled.json"));
+  CHECK(c.experiments[0].verdict == gauge::Verdict::same);
+  CHECK_FALSE(c.comparable());
+  CHECK(has(c.experiments[0].differences, "mean SM clock while measuring (differs by more than 5 %)", "1980 MHz", "1500 MHz"));
+  // The same report against itself: nothing differs.
+  CHECK(gauge::environment_differences(stored("base.json").environment, stored("same.json").environment).empty());
+}
+
+TEST_CASE("compare: experiments are matched by name and dimensions", "[compare]") {
+  const auto c = gauge::compare_reports(stored("multi-base.json"), stored("multi-new.json"));
+  REQUIRE(c.experiments.size() == 2);
+  CHECK(c.experiments[0].label == "gemm [K=4096, M=4096, N=4096]");
+  CHECK(c.experiments[0].verdict == gauge::Verdict::same);
+  CHECK(c.experiments[0].ratio->estimate == Approx(0.9997238972116588).epsilon(1e-13));
+  CHECK(c.experiments[1].label == "gemm [K=8192, M=8192, N=8192]");
+  CHECK(c.experiments[1].verdict == gauge::Verdict::slower);
+  CHECK(c.experiments[1].ratio->estimate == Approx(1.0996185479161675).epsilon(1e-13));
+  REQUIRE(c.only_in_base.size() == 1);
+  CHECK(c.only_in_base[0] == "copy [bytes=67108864]");
+  REQUIRE(c.only_in_candidate.size() == 1);
+  CHECK(c.only_in_candidate[0] == "scan [n=16777216]");
+}
+
+TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts", "[compare]") {
+  const auto c = gauge::compare_reports(stored("multi-base.json"), stored("multi-new.json"));
+  const std::string text = gauge::to_text(c);
+  CHECK(text.find("gemm [K=8192, M=8192, N=8192]") != std::string::npos);
+  CHECK(text.find("slower") != std::string::npos);
+  CHECK(text.find("only in base: copy") != std::string::npos);
+  CHECK(text.find("Efron & Tibshirani 1993") != std::string::npos);
+  const std::string md = gauge::to_markdown(c);
+  CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U test) | verdict |") != std::string::npos);
+  CHECK(md.find("| gemm [K=8192, M=8192, N=8192] | 1.601 ms | 1.76 ms |") != std::string::npos);
+  nlohmann::json j = c;
+  const auto back = nlohmann::json::parse(j.dump());
+  CHECK(back["schema"] == "gauge.comparison");
+  CHECK(back["any_regression"] == true);
+  CHECK(back["experiments"][1]["verdict"] == "slower");
+  CHECK(back["experiments"][1]["ratio"]["seed"] == gauge::CompareOptions{}.seed);
+  CHECK(back["only_in_new"][0] == "scan [n=16777216]");
+}
+
+TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
+  using gauge::catch2::no_slower_than;
+  const gauge::Result base = gauge::catch2::baseline(reports_dir / "base.json", "gemm");
+  const gauge::Result same = stored("same.json").results[0];
+  const gauge::Result slower = stored("slower.json").results[0];
+  REQUIRE_THAT(same, no_slower_than(base, 0.03));
+  auto m = no_slower_than(base, 0.03);
+  CHECK_FALSE(m.match(slower));
+  CHECK(m.toString().find("(slower)") != std::string::npos);
+  CHECK(m.toString().find("by more than 3 % at 95 % confidence") != std::string::npos);
+  CHECK(no_slower_than(base, 0.10).match(slower));  // 1.049 [1.048, 1.052] <= 1.10
+  auto noisy = no_slower_than(base, 0.01);  // its interval reaches past 1 + 1 % and below it
+  CHECK_FALSE(noisy.match(stored("noisy.json").results[0]));
+  CHECK(noisy.toString().find("cannot confirm") != std::string::npos);
+  auto other = no_slower_than(base, 5.0);
+  const gauge::Result a100 = stored("different-gpu.json").results[0];
+  CHECK_FALSE(other.match(a100));
+  CHECK(other.toString().find("NVIDIA A100-SXM4-80GB") != std::string::npos);
+  CHECK(no_slower_than(base, 5.0).allow_other_device().match(a100));
+  auto failed = no_slower_than(base, 0.03);
+  CHECK_FALSE(failed.match(stored("failed.json").results[0]));
+  CHECK(failed.toString().find("failed") != std::string::npos);
+  CHECK_THROWS_AS(no_slower_than(base, -0.01), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::catch2::baseline(reports_dir / "base.json", "nope"), gauge::ReportError);
+}
+
+TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]") {
+  using gauge::catch2::throughput_at_least;
+  const gauge::Result base = stored("base.json").results[0];
+  // GPU-time samples (the default), n = 60: the 95 % CI of the median is [x(22), x(39)]
+  // (scipy.stats.binom), x(39) = 0.0016018835557912586 s; 1099511627776 FLOP / x(39) =
+  // 686386737538416.5 FLOP/s, 402653184 bytes / x(39) = 251362330641.50995 bytes/s.
+  CHECK(throughput_at_least(686.38e12, "flop").match(base));
+  auto above = throughput_at_least(686.39e12, "flop");
+  CHECK_FALSE(above.match(base));
+  CHECK(above.toString().find("is below the floor") != std::string::npos);
+  CHECK(throughput_at_least(251.36e9, "bytes").match(base));
+  CHECK_FALSE(throughput_at_least(251.37e9, "bytes").match(base));
+  // Wall samples, n = 14: the 95 % CI is [x(3), x(12)], x(12) = 0.0016207203051114229 s;
+  // 1099511627776 FLOP / x(12) = 678409238354306.8 FLOP/s.
+  CHECK(throughput_at_least(678.40e12, "flop").on(gauge::Metric::wall_time).match(base));
+  CHECK_FALSE(throughput_at_least(678.42e12, "flop").on(gauge::Metric::wall_time).match(base));
+  REQUIRE_THAT(base, throughput_at_least(240e9, "bytes"));
+  auto tokens = throughput_at_least(1, "tokens");
+  CHECK_FALSE(tokens.match(base));
+  CHECK(tokens.toString().find("no \"tokens\" work") != std::string::npos);
+  CHECK_FALSE(throughput_at_least(1, "flop").match(stored("few-samples.json").results[0]));
+  CHECK(Catch::StringMaker<gauge::Result>::convert(base).find("gemm [K=8192") != std::string::npos);
+}

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Tests of the report schema and of the tools (gauge-compare, gauge-export, gauge-plot), run by
+CTest with the standard library's unittest (no pytest needed):
+
+    python3 tests/test_tools.py [TestClass ...]
+
+Environment (CTest sets it): GAUGE_SOURCE_DIR, GAUGE_WORK_DIR (scratch), GAUGE_COMPARE,
+GAUGE_EXPORT, GAUGE_WRITE_REPORTS (built programs). Needs jsonschema, NumPy and matplotlib
+(Debian: python3-jsonschema python3-numpy python3-matplotlib); SciPy where present checks the
+U test independently; Google Benchmark's compare.py from libbenchmark-tools.
+
+Expected values are computed here from the stored reports with NumPy/SciPy, or stated by hand.
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import jsonschema
+import numpy as np
+
+SOURCE = os.environ.get("GAUGE_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = os.environ.get("GAUGE_WORK_DIR", "/tmp/gauge-test-tools")
+COMPARE = os.environ.get("GAUGE_COMPARE", "gauge-compare")
+EXPORT = os.environ.get("GAUGE_EXPORT", "gauge-export")
+WRITE_REPORTS = os.environ.get("GAUGE_WRITE_REPORTS")
+PLOT = os.path.join(SOURCE, "tools", "gauge-plot")
+SCHEMA = os.path.join(SOURCE, "schema", "gauge-report.schema.json")
+REPORTS = os.path.join(SOURCE, "tests", "data", "reports")
+# The first H200 report (values pinned by the tests) and the current one (with telemetry).
+H200 = os.path.join(SOURCE, "tests", "data", "reports", "h200-first.json")
+H200_CURRENT = os.path.join(SOURCE, "examples", "reports", "gemm-h200.json")
+COMPARE_PY = os.environ.get("GAUGE_GBENCH_COMPARE_PY", "/usr/share/benchmark/compare.py")
+
+VALID = ["base.json", "same.json", "slower.json", "fp32.json", "noisy.json", "few-samples.json", "different-gpu.json",
+         "failed.json", "multi-base.json", "multi-new.json", "telemetry.json", "telemetry-throttled.json"]
+
+
+def report(name):
+    return os.path.join(REPORTS, name)
+
+
+def gpu_samples(path, i=0):
+    with open(path) as f:
+        return np.array(json.load(f)["experiments"][i]["samples"]["gpu_time_per_step_s"])
+
+
+def run(*args, env=None):
+    e = dict(os.environ, MPLBACKEND="Agg")
+    e.update(env or {})
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, env=e, timeout=120)
+
+
+def validator():
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema)
+
+
+def reject_constant(name):
+    raise ValueError(f"non-finite number {name}")
+
+
+def load_strict(path):
+    with open(path) as f:
+        return json.load(f, parse_constant=reject_constant)
+
+
+def scratch(name):
+    d = os.path.join(WORK, name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+class SchemaStored(unittest.TestCase):
+    """The schema accepts the real H200 report and the valid stored reports, rejects the others."""
+
+    def test_valid_reports_validate(self):
+        v = validator()
+        for name in [H200, H200_CURRENT] + [report(n) for n in VALID]:
+            with self.subTest(report=os.path.basename(name)):
+                errors = sorted(v.iter_errors(load_strict(name)), key=lambda e: list(e.path))
+                self.assertEqual([], [f"{list(e.path)}: {e.message}" for e in errors])
+
+    def test_invalid_reports_are_rejected_at_the_key(self):
+        v = validator()
+        cases = {"missing-key.json": (["experiments", 0, "gpu_time_s"], "'p50' is a required property"),
+                 "wrong-type.json": (["experiments", 0, "sampling", "steps_per_sample"], "is not of type 'integer'"),
+                 "wrong-schema.json": (["schema"], "'gauge.report' was expected"),
+                 "newer-major.json": (["schema_version"], "does not match")}
+        for name, (path, message) in cases.items():
+            with self.subTest(report=name):
+                errors = list(v.iter_errors(load_strict(report(name))))
+                self.assertEqual(1, len(errors), [e.message for e in errors])
+                self.assertEqual(path, list(errors[0].path))
+                self.assertIn(message, errors[0].message)
+
+    def test_broken_json_does_not_parse(self):
+        for name in ["malformed.json", "truncated.json", "nan.json", "empty.json"]:
+            with self.subTest(report=name):
+                with self.assertRaises(ValueError):
+                    load_strict(report(name))
+
+
+class SchemaWritten(unittest.TestCase):
+    """Every report gauge's writer produces (fake and host backends) validates, and reads back."""
+
+    def test_written_reports_validate_and_read_back(self):
+        self.assertTrue(WRITE_REPORTS, "GAUGE_WRITE_REPORTS is not set")
+        out = scratch("written")
+        p = run(WRITE_REPORTS, out)
+        self.assertEqual(0, p.returncode, p.stderr)
+        v = validator()
+        names = sorted(n for n in os.listdir(out) if n.endswith(".json"))
+        self.assertEqual(["fake-gpu.json", "host.json"], names)
+        for name in names:
+            with self.subTest(report=name):
+                doc = load_strict(os.path.join(out, name))
+                errors = [f"{list(e.path)}: {e.message}" for e in v.iter_errors(doc)]
+                self.assertEqual([], errors)
+                q = run(COMPARE, os.path.join(out, name), os.path.join(out, name), "--format", "json")
+                self.assertEqual(0, q.returncode, q.stderr)
+        doc = load_strict(os.path.join(out, "fake-gpu.json"))
+        self.assertEqual(["gemm", "tiny", "cold", "graph", "broken", "never-ran", "one-sample"],
+                         [e["name"] for e in doc["experiments"]])
+        self.assertEqual("failed", doc["experiments"][4]["status"])
+        self.assertGreater(doc["experiments"][1]["sampling"]["steps_per_sample"], 1)
+
+
+class CompareCli(unittest.TestCase):
+    """gauge-compare: verdicts, formats, exit codes and one-line errors."""
+
+    def compare(self, *args):
+        return run(COMPARE, *args)
+
+    def test_same_and_slower(self):
+        p = self.compare(report("base.json"), report("same.json"), "--fail-on-regression")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertRegex(p.stdout, r"\ngemm .* same\n")
+        p = self.compare(report("base.json"), report("slower.json"))
+        self.assertEqual(0, p.returncode)
+        self.assertRegex(p.stdout, r"\ngemm .* slower\n")
+        p = self.compare(report("base.json"), report("slower.json"), "--fail-on-regression")
+        self.assertEqual(1, p.returncode)
+        self.assertEqual("gauge-compare: regression: gemm (slower)\n", p.stderr)
+        p = self.compare(report("base.json"), report("slower.json"), "--fail-on-regression", "--threshold", "10%")
+        self.assertEqual(0, p.returncode, p.stdout)
+        self.assertRegex(p.stdout, r"\ngemm .* same\n")
+
+    def test_json_numbers_match_numpy_and_scipy(self):
+        p = self.compare(report("base.json"), report("slower.json"), "--format", "json")
+        self.assertEqual(0, p.returncode, p.stderr)
+        doc = json.loads(p.stdout)
+        e = doc["experiments"][0]
+        a, b = gpu_samples(report("base.json")), gpu_samples(report("slower.json"))
+        self.assertAlmostEqual(float(np.median(b) / np.median(a)), e["ratio"]["estimate"], places=12)
+        self.assertAlmostEqual(float(np.median(a)), e["base_median_s"], places=15)
+        self.assertEqual("slower", e["verdict"])
+        self.assertTrue(doc["any_regression"])
+        self.assertEqual(0.02, doc["options"]["threshold"])
+        try:
+            from scipy.stats import mannwhitneyu
+        except ImportError:
+            return
+        r = mannwhitneyu(a, b, alternative="two-sided", method="asymptotic")
+        self.assertEqual(float(r.statistic), e["mann_whitney"]["u"])
+        self.assertAlmostEqual(1.0, e["mann_whitney"]["p_value"] / float(r.pvalue), places=8)
+
+    def test_bf16_against_fp32_with_an_ignored_dimension(self):
+        p = self.compare(report("fp32.json"), report("base.json"))
+        self.assertEqual(0, p.returncode)
+        self.assertIn("--ignore-dimension dtype compares them", p.stdout)
+        p = self.compare(report("fp32.json"), report("base.json"), "--ignore-dimension", "dtype", "--format", "markdown")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertRegex(p.stdout, r"\| gemm \| 21\.\d+ ms \| 1\.6 ms \| 0\.07\d\d \[0\.07\d\d, 0\.07\d\d\] \| -92\.\d\d % \| .* \| \*\*faster\*\* \|")
+        self.assertIn("ignored dimension dtype: fp32 → bf16", p.stdout)
+
+    def test_not_comparable_environment_is_shown(self):
+        p = self.compare(report("base.json"), report("different-gpu.json"))
+        self.assertIn("NOT COMPARABLE", p.stdout)
+        self.assertIn("GPU 0 model: NVIDIA H200 → NVIDIA A100-SXM4-80GB", p.stdout)
+
+    def test_bad_input_exits_2_with_one_line(self):
+        cases = {
+            "missing.json": "no such file",
+            "malformed.json": "invalid JSON at line 3, column 15",
+            "truncated.json": "unexpected end of input",
+            "nan.json": "invalid literal",
+            "empty.json": "the file is empty",
+            "newer-major.json": "schema_version 2.0.0 is newer than this gauge",
+            "wrong-schema.json": "not a gauge report",
+            "missing-key.json": "experiments[0].gpu_time_s: missing required key \"p50\"",
+            "wrong-type.json": "experiments[0].sampling.steps_per_sample: expected an integer, got a string",
+        }
+        for name, message in cases.items():
+            with self.subTest(report=name):
+                for order in [(report("base.json"), report(name)), (report(name), report("base.json"))]:
+                    p = self.compare(*order)
+                    self.assertEqual(2, p.returncode)
+                    self.assertEqual("", p.stdout)
+                    self.assertEqual(1, p.stderr.count("\n"), p.stderr)
+                    self.assertTrue(p.stderr.startswith("gauge-compare: error: "), p.stderr)
+                    self.assertIn(message, p.stderr)
+        usage = {("--threshold", "2"): "ambiguous", ("--threshold", "x%"): "percentage", ("--format", "html"): "--format",
+                 ("--frobnicate",): "unknown option", ("--resamples", "10"): "--resamples", ("--metric", "cpu"): "--metric"}
+        for extra, message in usage.items():
+            with self.subTest(args=extra):
+                p = self.compare(report("base.json"), report("same.json"), *extra)
+                self.assertEqual(2, p.returncode)
+                self.assertEqual(1, p.stderr.count("\n"))
+                self.assertIn(message, p.stderr)
+        p = self.compare(report("base.json"))
+        self.assertEqual(2, p.returncode)
+        self.assertIn("expected two reports", p.stderr)
+
+
+class ExportCli(unittest.TestCase):
+    """gauge-export: Google Benchmark's compare.py reads its JSON; CSV parses; Markdown renders."""
+
+    def export(self, name, *args):
+        p = run(EXPORT, report(name), *args)
+        self.assertEqual(0, p.returncode, p.stderr)
+        return p.stdout
+
+    def test_compare_py_reads_the_google_benchmark_export(self):
+        self.assertTrue(os.path.exists(COMPARE_PY),
+                        f"{COMPARE_PY} not found: install libbenchmark-tools (scripts/install-deps.sh does)")
+        out = scratch("gbench")
+        for name in ["base.json", "slower.json"]:
+            with open(os.path.join(out, name), "w") as f:
+                f.write(self.export(name, "--format", "gbench"))
+        p = run(sys.executable, COMPARE_PY, "--no-color", "benchmarks", os.path.join(out, "base.json"),
+                os.path.join(out, "slower.json"))
+        self.assertEqual(0, p.returncode, p.stderr)
+        a, b = gpu_samples(report("base.json")), gpu_samples(report("slower.json"))
+        change = float(np.median(b) / np.median(a) - 1)  # compare.py's "Time" column for the _median line
+        median_lines = [l for l in p.stdout.splitlines() if "_median " in l]
+        self.assertEqual(1, len(median_lines), p.stdout)
+        fields = median_lines[0].split()
+        self.assertAlmostEqual(change, float(fields[-6]), places=4)
+        self.assertAlmostEqual(float(np.median(a)) * 1e9, float(fields[-4]), delta=1)
+        self.assertTrue(any("_pvalue" in l and "U Test, Repetitions: 60 vs 60" in l for l in p.stdout.splitlines()), p.stdout)
+
+    def test_csv_parses_with_the_numbers_of_the_report(self):
+        rows = list(csv.DictReader(io.StringIO(self.export("multi-base.json", "--format", "csv"))))
+        self.assertEqual(["gemm", "gemm", "copy"], [r["name"] for r in rows])
+        self.assertEqual("none (alpha=1, beta=0)", rows[0]["dim.epilogue"])
+        self.assertEqual("", rows[2]["dim.M"])
+        for i, r in enumerate(rows):
+            self.assertEqual(float(np.median(gpu_samples(report("multi-base.json"), i))), float(r["gpu_median_s"]))
+            self.assertEqual("30", r["gpu_n"])
+
+    def test_markdown_and_errors(self):
+        md = self.export("base.json", "--format", "markdown")
+        self.assertTrue(md.startswith("| experiment | status | median |"), md)
+        p = run(EXPORT, report("truncated.json"))
+        self.assertEqual(2, p.returncode)
+        self.assertIn("unexpected end of input", p.stderr)
+        self.assertEqual(1, p.stderr.count("\n"))
+
+
+class Plot(unittest.TestCase):
+    """gauge-plot with the Agg backend: PNG and SVG files, the telemetry overlay or its absence, errors."""
+
+    def plot(self, *args):
+        return run(sys.executable, PLOT, *args)
+
+    def test_timeline_of_the_real_report(self):
+        out = scratch("plots")
+        png = os.path.join(out, "timeline.png")
+        p = self.plot("timeline", H200, "-o", png)
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(png, "rb") as f:
+            self.assertEqual(b"\x89PNG\r\n\x1a\n", f.read(8))
+        self.assertGreater(os.path.getsize(png), 20000)
+        svg = os.path.join(out, "timeline.svg")
+        p = self.plot("timeline", H200, "-o", svg, "--experiment", "gemm")
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(svg) as f:
+            text = f.read()
+        self.assertIn("<svg", text)
+        self.assertIn("no clock telemetry in this report", text)
+        self.assertIn("warm-up: 11 steps, converged", text)
+        self.assertIn("first step 89.18 ms (off scale)", text)
+        self.assertIn("measured samples (n = 98)", text)
+
+    def test_timeline_with_clock_telemetry(self):
+        svg = os.path.join(scratch("plots"), "telemetry.svg")
+        p = self.plot("timeline", report("telemetry.json"), "-o", svg)
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(svg) as f:
+            text = f.read()
+        self.assertIn("SM clock (telemetry)", text)
+        self.assertIn("maximum SM clock 1980 MHz", text)
+        self.assertNotIn("no clock telemetry", text)
+
+    def test_compare_two_reports(self):
+        out = scratch("plots")
+        cmp_json = os.path.join(out, "cmp.json")
+        p = run(COMPARE, report("base.json"), report("slower.json"), "--format", "json")
+        with open(cmp_json, "w") as f:
+            f.write(p.stdout)
+        svg = os.path.join(out, "compare.svg")
+        p = self.plot("compare", report("base.json"), report("slower.json"), "-o", svg, "--comparison", cmp_json)
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(svg) as f:
+            text = f.read()
+        a, b = gpu_samples(report("base.json")), gpu_samples(report("slower.json"))
+        self.assertIn(f"median new/base = {np.median(b) / np.median(a):.4f}", text)
+        self.assertRegex(text, r"\[1\.04\d\d, 1\.05\d\d\] at 95 %: slower")
+        png = os.path.join(out, "bf16-fp32.png")
+        p = self.plot("compare", report("fp32.json"), report("base.json"), "-o", png, "--ignore-dimension", "dtype")
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(png, "rb") as f:
+            self.assertEqual(b"\x89PNG", f.read(4))
+
+    def test_bad_input_exits_2_with_one_line(self):
+        out = scratch("plots")
+        cases = [
+            (["timeline", report("malformed.json"), "-o", os.path.join(out, "x.png")], "invalid JSON at line 3, column 3: Expecting ','"),
+            (["timeline", report("truncated.json"), "-o", os.path.join(out, "x.png")], "invalid JSON"),
+            (["timeline", report("nan.json"), "-o", os.path.join(out, "x.png")], "non-finite number NaN"),
+            (["timeline", report("newer-major.json"), "-o", os.path.join(out, "x.png")], "newer than gauge-plot reads"),
+            (["timeline", report("wrong-schema.json"), "-o", os.path.join(out, "x.png")], "not a gauge report"),
+            (["timeline", report("missing.json"), "-o", os.path.join(out, "x.png")], "no such file"),
+            (["timeline", report("base.json"), "-o", os.path.join(out, "x.gif")], "extension must be"),
+            (["timeline", report("base.json"), "-o", os.path.join(out, "x.png"), "--experiment", "nope"], "no experiment named \"nope\""),
+            (["compare", report("fp32.json"), report("base.json"), "-o", os.path.join(out, "x.png")], "--ignore-dimension"),
+            (["timeline", report("base.json")], "-o/--output"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args[:2]):
+                p = self.plot(*args)
+                self.assertEqual(2, p.returncode, p.stdout + p.stderr)
+                self.assertEqual(1, p.stderr.count("\n"), p.stderr)
+                self.assertTrue(p.stderr.startswith("gauge-plot: error: "), p.stderr)
+                self.assertIn(message, p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:])

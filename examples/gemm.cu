@@ -31,6 +31,7 @@ struct Options {
   std::string out = "gemm-report.json";
   bool host = false;
   bool require_gpu = false;
+  bool gpu_flags = false;  ///< a flag that only the GPU GEMM uses was given
   double min_time_s = -1, max_time_s = -1;
 };
 
@@ -59,6 +60,7 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage_error(std::string(flag) + " needs a value");
       return argv[++i];
     };
+    if (a == "--m" || a == "--n" || a == "--k" || a == "--dtype" || a == "--transa" || a == "--transb") o.gpu_flags = true;
     if (a == "--m") o.m = parse_positive("--m", value("--m"));
     else if (a == "--n") o.n = parse_positive("--n", value("--n"));
     else if (a == "--k") o.k = parse_positive("--k", value("--k"));
@@ -80,7 +82,10 @@ Options parse(int argc, char** argv) {
       if (!end || *end || !(v >= 0) || v > 3600) usage_error(a + " must be seconds in [0, 3600], got '" + text + "'");
       (a == "--min-time" ? o.min_time_s : o.max_time_s) = v;
     }
-    else if (a == "--help" || a == "-h") usage_error("help");
+    else if (a == "--help" || a == "-h") {
+      std::printf("gemm: a cuBLAS GEMM measured by gauge (host fallback without a GPU)\n");
+      usage_error("--help");
+    }
     else usage_error("unknown argument '" + a + "'");
   }
   return o;
@@ -266,6 +271,9 @@ int main(int argc, char** argv) {
       std::printf("No CUDA GPU found (%s): running the same protocol on gauge's host backend with a CPU "
                   "GEMM (fp32, M=N=K=%ld) instead. These are CPU numbers, not GPU numbers.\n",
                   o.host ? "--host given" : (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices"), size);
+      if (o.gpu_flags)
+        std::printf("note: --m/--n/--k/--dtype/--transa/--transb apply to the GPU GEMM; the host fallback always "
+                    "runs fp32 M=N=K=%ld.\n", size);
       HostGemm gemm(size, size, size);
       auto exp = gauge::make_experiment<gauge::HostBackend>("gemm_host_cpu", std::ref(gemm));
       exp.dimension("M", size).dimension("N", size).dimension("K", size).dimension("dtype", "fp32")

@@ -516,3 +516,40 @@ TEST_CASE("a step that keeps slowing during measurement warns drift_during_measu
   steady.config(c);
   CHECK_FALSE(steady.run().has_warning("drift_during_measurement"));
 }
+
+TEST_CASE("a step that throws a non-std exception is a failed result, samples kept", "[protocol][errors]") {
+  FakeDevice dev;
+  std::size_t call = 0;
+  auto exp = fake_experiment(dev, [&](FakeStream s) {
+    if (++call == 5000) throw 42;
+    s.kernel(10e-6);
+  });
+  auto c = simple_config();
+  c.measure.min_samples = 100000;
+  c.measure.max_samples = 100000;
+  exp.config(c);
+  gauge::Result r;
+  REQUIRE_NOTHROW(r = exp.run());
+  CHECK(r.status == gauge::Status::failed);
+  CHECK(r.error->find("not derived from std::exception") != std::string::npos);
+  CHECK(r.error->find("step 5000") != std::string::npos);
+  CHECK_FALSE(r.gpu_samples_s.empty());
+  CHECK(exp.backend().finished == 1);
+}
+
+TEST_CASE("bad dimensions and fractions are rejected with their names", "[protocol][errors]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  try {
+    exp.dimension("M", std::nan(""));
+    FAIL("NaN dimension accepted");
+  } catch (const gauge::ConfigError& e) {
+    CHECK(std::string(e.what()).find("dimension 'M'") != std::string::npos);
+  }
+  CHECK_THROWS_AS(exp.dimension("", 1), gauge::ConfigError);
+  CHECK_THROWS_AS(exp.dimension("x", INFINITY), gauge::ConfigError);
+  auto c = simple_config();
+  c.measure.wall_round_fraction = 1e300;
+  exp.config(c);
+  CHECK_THROWS_AS(exp.run(), gauge::ConfigError);
+}

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catch.hpp"
@@ -212,4 +213,34 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   CHECK(table.find("110 PFLOP/s") != std::string::npos);
   CHECK(gauge::detail::format_time(std::optional<double>(1.5e-3)) == "1.5 ms");
   CHECK(gauge::detail::format_rate(std::optional<double>(7.91e14), "FLOP/s") == "791 TFLOP/s");
+}
+
+TEST_CASE("invalid UTF-8 in a name or error does not lose the report", "[report]") {
+  auto dir = fresh_dir("utf8");
+  gauge::Report report(dir / "r.json", fixed_environment());
+  auto bad = fake_result("broken", true);
+  bad.name = "bad \xff\xfe name";
+  bad.error = std::string("bad \xff bytes");
+  report.add(bad);
+  report.add(fake_result("fine"));
+  REQUIRE_NOTHROW(report.write());
+  auto doc = nlohmann::json::parse(read_file(dir / "r.json"));
+  REQUIRE(doc["experiments"].size() == 2);
+  CHECK(doc["experiments"][0]["name"] == "bad \xEF\xBF\xBD\xEF\xBF\xBD name");  // U+FFFD twice
+  CHECK(doc["experiments"][1]["status"] == "ok");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a report path that exists and is not a regular file is refused", "[report]") {
+  auto dir = fresh_dir("fifo");
+  const auto fifo = dir / "pipe.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  try {
+    gauge::Report report(fifo, fixed_environment());
+    FAIL("a FIFO was accepted");
+  } catch (const gauge::ReportError& e) {
+    CHECK(std::string(e.what()).find("not a regular file") != std::string::npos);
+  }
+  CHECK(fs::is_fifo(fifo));  // untouched
+  fs::remove_all(dir);
 }

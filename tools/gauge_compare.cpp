@@ -149,6 +149,10 @@ int main(int argc, char** argv) {
                        e.candidate_failed ? "failed" : gauge::to_string(e.verdict));
           first = false;
         }
+      for (const auto& l : c.only_in_base) {
+        std::fprintf(stderr, "%s%s (missing from the new report)", first ? "" : ", ", l.c_str());
+        first = false;
+      }
       std::fprintf(stderr, "\n");
       return 1;
     }

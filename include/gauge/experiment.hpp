@@ -35,6 +35,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/error.hpp"
+#include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/telemetry.hpp"
@@ -71,15 +72,8 @@ std::string sformat(const char* fmt, Args... args) {
   return s;
 }
 
-/// Times in human units for messages: "12.3 µs".
-inline std::string human_time(double s) {
-  if (!std::isfinite(s)) return "n/a";
-  const double a = std::fabs(s);
-  if (a >= 1) return sformat("%.3g s", s);
-  if (a >= 1e-3) return sformat("%.3g ms", s * 1e3);
-  if (a >= 1e-6) return sformat("%.3g us", s * 1e6);
-  return sformat("%.3g ns", s * 1e9);
-}
+/// Times in human units for messages, 3 significant digits: "12.3 us" (core/format.hpp).
+inline std::string human_time(double s) { return format_time(s, 3); }
 
 /// Whether the translation unit that instantiates the protocol was built without optimization
 /// or with assertions (a debug build measures code that will not ship).
@@ -143,6 +137,10 @@ template <class Step,
 class Experiment {
  public:
   using stream_type = typename Backend::stream_type;
+  static_assert(std::is_invocable_v<Step&, stream_type>,
+                "gauge::Experiment: the step must be callable as step(stream), with the backend's stream "
+                "type (cudaStream_t for the default CudaBackend). For a CPU step use "
+                "gauge::make_experiment<gauge::HostBackend>(name, [](gauge::HostStream) { ... }).");
 
   /// \param name experiment name (non-empty; ConfigError otherwise at run()).
   /// \param step the work of one step, see the class comment.
@@ -151,9 +149,15 @@ class Experiment {
       : name_(std::move(name)), step_(std::move(step)), backend_(std::move(backend)) {}
 
   /// Adds a dimension (integer, real, string or bool), e.g. ("M", 8192), ("dtype", "bf16").
+  /// ConfigError for an empty name or a non-finite real.
   template <class T>
   Experiment& dimension(const std::string& key, T&& value) {
-    dims_[key] = detail::to_dimension_value(std::forward<T>(value));
+    if (key.empty()) throw ConfigError("a dimension's name must not be empty");
+    try {
+      dims_[key] = detail::to_dimension_value(std::forward<T>(value));
+    } catch (const ConfigError& e) {
+      throw ConfigError("dimension '" + key + "': " + e.what());
+    }
     return *this;
   }
   /// Declares floating-point operations per step (e.g. 2·M·N·K for a GEMM). ConfigError if < 0.
@@ -266,10 +270,9 @@ class Experiment {
         if (!verify_()) throw Error("verification failed: the step's output is not what verify() expects");
       }
     } catch (const std::exception& e) {
-      r.status = Status::failed;
-      r.error = phase_ + (step_index_ ? " (step " + std::to_string(step_index_) + ")" : std::string()) +
-                ": " + e.what();
-      if (r.stopping.reason.empty()) r.stopping.reason = "failed";
+      fail_result(r, e.what());
+    } catch (...) {
+      fail_result(r, "an exception not derived from std::exception");
     }
     stop_monitoring(r);
     if (prepared) backend_.finish();
@@ -282,6 +285,12 @@ class Experiment {
 
  private:
   // ---- helpers -----------------------------------------------------------------------------
+
+  void fail_result(Result& r, const std::string& what) {
+    r.status = Status::failed;
+    r.error = phase_ + (step_index_ ? " (step " + std::to_string(step_index_) + ")" : std::string()) + ": " + what;
+    if (r.stopping.reason.empty()) r.stopping.reason = "failed";
+  }
 
   // Never inlined: every round (warm-up, gated, wall) runs the same machine code of the step.
   // Inlined at each call site, a host step was compiled differently per round (1.68 ms per step
@@ -681,7 +690,9 @@ class Experiment {
     r.wall_time = summarize(r.wall_samples_s, m.confidence_level);
     r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
     r.wall_throughput = throughput(r.work, r.wall_time.p50);
-    if (r.gpu_time.p50 && r.wall_time.p50) {
+    // Host overhead and busy fraction compare device time with wall time: meaningless where the
+    // "device" is the host itself (host backend), so they stay null there.
+    if (r.gpu_time.p50 && r.wall_time.p50 && r.sampling.method != "host") {
       r.host_overhead_per_step_s = *r.wall_time.p50 - *r.gpu_time.p50;
       if (*r.wall_time.p50 > 0) r.gpu_busy_fraction = std::min(1.0, *r.gpu_time.p50 / *r.wall_time.p50);
     }

@@ -63,7 +63,17 @@ class Report {
   }
 
   /// Writes the report atomically. Throws ReportError naming the path and the system error.
-  void write() const { write_file_atomic(path_, json().dump(2) + "\n"); }
+  void write() const {
+    std::string text;
+    try {
+      // Invalid UTF-8 in a name, dimension or error message becomes U+FFFD instead of losing the
+      // whole report.
+      text = json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    } catch (const std::exception& e) {
+      throw ReportError("cannot write report to " + path_.string() + ": " + e.what());
+    }
+    write_file_atomic(path_, text);
+  }
 
   /// The console summary: the machine line, the table, then every warning in full.
   std::string summary() const {

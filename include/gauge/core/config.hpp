@@ -141,7 +141,7 @@ inline void validate(const Config& c) {
   if (m.event_overhead_budget.count() <= 0) fail("measure.event_overhead_budget must be > 0, got " + ns(m.event_overhead_budget));
   if (m.max_sample_time.count() <= 0) fail("measure.max_sample_time must be > 0, got " + ns(m.max_sample_time));
   if (m.gate_timeout.count() <= 0) fail("measure.gate_timeout must be > 0, got " + ns(m.gate_timeout));
-  if (!(m.wall_round_fraction > 0) || !std::isfinite(m.wall_round_fraction)) fail("measure.wall_round_fraction must be > 0, got " + std::to_string(m.wall_round_fraction));
+  if (!(m.wall_round_fraction > 0 && m.wall_round_fraction <= 1)) fail("measure.wall_round_fraction must be in (0, 1], got " + std::to_string(m.wall_round_fraction));
   if (c.device < -1) fail("device must be >= -1, got " + std::to_string(c.device));
   if (c.telemetry_interval.count() < 0) fail("telemetry_interval must be >= 0, got " + ns(c.telemetry_interval));
   if (!(c.sm_clock_warning_fraction >= 0 && c.sm_clock_warning_fraction <= 1))

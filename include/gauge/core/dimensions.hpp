@@ -3,12 +3,15 @@
 /// The dimensions of an experiment: the parameters that change code generation or library
 /// selection (seed: "Record the dimensions that change code generation or library selection").
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
+
+#include "gauge/core/error.hpp"
 
 namespace gauge {
 
@@ -29,6 +32,8 @@ DimensionValue to_dimension_value(T&& value) {
   } else if constexpr (std::is_integral_v<U>) {
     return DimensionValue{static_cast<std::int64_t>(value)};
   } else if constexpr (std::is_floating_point_v<U>) {
+    if (!std::isfinite(static_cast<double>(value)))
+      throw ConfigError("a dimension's value must be finite, got " + std::to_string(static_cast<double>(value)));
     return DimensionValue{static_cast<double>(value)};
   } else {
     static_assert(std::is_constructible_v<std::string, T>,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "gauge/core/error.hpp"
+#include "gauge/core/format.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
@@ -400,31 +401,10 @@ struct TimerSummary {
 };
 
 namespace detail {
-/// "12.3 ms" with a unit chosen for reading; "-" when absent.
-inline std::string timer_time(const std::optional<double>& s) {
-  char buf[48];
-  if (!s || !std::isfinite(*s)) return "-";
-  const double a = std::fabs(*s);
-  if (a >= 1) std::snprintf(buf, sizeof buf, "%.4g s", *s);
-  else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%.4g ms", *s * 1e3);
-  else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%.4g us", *s * 1e6);
-  else std::snprintf(buf, sizeof buf, "%.4g ns", *s * 1e9);
-  return buf;
-}
-/// "2.69 M" with an SI prefix; "-" when absent.
-inline std::string timer_rate(const std::optional<double>& v, const char* unit) {
-  if (!v || !std::isfinite(*v)) return "-";
-  const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
-  double x = *v;
-  int i = 0;
-  while (std::fabs(x) >= 1000 && i < 6) {
-    x /= 1000;
-    ++i;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g %s%s", x, prefixes[i], unit);
-  return buf;
-}
+/// "12.3 ms" with a unit chosen for reading; "-" when absent (see core/format.hpp).
+inline std::string timer_time(const std::optional<double>& s) { return format_time(s); }
+/// "2.69 M" with an SI prefix; "-" when absent (see core/format.hpp).
+inline std::string timer_rate(const std::optional<double>& v, const char* unit) { return format_rate(v, unit); }
 }  // namespace detail
 
 /// The one-line console summary of the window (no newline):

@@ -205,9 +205,12 @@ struct Comparison {
   /// dtype differs (bf16 → fp32); --ignore-dimension dtype compares them".
   std::vector<std::string> notes;
 
-  /// True when some matched experiment is a regression (see ExperimentComparison::regression).
+  /// True when some matched experiment is a regression (see ExperimentComparison::regression), or
+  /// an experiment of the base is missing from the new report (a benchmark that crashed or was
+  /// removed must not pass a gate).
   bool any_regression() const {
-    return std::any_of(experiments.begin(), experiments.end(), [](const auto& e) { return e.regression(); });
+    return !only_in_base.empty() ||
+           std::any_of(experiments.begin(), experiments.end(), [](const auto& e) { return e.regression(); });
   }
   /// True when no difference (report-wide or per experiment) invalidates the comparison.
   bool comparable() const {

@@ -11,33 +11,11 @@
 #include <vector>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
 
 namespace gauge {
 
-namespace detail {
-/// A time in seconds with a unit chosen for reading ("12.35 us"); "-" when absent.
-inline std::string format_time(const std::optional<double>& s) {
-  if (!s || !std::isfinite(*s)) return "-";
-  const double a = std::fabs(*s);
-  if (a >= 1) return fmt::format("{:.4g} s", *s);
-  if (a >= 1e-3) return fmt::format("{:.4g} ms", *s * 1e3);
-  if (a >= 1e-6) return fmt::format("{:.4g} us", *s * 1e6);
-  return fmt::format("{:.4g} ns", *s * 1e9);
-}
-/// A rate with an SI prefix ("791.2 TFLOP/s"); "-" when absent.
-inline std::string format_rate(const std::optional<double>& v, const char* unit) {
-  if (!v || !std::isfinite(*v)) return "-";
-  const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
-  double x = *v;
-  int i = 0;
-  while (std::fabs(x) >= 1000 && i < 6) {
-    x /= 1000;
-    ++i;
-  }
-  return fmt::format("{:.4g} {}{}", x, prefixes[i], unit);
-}
-}  // namespace detail
 
 /// The summary table of `results` as text (ends with a newline): experiment, status, median and
 /// p99 time per step (GPU time; host time on the host backend), half-width of the CI of the

@@ -480,6 +480,9 @@ inline void check_writable(const std::filesystem::path& path) {
   if (path.empty()) throw ReportError("report path is empty");
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ReportError("cannot write report to " + path.string() + ": it is a directory");
+  // The atomic rename would replace whatever is there: only a regular file may be.
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    throw ReportError("cannot write report to " + path.string() + ": it exists and is not a regular file");
   const fs::path dir = detail::directory_of(path);
   if (!fs::is_directory(dir, ec))
     throw ReportError("cannot write report to " + path.string() + ": directory " + dir.string() + " does not exist");
@@ -512,8 +515,11 @@ inline void write_file_atomic(const std::filesystem::path& path, const std::stri
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string err = std::strerror(errno);
+  const int synced = ::fsync(fd);
+  const int sync_errno = errno;
+  const int closed = ::close(fd);
+  if (synced != 0 || closed != 0) {
+    const std::string err = std::strerror(synced != 0 ? sync_errno : errno);
     ::unlink(tmp.c_str());
     throw ReportError("cannot write report to " + path.string() + ": " + err);
   }

@@ -132,6 +132,17 @@ void write_script(const fs::path& p, const std::string& body) {
   fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
 }
 
+/// Options that read only the fake root `name` under tests/data/fake_roots: no NVML, no tools, no
+/// CUDA runtime.
+gauge::EnvironmentOptions offline_options(const std::string& name) {
+  gauge::EnvironmentOptions o;
+  o.root = fs::path(GAUGE_TEST_DATA_DIR) / "fake_roots" / name;
+  o.nvml = gauge::nvml::Library::load("libgauge-no-such-nvml.so.1");
+  o.run_tools = false;
+  o.query_cuda = false;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("NVML absent: recorded with the reason, nothing else fails", "[env][nvml]") {
@@ -262,11 +273,7 @@ TEST_CASE("the seed's tools: found, missing, failing and hanging", "[env][tools]
 }
 
 TEST_CASE("the environment from a fake root: container, governor, NUMA, GPU locality", "[env]") {
-  gauge::EnvironmentOptions o;
-  o.root = fs::path(GAUGE_TEST_DATA_DIR) / "fake_roots" / "docker_two_numa";
-  o.nvml = gauge::nvml::Library::load("libgauge-no-such-nvml.so.1");
-  o.run_tools = false;
-  o.query_cuda = false;
+  auto o = offline_options("docker_two_numa");
   auto env = gauge::capture_environment(o);
   CHECK(*env.host.virtualization.container == "docker");
   CHECK(env.host.numa_nodes.size() == 2);
@@ -291,22 +298,14 @@ TEST_CASE("the environment from a fake root: container, governor, NUMA, GPU loca
 }
 
 TEST_CASE("WSL is recorded from a fake root", "[env]") {
-  gauge::EnvironmentOptions o;
-  o.root = fs::path(GAUGE_TEST_DATA_DIR) / "fake_roots" / "wsl";
-  o.nvml = gauge::nvml::Library::load("libgauge-no-such-nvml.so.1");
-  o.run_tools = false;
-  o.query_cuda = false;
+  auto o = offline_options("wsl");
   auto env = gauge::capture_environment(o);
   CHECK(env.host.virtualization.wsl);
 }
 
 TEST_CASE("GAUGE_SILENCE drops environment warnings by code", "[env]") {
   ::setenv("GAUGE_SILENCE", "cpu_governor_not_performance, no_gpu", 1);
-  gauge::EnvironmentOptions o;
-  o.root = fs::path(GAUGE_TEST_DATA_DIR) / "fake_roots" / "docker_two_numa";
-  o.nvml = gauge::nvml::Library::load("libgauge-no-such-nvml.so.1");
-  o.run_tools = false;
-  o.query_cuda = false;
+  auto o = offline_options("docker_two_numa");
   auto env = gauge::capture_environment(o);
   ::unsetenv("GAUGE_SILENCE");
   CHECK(env.warnings.empty());

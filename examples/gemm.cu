@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
 
 namespace {

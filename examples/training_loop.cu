@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
 #include <gauge/report/timer_json.hpp>
 #include <gauge/timer.hpp>

@@ -19,6 +19,7 @@
 #endif
 
 #include <gauge/catch2.hpp>
+#define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
 
 #include <chrono>

@@ -13,6 +13,9 @@
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
+#include "gauge/report/console.hpp"
+#include "gauge/report/json.hpp"
+#include "gauge/version.hpp"
 
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;

@@ -18,6 +18,7 @@
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
+#include "gauge/implementation.hpp"
 
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;

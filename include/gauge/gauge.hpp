@@ -1,8 +1,14 @@
 #pragma once
 /// \file gauge/gauge.hpp
-/// The usual set: Experiment with the CUDA and host backends, Timer, the environment, the report.
+/// What a file that defines experiments needs: Experiment with the CUDA and host backends,
+/// Config, Result, Report and the Timer. Light: it includes neither JSON, {fmt}, NVML nor the
+/// protocol, which are compiled once per program in the file that defines GAUGE_IMPLEMENTATION:
+/// \code
+///   #define GAUGE_IMPLEMENTATION   // in exactly one source file of the program
+///   #include <gauge/gauge.hpp>
+/// \endcode
 ///
-/// Compile the translation unit that includes it with nvcc (a .cu file) to get the launch gate;
+/// Compile the file that runs a GPU experiment with nvcc (a .cu file) to get the launch gate;
 /// from a host compiler everything works, but GPU steps are timed without the gate.
 
 #include "gauge/version.hpp"
@@ -15,8 +21,10 @@
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
 #include "gauge/backends/host_backend.hpp"
-#include "gauge/backends/cuda_backend.hpp"
-#include "gauge/env/environment.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/timer.hpp"
 #include "gauge/report.hpp"
+
+#if defined(GAUGE_IMPLEMENTATION)
+#include "gauge/implementation.hpp"
+#endif

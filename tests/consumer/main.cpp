@@ -1,5 +1,6 @@
 // A consumer of the installed package: measures a CPU step on the host backend and writes a
 // report. Exits non-zero unless the report holds one ok experiment.
+#define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
 
 #include <chrono>

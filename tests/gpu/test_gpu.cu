@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gauge/env/environment.hpp"
 #include "gauge/gauge.hpp"
 
 using namespace std::chrono_literals;

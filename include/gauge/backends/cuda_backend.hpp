@@ -21,7 +21,7 @@
 #include "gauge/cuda/gate.hpp"
 #include "gauge/cuda/jit.hpp"
 #include "gauge/cuda/l2_flush.hpp"
-#include "gauge/env/telemetry.hpp"
+#include "gauge/protocol/seam.hpp"
 
 namespace gauge {
 #if defined(__CUDACC__)
@@ -36,6 +36,8 @@ class CudaBackend {
  public:
   using stream_type = cudaStream_t;
   static constexpr const char* name = "cuda";
+  static constexpr const char* time_label = "GPU time";     ///< what its samples are
+  static constexpr const char* time_clock = "CUDA events";  ///< the clock behind them
 
   /// Creates its own stream at prepare().
   CudaBackend() = default;
@@ -182,17 +184,7 @@ class CudaBackend {
   /// An NVML telemetry probe for this device, matched by UUID or PCI bus id; null with `reason`
   /// set when NVML is absent or does not know the device.
   std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason) {
-    auto lib = nvml::Library::shared();
-    if (!lib->ok()) {
-      reason = lib->error().value_or("NVML not available");
-      return nullptr;
-    }
-    auto found = nvml::find_device(*lib, uuid_, bus_id_);
-    if (!found) {
-      reason = "NVML has no device with UUID " + uuid_.value_or("?") + " or bus id " + bus_id_.value_or("?");
-      return nullptr;
-    }
-    return std::make_unique<NvmlProbe>(lib, found->first);
+    return detail::make_nvml_probe(uuid_, bus_id_, reason);
   }
 
   /// Device memory now: cudaMemGetInfo and the default memory pool's high watermarks.

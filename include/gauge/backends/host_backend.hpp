@@ -13,15 +13,9 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/protocol/seam.hpp"
 
 namespace gauge {
-
-/// What a backend offers for the launch gate.
-enum class GateSupport {
-  not_needed,   ///< steps run synchronously (host backend): nothing to hold back
-  available,    ///< the gate can hold the stream
-  unavailable,  ///< the gate would be needed but cannot be used (no nvcc): timed ungated
-};
 
 /// The "stream" a host step receives: an empty tag (host steps run on the calling thread).
 struct HostStream {};
@@ -32,6 +26,8 @@ class HostBackend {
  public:
   using stream_type = HostStream;
   static constexpr const char* name = "host";
+  static constexpr const char* time_label = "CPU time";         ///< what its samples are
+  static constexpr const char* time_clock = "host steady clock";  ///< the clock behind them
 
   GateSupport gate_support() const { return GateSupport::not_needed; }
   bool graph_supported() const { return false; }

@@ -10,7 +10,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
-#include "gauge/core/statistics.hpp"
+#include "gauge/core/summary.hpp"
 #include "gauge/core/telemetry.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/core/warnings.hpp"
@@ -89,6 +89,8 @@ struct Result {
   Work work;                       ///< work per step as declared
   Config config;                   ///< complete configuration, defaults included
   std::string backend;             ///< "cuda", "host", or a test backend's name
+  std::string time_label = "GPU time";  ///< what the per-step samples are: "GPU time" (CUDA events) or "CPU time" (host clock)
+  std::string time_clock = "CUDA events";  ///< the clock behind them
   DeviceRecord device;             ///< where it ran
   Status status = Status::ok;      ///< ok, or failed with `error`
   std::optional<std::string> error;  ///< the failure, with the phase and step where it happened

@@ -4,6 +4,7 @@
 /// gauge/env/telemetry.hpp). Units are in the names: seconds, MHz, W, °C, bytes.
 
 #include <cstdint>
+#include <utility>
 #include <map>
 #include <optional>
 #include <string>
@@ -91,6 +92,25 @@ struct KernelBinaryRecord {
   int ptx_version = 0;          ///< PTX virtual architecture it was compiled from (major·10 + minor)
   int device_version = 0;       ///< the device's compute capability, major·10 + minor
   bool jit_compiled = false;    ///< the driver compiled PTX for this device (heuristic: see cuda/jit.hpp)
+};
+
+/// A source of telemetry readings (NVML for the CUDA backend, scripted in tests). read() is
+/// called from the sampler's thread and from the protocol's thread, never concurrently.
+class TelemetryProbe {
+ public:
+  virtual ~TelemetryProbe() = default;
+  /// One reading (t_s is filled in by the sampler). Never throws; absent fields stay empty.
+  virtual TelemetrySample read() = 0;
+  /// The device's maximum SM clock in MHz, when known.
+  virtual std::optional<double> sm_clock_max_mhz() { return std::nullopt; }
+  /// Processes with a compute context on the device (pid, bytes), when known.
+  virtual std::vector<std::pair<unsigned, std::uint64_t>> processes() { return {}; }
+};
+
+/// Host memory of this process, bytes.
+struct ProcessMemory {
+  std::optional<std::uint64_t> rss_bytes;       ///< VmRSS: resident now
+  std::optional<std::uint64_t> rss_peak_bytes;  ///< VmHWM: peak resident ("high water mark")
 };
 
 }  // namespace gauge

@@ -9,13 +9,9 @@
 #include <sstream>
 #include <string>
 
-namespace gauge {
+#include "gauge/core/telemetry.hpp"
 
-/// Host memory of this process, bytes.
-struct ProcessMemory {
-  std::optional<std::uint64_t> rss_bytes;       ///< VmRSS: resident now
-  std::optional<std::uint64_t> rss_peak_bytes;  ///< VmHWM: peak resident ("high water mark")
-};
+namespace gauge {
 
 /// Reads VmRSS and VmHWM (kB) from `root`/proc/self/status. Never throws; missing → empty.
 inline ProcessMemory read_process_memory(const std::filesystem::path& root = "/") {

@@ -22,19 +22,6 @@
 
 namespace gauge {
 
-/// A source of telemetry readings. read() is called from the sampler's thread and from the
-/// protocol's thread, never concurrently (the sampler serializes calls).
-class TelemetryProbe {
- public:
-  virtual ~TelemetryProbe() = default;
-  /// One reading (t_s is filled in by the sampler). Never throws; absent fields stay empty.
-  virtual TelemetrySample read() = 0;
-  /// The device's maximum SM clock in MHz, when known.
-  virtual std::optional<double> sm_clock_max_mhz() { return std::nullopt; }
-  /// Processes with a compute context on the device (pid, bytes), when known.
-  virtual std::vector<std::pair<unsigned, std::uint64_t>> processes() { return {}; }
-};
-
 /// Telemetry from NVML for one device handle.
 class NvmlProbe : public TelemetryProbe {
  public:

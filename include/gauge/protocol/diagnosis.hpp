@@ -1,0 +1,171 @@
+#pragma once
+/// \file gauge/protocol/diagnosis.hpp
+/// The diagnosis rules: one function per warning that the finished samples imply, each testable
+/// alone, with its threshold named in `thresholds` below (the catalogue of every code, with its
+/// meaning, is `warning_catalogue()` in gauge/core/warnings.hpp). Monitoring's own rules
+/// (throttling, memory, JIT) are in gauge/protocol/monitoring.hpp; the protocol's in-run rules
+/// (gate, warm-up, event overhead) where the protocol decides.
+///
+/// To add a rule: a code and its catalogue entry in core/warnings.hpp, a function here, its name
+/// in `result_rules`, and a test.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/detail/text.hpp"
+
+namespace gauge::detail {
+
+/// The thresholds of the diagnosis rules, with their reasons.
+namespace thresholds {
+/// Outliers are judged from this many samples on (fewer cannot show a tail).
+inline constexpr std::size_t outliers_min_samples = 10;
+/// More than this fraction of outliers (mild included) is worth saying.
+inline constexpr double outliers_fraction = 0.05;
+/// Drift compares the first and last thirds of the samples from this many samples on.
+inline constexpr std::size_t drift_min_samples = 30;
+/// A sample should span at least this many timer ticks (quantization then moves it ≤ 1 %).
+inline constexpr double timer_resolution_ticks = 100;
+/// The stream's events (or enqueuing) must see at least this fraction of the wall time...
+inline constexpr double on_stream_fraction = 0.5;
+/// ...after allowing this much host latency per wall round (launch and synchronize), seconds.
+inline constexpr double on_stream_latency_per_round_s = 50e-6;
+/// A device busy less than this fraction of the wall time is launch- or host-bound.
+inline constexpr double launch_bound_busy_fraction = 0.5;
+}  // namespace thresholds
+
+/// What the protocol observed that the Result does not hold (wall rounds, build mode).
+struct RunFacts {
+  double wall_total_s = 0;       ///< host time of all wall rounds
+  double wall_enqueue_s = 0;     ///< host time spent enqueuing in them
+  double wall_event_span_s = 0;  ///< device time between the events around them
+  std::size_t wall_steps = 0;    ///< steps in them
+  bool debug_build = false;      ///< the step's translation unit was built without optimization/NDEBUG
+};
+
+/// `debug_build`: the measured code is not what ships.
+inline void rule_debug_build(const Result&, const RunFacts& f, WarningSink& sink) {
+  if (!f.debug_build) return;
+  sink.add(warning_code::debug_build, Severity::warning,
+           "this code was compiled without optimization or without NDEBUG: the step that was "
+           "measured is not the one that ships. Build with -O2/-O3 -DNDEBUG (CMake: Release).");
+}
+
+/// `noise_target_not_met`: the median's confidence interval stayed wider than the target.
+inline void rule_noise_target(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& m = r.config.measure;
+  if (r.status != Status::ok || r.stopping.target_met) return;
+  sink.add(warning_code::noise_target_not_met, Severity::warning,
+           fmt::format("the {:.0f} % confidence interval of the median is {} wide after {} samples "
+                   "in {}; the target was {:.3g} %. Raise measure.max_time or reduce noise.",
+                   100 * m.confidence_level,
+                   r.stopping.relative_ci_width ? fmt::format("{:.3g} %", 100 * *r.stopping.relative_ci_width) : "undefined",
+                   r.gpu_samples_s.size(), human_time(r.stopping.measure_time_s), 100 * m.target_relative_ci_width));
+}
+
+/// `outliers`: Tukey's fences found severe outliers, or more than `thresholds::outliers_fraction`.
+inline void rule_outliers(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& out = r.gpu_time.outliers;
+  if (r.gpu_time.n < thresholds::outliers_min_samples) return;
+  const double frac = static_cast<double>(out.total()) / static_cast<double>(r.gpu_time.n);
+  if (out.high_severe + out.low_severe == 0 && frac <= thresholds::outliers_fraction) return;
+  sink.add(warning_code::outliers, Severity::info,
+           fmt::format("{} of {} {} samples are outliers by Tukey's fences ({} low, {} high; "
+                   "{} severe): something else ran at times. The median and percentiles are "
+                   "robust to them; the mean is not.",
+                   out.total(), r.gpu_time.n, r.time_label, out.low_mild + out.low_severe,
+                   out.high_mild + out.high_severe, out.low_severe + out.high_severe));
+}
+
+/// `drift_during_measurement`: the first and last thirds of the samples (in time order) disagree
+/// by more than warmup.drift_tolerance (or twice the CI width). A step that kept changing after
+/// warm-up (power capping after ~0.1 s of a heavy kernel, thermal throttling, a cache still
+/// filling) makes them differ.
+inline void rule_drift(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& x = r.gpu_samples_s;
+  if (x.size() < thresholds::drift_min_samples) return;
+  const std::size_t third = x.size() / 3;
+  std::vector<double> head(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(third));
+  std::vector<double> tail(x.end() - static_cast<std::ptrdiff_t>(third), x.end());
+  const double mh = median_of(head), mt = median_of(tail);
+  const double drift = mh > 0 ? (mt - mh) / mh : 0;
+  const double limit = std::max(r.config.warmup.drift_tolerance, 2 * r.stopping.relative_ci_width.value_or(0));
+  if (!(std::fabs(drift) > limit)) return;
+  sink.add(warning_code::drift_during_measurement, Severity::warning,
+           fmt::format("the median of the last third of the samples ({}) differs by {:+.3g} % from the first "
+                   "third ({}), beyond {:.3g} %: the step was still changing while measured (clocks, "
+                   "power capping, caches). Raise warmup.min_time, or look at telemetry.",
+                   human_time(mt), 100 * drift, human_time(mh), 100 * limit));
+}
+
+/// `below_timer_resolution`: one sample spans fewer than `thresholds::timer_resolution_ticks`.
+inline void rule_timer_resolution(const Result& r, const RunFacts&, WarningSink& sink) {
+  if (!r.gpu_time.p50) return;
+  const double interval = *r.gpu_time.p50 * static_cast<double>(r.sampling.steps_per_sample);
+  const double res = r.sampling.timer_resolution_s;
+  if (!(res > 0) || interval >= thresholds::timer_resolution_ticks * res) return;
+  sink.add(warning_code::below_timer_resolution, Severity::warning,
+           fmt::format("one sample spans {}, less than {:.0f} times the timer's resolution ({}): "
+                   "quantization alone moves a sample by up to {:.2g} %.",
+                   human_time(interval), thresholds::timer_resolution_ticks, human_time(res),
+                   100 * res / std::max(interval, 1e-15)));
+}
+
+/// Whether the device was busy with work the stream's events did not see: neither the events
+/// nor enqueuing account for the wall time of the wall rounds.
+inline bool work_not_on_stream_detected(const Result& r, const RunFacts& f) {
+  if (f.wall_steps == 0 || !(f.wall_total_s > 0)) return false;
+  const double allowance = thresholds::on_stream_latency_per_round_s * static_cast<double>(r.sampling.wall_rounds);
+  const double hidden = f.wall_total_s - std::max(f.wall_event_span_s, f.wall_enqueue_s);
+  return f.wall_event_span_s < thresholds::on_stream_fraction * f.wall_total_s &&
+         f.wall_enqueue_s < thresholds::on_stream_fraction * f.wall_total_s && hidden > allowance;
+}
+
+/// `work_not_on_stream`: see work_not_on_stream_detected().
+inline void rule_work_not_on_stream(const Result& r, const RunFacts& f, WarningSink& sink) {
+  if (!work_not_on_stream_detected(r, f)) return;
+  sink.add(warning_code::work_not_on_stream, Severity::error,
+           fmt::format("the events on the experiment's stream saw {} of the {} of wall time "
+                   "({:.3g} %), while enqueuing took {}: the device was busy with work the "
+                   "stream's events did not see. Launch the step's work on the stream "
+                   "passed to it; its {} is not trustworthy.",
+                   human_time(f.wall_event_span_s), human_time(f.wall_total_s),
+                   100 * f.wall_event_span_s / f.wall_total_s, human_time(f.wall_enqueue_s), r.time_label));
+}
+
+/// `launch_bound`: the device is busy less than `thresholds::launch_bound_busy_fraction` of the
+/// wall time (and not because the work is on another stream).
+inline void rule_launch_bound(const Result& r, const RunFacts& f, WarningSink& sink) {
+  if (work_not_on_stream_detected(r, f) || !r.gpu_busy_fraction || r.sampling.method == "host") return;
+  if (*r.gpu_busy_fraction >= thresholds::launch_bound_busy_fraction) return;
+  sink.add(warning_code::launch_bound, Severity::warning,
+           fmt::format("the GPU is busy only {:.3g} % of the wall time: a step takes {} on the GPU "
+                   "but {} of wall time, so the host (launch latency, host work) sets the pace. "
+                   "Wall-time throughput is the number that holds end to end.",
+                   100 * *r.gpu_busy_fraction, human_time(*r.gpu_time.p50), human_time(*r.wall_time.p50)));
+}
+
+/// A diagnosis rule over a finished result.
+using ResultRule = void (*)(const Result&, const RunFacts&, WarningSink&);
+
+/// The rules diagnose_result() applies, in order.
+inline const std::vector<ResultRule>& result_rules() {
+  static const std::vector<ResultRule> rules = {rule_noise_target, rule_outliers,         rule_drift,
+                                                rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound};
+  return rules;
+}
+
+/// Applies every rule to a finished result (its statistics computed). A failed result without
+/// samples gets only the build-mode rule.
+inline void diagnose_result(const Result& r, const RunFacts& f, WarningSink& sink) {
+  rule_debug_build(r, f, sink);
+  if (r.status != Status::ok && r.gpu_samples_s.empty()) return;
+  for (ResultRule rule : result_rules()) rule(r, f, sink);
+}
+
+}  // namespace gauge::detail

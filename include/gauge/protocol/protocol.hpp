@@ -1,0 +1,544 @@
+#pragma once
+/// \file gauge/protocol/protocol.hpp
+/// The measurement protocol of DESIGN.md as a recipe: one `Protocol` object per `run()`, holding
+/// that run's state, whose `run()` reads as its steps: prepare, choose the method, start
+/// monitoring, warm up, calibrate k, measure, verify, then summarize and diagnose. Compiled
+/// once per program (gauge/implementation.hpp); include it directly only to test its parts.
+///
+/// Parts a reader finds by name: monitoring (telemetry, memory, kernels) in
+/// gauge/protocol/monitoring.hpp; the diagnosis rules, one function per warning, in
+/// gauge/protocol/diagnosis.hpp.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/format.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/warmup.hpp"
+#include "gauge/detail/text.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/protocol/diagnosis.hpp"
+#include "gauge/protocol/monitoring.hpp"
+#include "gauge/protocol/seam.hpp"
+
+namespace gauge::detail {
+
+/// floor(a / b) for positive a, b, robust to the quotient landing a rounding error below an
+/// integer (70e-6 / 10e-6 = 6.9999999999999991); at least 0.
+inline std::size_t floor_ratio(double a, double b) {
+  if (!(a > 0) || !(b > 0)) return 0;
+  const double q = a / b;
+  if (q >= 1e18) return static_cast<std::size_t>(1e18);
+  return static_cast<std::size_t>(std::floor(q * (1 + 1e-12)));
+}
+
+/// Outcome of one timed round.
+struct RoundOutcome {
+  std::vector<double> per_step_s;  ///< one value per sample (batch time / steps per sample)
+  bool timed_out = false;          ///< the gate gave up before the round was enqueued
+  bool host_blocked_at_first_step = false;  ///< enqueuing the first step took ~the gate timeout
+  double enqueue_s = 0;            ///< host time to enqueue the round
+  std::size_t steps = 0;
+};
+
+/// Outcome of one wall-time round.
+struct WallOutcome {
+  double wall_s = 0;        ///< host time from before the first enqueue to after the synchronize
+  double enqueue_s = 0;     ///< host time to enqueue the steps
+  double event_span_s = 0;  ///< events around the round on the experiment's stream
+  std::size_t steps = 0;
+};
+
+/// One run of the protocol: the per-run state lives here, not in the user-facing builder.
+class Protocol {
+ public:
+  Protocol(const ExperimentSpec& spec, ProtocolBackend& backend)
+      : spec_(spec), config_(spec.config), b_(backend), monitor_(spec, backend) {}
+
+
+  /// Runs the protocol and returns the result. Never throws for a failing step or backend: the
+  /// result is then `failed` with the error, and whatever was measured before is kept. Throws
+  /// ConfigError only for an invalid configuration (before anything runs).
+  /// Runs the protocol. Never throws for a failing step or backend: the result is then
+  /// `failed` with the error, and whatever was measured before is kept. Throws ConfigError only
+  /// for an invalid configuration (before anything runs).
+  Result run() {
+    Result r;
+    r.name = spec_.name;
+    r.dimensions = spec_.dimensions;
+    r.work = spec_.work;
+    r.config = config_;
+    r.backend = b_.name();
+    r.time_label = b_.time_label();
+    r.time_clock = b_.time_clock();
+    if (spec_.name.empty()) throw ConfigError("experiment name must not be empty");
+    validate(config_);
+    WarningSink sink(config_.silenced_warnings);
+    t_begin_ = b_.now();
+    phase_ = "prepare";
+    bool prepared = false;
+    try {
+      r.device = b_.prepare(config_);
+      prepared = true;
+      r.sampling.timer_resolution_s = b_.timer_resolution();
+      choose_method(r, sink);
+      monitor_.start(r, sink, t_begin_);
+      phase_ = "warm-up";
+      r.telemetry.warmup_start_s = b_.now() - t_begin_;
+      warm_up(r, sink);
+      phase_ = "calibration";
+      choose_steps_per_sample(r, sink);
+      phase_ = "measurement";
+      monitor_.mark_measure_start(r);
+      measure(r, sink);
+      monitor_.mark_measure_end(r);
+      if (spec_.verify) {
+        phase_ = "verification";
+        b_.synchronize();
+        if (!spec_.verify()) throw Error("verification failed: the step's output is not what verify() expects");
+      }
+    } catch (const std::exception& e) {
+      fail_result(r, e.what());
+    } catch (const char* e) {
+      fail_result(r, std::string("an exception of type const char*: ") + (e ? e : "(null)"));
+    } catch (const std::string& e) {
+      fail_result(r, "an exception of type std::string: " + e);
+    } catch (...) {
+      fail_result(r, "an exception not derived from std::exception");
+    }
+    monitor_.stop(r);
+    if (prepared) b_.finish();
+    r.total_time_s = b_.now() - t_begin_;
+    r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level);
+    r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
+    r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
+    r.wall_throughput = throughput(r.work, r.wall_time.p50);
+    // Host overhead and busy fraction compare device time with wall time: meaningless where the
+    // "device" is the host itself (host backend), so they stay null there.
+    if (r.gpu_time.p50 && r.wall_time.p50 && r.sampling.method != "host") {
+      r.host_overhead_per_step_s = *r.wall_time.p50 - *r.gpu_time.p50;
+      if (*r.wall_time.p50 > 0) r.gpu_busy_fraction = std::min(1.0, *r.gpu_time.p50 / *r.wall_time.p50);
+    }
+    if (r.gpu_samples_s.size() > config_.max_samples_in_report) r.gpu_samples_s.resize(config_.max_samples_in_report);
+    facts_.debug_build = b_.debug_build();
+    diagnose_result(r, facts_, sink);
+    monitor_.summarize(r, sink);
+    r.warnings = sink.warnings();
+    return r;
+  }
+
+ private:
+  // ---- helpers -----------------------------------------------------------------------------
+
+  void fail_result(Result& r, const std::string& what) {
+    r.status = Status::failed;
+    r.error = phase_ + (step_index_ ? " (step " + std::to_string(step_index_) + ")" : std::string()) + ": " + what;
+    if (r.stopping.reason.empty()) r.stopping.reason = "failed";
+  }
+
+  void call_step() {
+    ++step_index_;
+    b_.call_step();
+  }
+
+  bool cold() const { return config_.measure.cache == CacheState::cold; }
+
+  void choose_method(Result& r, WarningSink& sink) {
+    const auto& m = config_.measure;
+    r.sampling.cache = to_string(m.cache);
+    if (cold() && !b_.flush_supported())
+      throw ConfigError(std::string("cache = cold is not supported by the ") + b_.name() + " backend");
+    if (m.gpu_timing == GpuTiming::graph) {
+      if (!b_.graph_supported())
+        throw ConfigError(std::string("gpu_timing = graph is not supported by the ") + b_.name() + " backend");
+      if (cold()) throw ConfigError("gpu_timing = graph cannot be combined with cache = cold");
+      r.sampling.method = "graph";
+      gated_ = b_.gate_support() == GateSupport::available;
+      return;
+    }
+    switch (b_.gate_support()) {
+      case GateSupport::not_needed:
+        r.sampling.method = "host";
+        gated_ = false;
+        break;
+      case GateSupport::available:
+        gated_ = m.gpu_timing == GpuTiming::automatic;
+        r.sampling.method = gated_ ? "gated" : "ungated";
+        break;
+      case GateSupport::unavailable:
+        gated_ = false;
+        r.sampling.method = "ungated";
+        if (m.gpu_timing == GpuTiming::automatic)
+          sink.add(warning_code::gate_unavailable, Severity::info,
+                   "the launch gate needs a translation unit compiled by nvcc; this one was not, so "
+                   "short steps may include host launch latency. Include gauge from a .cu file.");
+        break;
+    }
+  }
+
+  /// One timed round of about `steps` steps, `k` steps per sample (a multiple of k is run).
+  /// In graph mode k must equal the captured graph's size: each sample is one graph replay.
+  /// Gated when the method allows; in cold mode every step gets a flush and its own event pair.
+  RoundOutcome timed_round(std::size_t steps, std::size_t k, bool graph_mode) {
+    RoundOutcome out;
+    const auto& m = config_.measure;
+    const std::size_t batches = std::max<std::size_t>(1, steps / k);
+    out.steps = batches * k;
+    b_.reset_markers();
+    if (cold()) reset_persisting_l2();
+    if (gated_) b_.gate_close(m.gate_timeout);
+    const double t0 = b_.now();
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    pairs.reserve(cold() ? out.steps : batches);
+    double first_step_enqueue = 0;
+    if (cold()) {
+      for (std::size_t i = 0; i < out.steps; ++i) {
+        b_.flush_cache();
+        const std::size_t a = b_.record();
+        call_step();
+        pairs.emplace_back(a, b_.record());
+        if (i == 0) first_step_enqueue = b_.now() - t0;
+      }
+    } else {
+      std::size_t prev = b_.record();
+      for (std::size_t b = 0; b < batches; ++b) {
+        if (graph_mode) {
+          b_.launch_graph();
+          step_index_ += k;
+          if (b == 0) first_step_enqueue = b_.now() - t0;
+        } else {
+          for (std::size_t i = 0; i < k; ++i) {
+            call_step();
+            if (b == 0 && i == 0) first_step_enqueue = b_.now() - t0;
+          }
+        }
+        const std::size_t next = b_.record();
+        pairs.emplace_back(prev, next);
+        prev = next;
+      }
+    }
+    out.enqueue_s = b_.now() - t0;
+    if (gated_) b_.gate_open();
+    monitor_.observe_memory();  // while the round runs: transient allocations are still held
+    b_.synchronize();
+    monitor_.observe_memory();
+    monitor_.round_boundary();
+    if (gated_ && b_.gate_timed_out()) {
+      out.timed_out = true;
+      out.host_blocked_at_first_step = first_step_enqueue >= 0.9 * to_seconds(m.gate_timeout);
+      return out;
+    }
+    const double per_sample = static_cast<double>(cold() ? 1 : k);
+    out.per_step_s.reserve(pairs.size());
+    for (const auto& [a, b] : pairs) out.per_step_s.push_back(b_.elapsed(a, b) / per_sample);
+    return out;
+  }
+
+  void reset_persisting_l2() { b_.reset_persisting_l2(); }
+
+  /// Handles a timed-out gated round: a host-synchronizing step falls back to ungated timing;
+  /// a full launch queue halves the round.
+  void on_gate_timeout(const RoundOutcome& o, std::size_t& steps_per_round, std::size_t k,
+                       Result& r, WarningSink& sink) {
+    ++r.sampling.discarded_rounds;
+    const double timeout = to_seconds(config_.measure.gate_timeout);
+    if (o.host_blocked_at_first_step || steps_per_round <= k) {
+      gated_ = false;
+      r.sampling.method = "ungated";
+      sink.add(warning_code::gate_timeout, Severity::warning,
+               fmt::format("the launch gate timed out after {}: the step seems to synchronize the "
+                               "host, so gauge fell back to ungated timing, which includes host launch "
+                               "latency for short steps. Declare it with .synchronizes_host() to skip "
+                               "the gate (and this {} wait).",
+                               human_time(timeout), human_time(timeout)));
+    } else {
+      steps_per_round = std::max(k, (steps_per_round / 2) / k * k);
+      sink.add(warning_code::gate_timeout, Severity::info,
+               fmt::format("the launch gate timed out after {} while {} steps were enqueued (the "
+                               "launch queue was full); rounds were shortened to {} steps and the "
+                               "timed-out round discarded.",
+                               human_time(timeout), o.steps, steps_per_round));
+    }
+  }
+
+  // ---- warm-up --------------------------------------------------------------------------------
+
+  void warm_up(Result& r, WarningSink& sink) {
+    const auto& w = config_.warmup;
+    auto& rec = r.warmup;
+    const double t0 = b_.now();
+    // The very first step alone, ungated: module loading, JIT and autotuning land here.
+    {
+      b_.reset_markers();
+      if (cold()) b_.flush_cache();
+      const std::size_t a = b_.record();
+      call_step();
+      const std::size_t b = b_.record();
+      b_.synchronize();
+      rec.first_step_time_s = b_.elapsed(a, b);
+      rec.curve.push_back(WarmupRound{0.0, 1, *rec.first_step_time_s});
+      rec.steps = 1;
+    }
+    double estimate = std::max(*rec.first_step_time_s, 1e-9);
+    double gpu_estimate = estimate;
+    std::size_t max_round = config_.measure.max_steps_per_round;
+    while (true) {
+      const double elapsed = b_.now() - t0;
+      const SteadyVerdict v = steady_state(rec.curve, w);
+      rec.relative_drift = v.relative_drift;
+      rec.reason = v.reason;
+      const bool minimums = rec.steps >= w.min_steps && elapsed >= to_seconds(w.min_time);
+      if (minimums && v.steady) {
+        rec.converged = true;
+        break;
+      }
+      if (rec.steps >= w.max_steps || elapsed >= to_seconds(w.max_time)) {
+        rec.converged = false;
+        rec.reason = fmt::format("capped after {} steps and {}: ", rec.steps,
+                                     human_time(elapsed)) + v.reason;
+        break;
+      }
+      std::size_t n = floor_ratio(to_seconds(w.round_time), estimate);
+      n = std::clamp<std::size_t>(n, 1, max_round);
+      n = std::min(n, w.max_steps - rec.steps);
+      const double start = b_.now() - t0;
+      RoundOutcome o = timed_round(n, n, false);
+      const double host_per_step = (b_.now() - t0 - start) / static_cast<double>(o.steps);
+      rec.steps += o.steps;
+      if (o.timed_out) {
+        on_gate_timeout(o, max_round, 1, r, sink);
+        continue;
+      }
+      double per_step = 0;
+      for (double s : o.per_step_s) per_step += s;
+      per_step /= static_cast<double>(o.per_step_s.size());
+      rec.curve.push_back(WarmupRound{start, o.steps, per_step});
+      if (per_step > 0) gpu_estimate = per_step;
+      // Rounds are sized by the GPU time per step, unless the host's round trip per step is more
+      // than twice that (launch-bound, or work the events do not see): then by the round trip,
+      // so such a step cannot make rounds far longer than round_time.
+      estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
+    }
+    rec.time_s = b_.now() - t0;
+    estimate_ = gpu_estimate;
+    sizing_estimate_ = estimate;
+    max_round_ = max_round;
+    if (!rec.converged) {
+      sink.add(warning_code::warmup_not_converged, Severity::warning,
+               "warm-up did not reach steady state: " + rec.reason +
+                   ". The first samples may still be drifting; raise warmup.max_time, or check the "
+                   "clocks and throttling in the environment.");
+    }
+  }
+
+  void capture_graph(std::size_t k) {
+    b_.capture(k);
+    step_index_ += k;
+    graph_k_ = k;
+  }
+
+  // ---- steps per sample ------------------------------------------------------------------------
+
+  /// Chooses k (steps per event pair). The extra device cost of an event between steps is
+  /// measured: r steps with an event after each versus the same r steps with one event pair.
+  void choose_steps_per_sample(Result& r, WarningSink& sink) {
+    const auto& m = config_.measure;
+    auto& s = r.sampling;
+    const double T = estimate_;
+    if (cold()) {
+      s.steps_per_sample = 1;
+      s.steps_per_sample_reason = "cold cache: the flush must sit between steps, so every step has its own event pair";
+      return;
+    }
+    if (m.steps_per_sample > 0) {
+      s.steps_per_sample = m.steps_per_sample;
+      s.steps_per_sample_reason = "set by measure.steps_per_sample";
+    } else if (b_.gate_support() == GateSupport::not_needed) {
+      s.steps_per_sample = 1;
+      s.steps_per_sample_reason = "host backend: markers are host timestamps with no device cost";
+    } else {
+      // Calibrate the event cost with one round of r steps each way, r sized like a warm-up round
+      // (at least 8 steps, at most half the round limit).
+      std::size_t rr = floor_ratio(to_seconds(config_.warmup.round_time), std::max(sizing_estimate_, 1e-12));
+      rr = std::clamp<std::size_t>(rr, 8, std::max<std::size_t>(8, max_round_ / 2));
+      double per_event = 0;
+      double per_batch = 0;
+      bool ok = true;
+      {
+        auto with = timed_round(rr, 1, false);
+        auto without = timed_round(rr, rr, false);
+        s.calibration_steps += with.steps + without.steps;
+        if (with.timed_out || without.timed_out) {
+          ok = false;
+          if (with.timed_out) on_gate_timeout(with, max_round_, 1, r, sink);
+          else on_gate_timeout(without, max_round_, 1, r, sink);
+        }
+        if (ok) {
+          for (double x : with.per_step_s) per_event += x;
+          per_event /= static_cast<double>(with.per_step_s.size());
+          per_batch = without.per_step_s.empty() ? 0 : without.per_step_s[0];
+        }
+      }
+      const double cost = ok ? std::max(0.0, per_event - per_batch) : 0.0;
+      if (ok) s.event_overhead_s = cost;
+      const double budget = to_seconds(m.event_overhead_budget);
+      std::size_t k_event = static_cast<std::size_t>(std::ceil(cost / budget * (1 - 1e-12)));
+      std::size_t k_cap = floor_ratio(to_seconds(m.max_sample_time), std::max(T, 1e-12));
+      k_cap = std::clamp<std::size_t>(k_cap, 1, max_round_);
+      std::size_t k = std::clamp<std::size_t>(k_event, 1, k_cap);
+      s.steps_per_sample = k;
+      s.steps_per_sample_reason = fmt::format(
+          "an event between steps costs {} of device time (measured over {} steps); k = {} keeps it "
+          "at {} per step (budget {}{})",
+          human_time(cost), rr, k, human_time(cost / static_cast<double>(k)),
+          human_time(budget),
+          k < k_event ? fmt::format(", capped by max_sample_time {}",
+                                        human_time(to_seconds(m.max_sample_time)))
+                      : "");
+      if (k < k_event && cost / static_cast<double>(k) > 0.001 * T) {
+        sink.add(warning_code::event_overhead, Severity::info,
+                 fmt::format("each sample includes ~{} of event overhead per step ({:.2g} % of the step): "
+                                 "k = {} steps per event pair was capped by measure.max_sample_time.",
+                                 human_time(cost / static_cast<double>(k)),
+                                 100 * cost / static_cast<double>(k) / T, k));
+      }
+    }
+    if (m.gpu_timing == GpuTiming::graph) {
+      // Capture k steps; replay the graph a few times untimed so its upload is not measured.
+      capture_graph(s.steps_per_sample);
+      for (int i = 0; i < 3; ++i) {
+        b_.launch_graph();
+        step_index_ += graph_k_;
+        s.calibration_steps += graph_k_;
+      }
+      b_.synchronize();
+    }
+  }
+
+  // ---- measurement ------------------------------------------------------------------------------
+
+  void measure(Result& r, WarningSink& sink) {
+    const auto& m = config_.measure;
+    auto& s = r.sampling;
+    const std::size_t k = s.steps_per_sample;
+    const bool graph_mode = m.gpu_timing == GpuTiming::graph;
+    const double T = std::max(estimate_, 1e-12);
+    std::size_t steps_per_round = floor_ratio(to_seconds(m.round_time), std::max(T, sizing_estimate_));
+    steps_per_round = std::clamp<std::size_t>(steps_per_round, k, std::max(k, max_round_));
+    steps_per_round = std::max(k, steps_per_round / k * k);
+    const double t0 = b_.now();
+    auto& samples = r.gpu_samples_s;
+    std::vector<double> sorted;
+    while (true) {
+      const double elapsed = b_.now() - t0;
+      r.stopping.measure_time_s = elapsed;
+      // Stopping rule.
+      std::optional<double> width;
+      if (samples.size() >= 1) {
+        sorted = samples;
+        std::sort(sorted.begin(), sorted.end());
+        auto ci = median_confidence_interval(sorted, m.confidence_level);
+        const double med = percentile_sorted(sorted, 50);
+        if (ci && med > 0) width = (ci->high - ci->low) / med;
+      }
+      r.stopping.relative_ci_width = width;
+      r.stopping.target_relative_ci_width = m.target_relative_ci_width;
+      r.stopping.target_met = width && *width <= m.target_relative_ci_width;
+      const bool minimums = samples.size() >= m.min_samples && elapsed >= to_seconds(m.min_time) &&
+                            s.wall_rounds >= 1;
+      if (minimums && r.stopping.target_met) {
+        r.stopping.reason = "noise_target_met";
+        break;
+      }
+      if (samples.size() >= m.max_samples) {
+        r.stopping.reason = "max_samples";
+        break;
+      }
+      if (elapsed >= to_seconds(m.max_time) && s.wall_rounds >= 1 && !samples.empty()) {
+        r.stopping.reason = "max_time";
+        break;
+      }
+      // A gated round for GPU time.
+      std::size_t steps = steps_per_round;
+      const std::size_t room = (m.max_samples - samples.size()) * (cold() ? 1 : k);
+      steps = std::max(k, std::min(steps, room) / k * k);
+      const double round_start = b_.now() - t_begin_;
+      auto o = timed_round(steps, k, graph_mode);
+      if (o.timed_out) {
+        on_gate_timeout(o, steps_per_round, k, r, sink);
+        continue;
+      }
+      s.round_start_s.push_back(round_start);
+      s.round_end_s.push_back(b_.now() - t_begin_);
+      s.round_samples.push_back(o.per_step_s.size());
+      ++s.rounds;
+      s.steps += o.steps;
+      for (double x : o.per_step_s) samples.push_back(x);
+      // A wall-time round: pipelined steps, one synchronize at the end (the seed's first snippet).
+      std::size_t n_wall = static_cast<std::size_t>(std::llround(static_cast<double>(steps) * m.wall_round_fraction));
+      n_wall = std::max<std::size_t>(1, n_wall);
+      if (graph_mode) n_wall = std::max<std::size_t>(1, n_wall / k);
+      auto w = wall_round(n_wall, graph_mode);
+      const std::size_t wall_steps = graph_mode ? n_wall * k : n_wall;
+      ++s.wall_rounds;
+      s.wall_steps += wall_steps;
+      r.wall_samples_s.push_back(w.wall_s / static_cast<double>(wall_steps));
+      facts_.wall_total_s += w.wall_s;
+      facts_.wall_enqueue_s += w.enqueue_s;
+      facts_.wall_event_span_s += w.event_span_s;
+      facts_.wall_steps += wall_steps;
+    }
+    (void)sink;
+  }
+
+  WallOutcome wall_round(std::size_t n, bool graph_mode) {
+    WallOutcome w;
+    b_.reset_markers();
+    b_.synchronize();
+    const double t0 = b_.now();
+    const std::size_t a = b_.record();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (cold()) b_.flush_cache();
+      if (graph_mode) {
+        b_.launch_graph();
+        step_index_ += graph_k_;
+      } else {
+        call_step();
+      }
+    }
+    const std::size_t b = b_.record();
+    w.enqueue_s = b_.now() - t0;
+    b_.synchronize();
+    w.wall_s = b_.now() - t0;
+    w.event_span_s = b_.elapsed(a, b);
+    w.steps = n;
+    return w;
+  }
+
+  const ExperimentSpec& spec_;
+  const Config& config_;
+  ProtocolBackend& b_;
+  Monitor monitor_;
+  RunFacts facts_;
+
+  std::string phase_;
+  std::size_t step_index_ = 0;
+  bool gated_ = false;
+  double estimate_ = 0;          // GPU time per step at the end of warm-up, seconds
+  double sizing_estimate_ = 0;   // max(GPU, host round trip) per step: sizes the rounds
+  std::size_t max_round_ = 0;
+  std::size_t graph_k_ = 1;
+  double t_begin_ = 0;  // host clock at run() start, seconds
+};
+
+}  // namespace gauge::detail

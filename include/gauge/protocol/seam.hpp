@@ -1,0 +1,111 @@
+#pragma once
+/// \file gauge/protocol/seam.hpp
+/// The backend seam of the measurement protocol (DESIGN.md, "The backend seam").
+///
+/// `Experiment<Step, Backend>` is a thin, templated builder. Its `run()` wraps the step and the
+/// backend into a `detail::ProtocolBackend` (a small virtual interface, instantiated in the
+/// user's translation unit, so a .cu file still gets the launch gate) and calls
+/// `detail::run_protocol`, which is compiled once per program: in the translation unit that
+/// defines `GAUGE_IMPLEMENTATION` before including `<gauge/gauge.hpp>` (see
+/// gauge/implementation.hpp). So the protocol, its statistics and diagnosis, NVML and the report
+/// cost their compile time once, not in every file that defines an experiment.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/telemetry.hpp"
+#include "gauge/core/work.hpp"
+
+namespace gauge {
+
+/// What a backend offers for the launch gate.
+enum class GateSupport {
+  not_needed,   ///< steps run synchronously (host backend): nothing to hold back
+  available,    ///< the gate can hold the stream
+  unavailable,  ///< the gate would be needed but cannot be used (no nvcc): timed ungated
+};
+
+namespace detail {
+
+/// Everything the builder collected: what to run and how.
+struct ExperimentSpec {
+  std::string name;
+  Dimensions dimensions;
+  Work work;
+  Config config;
+  std::function<bool()> verify;                                        ///< optional
+  std::vector<std::pair<std::string, const void*>> kernels;            ///< for the JIT check
+  std::vector<std::pair<std::string, std::function<std::uint64_t()>>> allocator_probes;
+};
+
+/// The protocol's view of a backend and the step (one object per run()). Every timing call the
+/// protocol makes goes through here; the optional parts (telemetry, memory, kernels) say
+/// whether they exist.
+class ProtocolBackend {
+ public:
+  virtual ~ProtocolBackend() = default;
+  /// Runs one step on the backend's stream.
+  virtual void call_step() = 0;
+  virtual const char* name() const = 0;        ///< "cuda", "host", or a test backend's name
+  virtual const char* time_label() const = 0;  ///< "GPU time" or "CPU time"
+  virtual const char* time_clock() const = 0;  ///< "CUDA events" or "host steady clock"
+  virtual GateSupport gate_support() const = 0;
+  virtual bool graph_supported() const = 0;
+  virtual bool flush_supported() const = 0;
+  virtual DeviceRecord prepare(const Config&) = 0;
+  virtual void finish() noexcept = 0;
+  virtual double now() const = 0;  ///< host clock, seconds
+  virtual std::size_t record() = 0;  ///< a marker on the stream
+  virtual double elapsed(std::size_t a, std::size_t b) const = 0;  ///< seconds between markers
+  virtual void reset_markers() = 0;
+  virtual void synchronize() = 0;
+  virtual void gate_close(Nanoseconds timeout) = 0;
+  virtual void gate_open() = 0;
+  virtual bool gate_timed_out() const = 0;
+  virtual void flush_cache() = 0;
+  virtual void reset_persisting_l2() = 0;
+  /// Captures `steps` steps into a graph (replacing a previous one).
+  virtual void capture(std::size_t steps) = 0;
+  virtual void launch_graph() = 0;
+  virtual double timer_resolution() const = 0;  ///< seconds
+  /// Telemetry probe for the device, or null with `reason` (also null when unsupported).
+  virtual std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason) = 0;
+  virtual bool has_telemetry() const = 0;
+  virtual bool has_memory() const = 0;
+  virtual DeviceMemorySnapshot memory_snapshot() = 0;
+  virtual void reset_memory_watermarks() = 0;
+  virtual bool has_kernels() const = 0;
+  virtual KernelBinaryRecord kernel_binary(const void* fn, const std::string& name) = 0;
+  virtual std::vector<std::pair<std::string, const void*>> own_kernels() const = 0;
+  virtual ProcessMemory host_memory() = 0;                    ///< this process's RSS
+  virtual std::optional<std::uint64_t> host_memory_total() = 0;  ///< MemTotal, bytes
+  virtual unsigned process_id() const = 0;                    ///< to tell this process from others
+  /// Whether the step's translation unit was built without optimization or without NDEBUG.
+  virtual bool debug_build() const = 0;
+};
+
+/// Runs the measurement protocol (gauge/protocol/protocol.hpp) and returns the result. Defined
+/// in gauge/implementation.hpp. Throws ConfigError only for an invalid configuration.
+Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend);
+
+/// This process's RSS (from /proc/self/status), MemTotal, and pid: the host's side of the
+/// seam, for backends that do not provide their own. Defined in gauge/implementation.hpp.
+ProcessMemory read_host_process_memory();
+std::optional<std::uint64_t> read_host_memory_total();
+unsigned current_process_id();
+
+/// An NVML telemetry probe for the device with this UUID or PCI bus id; null with `reason` when
+/// NVML is absent or does not know the device. Defined in gauge/implementation.hpp.
+std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
+                                                const std::optional<std::string>& pci_bus_id, std::string& reason);
+
+}  // namespace detail
+}  // namespace gauge

@@ -76,17 +76,15 @@ GAUGE_DETAIL_HAS(backend_has_host_memory, std::declval<B&>().host_memory())
 GAUGE_DETAIL_HAS(backend_has_time_label, B::time_label)
 #undef GAUGE_DETAIL_HAS
 
-/// The seam's implementation for a concrete backend and step, instantiated in the translation
-/// unit that calls run() (so a .cu file gets the CUDA backend compiled by nvcc, with its gate).
-template <class Backend, class Step>
-class BackendAdaptor final : public ProtocolBackend {
+/// The backend half of the seam for a concrete backend: everything but the step. For
+/// HostBackend it is compiled once, with the implementation (explicit instantiation below); for
+/// other backends in the translation unit that calls run() (so a .cu file gets the CUDA backend
+/// compiled by nvcc, with its gate).
+template <class Backend>
+class BackendAdaptorBase : public ProtocolBackend {
  public:
-  BackendAdaptor(Backend& b, Step& step) : b_(b), step_(step) {}
+  explicit BackendAdaptorBase(Backend& b) : b_(b) {}
 
-  // Never inlined: every round (warm-up, gated, wall) runs the same machine code of the step.
-  // Inlined at each call site, a host step was compiled differently per round (1.68 ms per step
-  // in gated rounds vs 1.41 ms in wall rounds for the same CPU GEMM, g++ 12 -O3).
-  GAUGE_NOINLINE void call_step() override { step_(b_.stream()); }
   const char* name() const override { return Backend::name; }
   const char* time_label() const override {
     if constexpr (backend_has_time_label<Backend>::value) return Backend::time_label;
@@ -112,11 +110,6 @@ class BackendAdaptor final : public ProtocolBackend {
   void flush_cache() override { b_.flush_cache(); }
   void reset_persisting_l2() override {
     if constexpr (backend_has_reset_persisting_l2<Backend>::value) b_.reset_persisting_l2();
-  }
-  void capture(std::size_t steps) override {
-    b_.capture([this, steps] {
-      for (std::size_t i = 0; i < steps; ++i) call_step();
-    });
   }
   void launch_graph() override { b_.launch_graph(); }
   double timer_resolution() const override { return b_.timer_resolution(); }
@@ -157,10 +150,32 @@ class BackendAdaptor final : public ProtocolBackend {
     if constexpr (backend_has_host_memory<Backend>::value) return b_.process_id();
     else return current_process_id();
   }
+
+ protected:
+  Backend& b_;
+};
+
+// The host backend's half is compiled once, in gauge/implementation.hpp.
+extern template class BackendAdaptorBase<HostBackend>;
+
+/// The seam for a concrete backend and step: the step's half, instantiated where run() is called.
+template <class Backend, class Step>
+class BackendAdaptor final : public BackendAdaptorBase<Backend> {
+ public:
+  BackendAdaptor(Backend& b, Step& step) : BackendAdaptorBase<Backend>(b), step_(step) {}
+
+  // Never inlined: every round (warm-up, gated, wall) runs the same machine code of the step.
+  // Inlined at each call site, a host step was compiled differently per round (1.68 ms per step
+  // in gated rounds vs 1.41 ms in wall rounds for the same CPU GEMM, g++ 12 -O3).
+  GAUGE_NOINLINE void call_step() override { step_(this->b_.stream()); }
+  void capture(std::size_t steps) override {
+    this->b_.capture([this, steps] {
+      for (std::size_t i = 0; i < steps; ++i) call_step();
+    });
+  }
   bool debug_build() const override { return GAUGE_DETAIL_DEBUG_BUILD; }
 
  private:
-  Backend& b_;
   Step& step_;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file gauge/gauge.hpp
 /// What a file that defines experiments needs: Experiment with the CUDA and host backends,
-/// Config, Result, Report and the Timer. Light: it includes neither JSON, {fmt}, NVML nor the
+/// Config, Result and Report. The Timer for training loops is <gauge/timer.hpp>. Light: it includes neither JSON, {fmt}, NVML nor the
 /// protocol, which are compiled once per program in the file that defines GAUGE_IMPLEMENTATION:
 /// \code
 ///   #define GAUGE_IMPLEMENTATION   // in exactly one source file of the program
@@ -14,15 +14,12 @@
 #include "gauge/version.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
-#include "gauge/core/environment.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
-#include "gauge/core/statistics.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/experiment.hpp"
-#include "gauge/timer.hpp"
 #include "gauge/report.hpp"
 
 #if defined(GAUGE_IMPLEMENTATION)

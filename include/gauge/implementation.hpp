@@ -23,12 +23,16 @@
 #include <utility>
 
 #include "gauge/detail/text.hpp"
+#include "gauge/experiment.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/env/nvml.hpp"
 #include "gauge/env/process.hpp"
 #include "gauge/env/telemetry.hpp"
 #include "gauge/protocol/protocol.hpp"
 #include "gauge/protocol/seam.hpp"
+#include "gauge/core/timer_summary.hpp"
+#include "gauge/core/environment.hpp"
+#include "gauge/core/result.hpp"
 #include "gauge/report.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/json.hpp"
@@ -36,6 +40,15 @@
 
 namespace gauge {
 namespace detail {
+
+template class BackendAdaptorBase<HostBackend>;
+
+ExperimentSpec::ExperimentSpec() = default;
+ExperimentSpec::ExperimentSpec(const ExperimentSpec&) = default;
+ExperimentSpec::ExperimentSpec(ExperimentSpec&&) noexcept = default;
+ExperimentSpec& ExperimentSpec::operator=(const ExperimentSpec&) = default;
+ExperimentSpec& ExperimentSpec::operator=(ExperimentSpec&&) noexcept = default;
+ExperimentSpec::~ExperimentSpec() = default;
 
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
   Protocol protocol(spec, backend);
@@ -63,16 +76,39 @@ std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>
 
 }  // namespace detail
 
+struct Report::Data {
+  std::string path;
+  Environment env;
+  std::vector<Result> results;
+  std::vector<TimerSummary> timers;
+};
+
 Report::Report(std::string path) : Report(std::move(path), capture_environment()) {}
 
 Report::Report(std::string path, Environment environment)
-    : path_(std::move(path)), env_(std::move(environment)) {
-  check_writable(path_);
+    : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}})) {
+  check_writable(d_->path);
 }
 
+Report::Report(const Report& o) : d_(std::make_unique<Data>(*o.d_)) {}
+Report::Report(Report&&) noexcept = default;
+Report& Report::operator=(const Report& o) {
+  if (this != &o) d_ = std::make_unique<Data>(*o.d_);
+  return *this;
+}
+Report& Report::operator=(Report&&) noexcept = default;
+Report::~Report() = default;
+
+void Report::add(Result result) { d_->results.push_back(std::move(result)); }
+void Report::add(TimerSummary timer) { d_->timers.push_back(std::move(timer)); }
+const std::vector<Result>& Report::results() const { return d_->results; }
+const std::vector<TimerSummary>& Report::timers() const { return d_->timers; }
+const Environment& Report::environment() const { return d_->env; }
+const std::string& Report::path() const { return d_->path; }
+
 std::string Report::json_text(int indent) const {
-  nlohmann::json j = report_json(env_, results_);
-  j["timers"] = timers_;
+  nlohmann::json j = report_json(d_->env, d_->results);
+  j["timers"] = d_->timers;
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -81,15 +117,15 @@ void Report::write() const {
   try {
     text = json_text(2);
   } catch (const std::exception& e) {
-    throw ReportError("cannot write report to " + path_ + ": " + e.what());
+    throw ReportError("cannot write report to " + d_->path + ": " + e.what());
   }
-  write_file_atomic(path_, text);
+  write_file_atomic(d_->path, text);
 }
 
 std::string Report::summary() const {
   std::string timers;
-  for (const auto& t : timers_) timers += timer_summary_text(t);
-  return environment_line(env_) + summary_table(results_) + warnings_text(results_, env_) + timers;
+  for (const auto& t : d_->timers) timers += timer_summary_text(t);
+  return environment_line(d_->env) + summary_table(d_->results) + warnings_text(d_->results, d_->env) + timers;
 }
 
 }  // namespace gauge

@@ -8,15 +8,16 @@
 /// compiled once per program, in the file that defines GAUGE_IMPLEMENTATION
 /// (gauge/implementation.hpp).
 
+#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "gauge/core/environment.hpp"
-#include "gauge/core/result.hpp"
-#include "gauge/core/timer_summary.hpp"
 
 namespace gauge {
+
+struct Environment;   // gauge/core/environment.hpp
+struct Result;        // gauge/core/result.hpp
+struct TimerSummary;  // gauge/core/timer_summary.hpp (the Timer's state)
 
 /// Collects results and writes the report.
 ///
@@ -34,20 +35,25 @@ class Report {
   explicit Report(std::string path);
   /// Records the given environment instead of capturing one. Throws as above.
   Report(std::string path, Environment environment);
+  Report(const Report&);
+  Report(Report&&) noexcept;
+  Report& operator=(const Report&);
+  Report& operator=(Report&&) noexcept;
+  ~Report();
 
   /// Adds a result (ok or failed); the report keeps them in order.
-  void add(Result result) { results_.push_back(std::move(result)); }
+  void add(Result result);
   /// Adds a Timer's state (usually `timer.finish()`); written to the report's `timers` list.
-  void add(TimerSummary timer) { timers_.push_back(std::move(timer)); }
+  void add(TimerSummary timer);
 
   /// The results added so far.
-  const std::vector<Result>& results() const { return results_; }
+  const std::vector<Result>& results() const;
   /// The Timer summaries added so far.
-  const std::vector<TimerSummary>& timers() const { return timers_; }
+  const std::vector<TimerSummary>& timers() const;
   /// The environment recorded.
-  const Environment& environment() const { return env_; }
+  const Environment& environment() const;
   /// Where write() writes.
-  const std::string& path() const { return path_; }
+  const std::string& path() const;
 
   /// The report as JSON text (schema, schema_version, gauge_version, created_utc, environment,
   /// experiments, timers), indented by `indent` spaces. Invalid UTF-8 in a name, dimension or
@@ -63,10 +69,8 @@ class Report {
   std::string summary() const;
 
  private:
-  std::string path_;
-  Environment env_;
-  std::vector<Result> results_;
-  std::vector<TimerSummary> timers_;
+  struct Data;  // path, environment, results, timers: defined with the implementation
+  std::unique_ptr<Data> d_;
 };
 
 }  // namespace gauge

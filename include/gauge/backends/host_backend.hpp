@@ -4,10 +4,10 @@
 /// included, runs on a machine without a GPU. Markers are host timestamps; the gate and the cache
 /// flush are not needed (steps run synchronously on the calling thread).
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gauge/core/config.hpp"

@@ -12,7 +12,6 @@
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/summary.hpp"
 #include "gauge/core/telemetry.hpp"
-#include "gauge/core/warmup.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
 
@@ -34,6 +33,13 @@ struct DeviceRecord {
   std::string name;                 ///< e.g. "NVIDIA H200", or the CPU model for the host backend
   std::optional<std::string> uuid;  ///< CUDA device UUID ("GPU-…"), when known
   std::optional<std::string> pci_bus_id;  ///< e.g. "0000:19:00.0", when known
+};
+
+/// One warm-up round: `steps` steps timed together, started `start_s` after warm-up began.
+struct WarmupRound {
+  double start_s = 0;          ///< seconds since warm-up began (host clock), at the round's start
+  std::size_t steps = 0;       ///< steps in the round
+  double time_per_step_s = 0;  ///< GPU time of the round / steps, seconds
 };
 
 /// What warm-up did and whether it reached steady state.

@@ -10,15 +10,9 @@
 #include <vector>
 
 #include "gauge/core/config.hpp"
+#include "gauge/core/result.hpp"
 
 namespace gauge {
-
-/// One warm-up round: `steps` steps timed together, started `start_s` after warm-up began.
-struct WarmupRound {
-  double start_s = 0;          ///< seconds since warm-up began (host clock), at the round's start
-  std::size_t steps = 0;       ///< steps in the round
-  double time_per_step_s = 0;  ///< GPU time of the round / steps, seconds
-};
 
 /// The verdict of the steady-state rule on the rounds so far.
 struct SteadyVerdict {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/env/cuda.hpp"
 #include "gauge/env/host.hpp"

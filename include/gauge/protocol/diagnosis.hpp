@@ -16,6 +16,8 @@
 
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/warmup.hpp"
+#include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/detail/text.hpp"
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gauge/core/result.hpp"
+#include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/detail/text.hpp"
 #include "gauge/env/nvml.hpp"

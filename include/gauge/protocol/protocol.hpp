@@ -26,6 +26,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/detail/text.hpp"
+#include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/protocol/diagnosis.hpp"
 #include "gauge/protocol/monitoring.hpp"

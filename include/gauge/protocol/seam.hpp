@@ -37,6 +37,14 @@ namespace detail {
 
 /// Everything the builder collected: what to run and how.
 struct ExperimentSpec {
+  // Out of line (gauge/implementation.hpp): files that define experiments do not compile them.
+  ExperimentSpec();
+  ExperimentSpec(const ExperimentSpec&);
+  ExperimentSpec(ExperimentSpec&&) noexcept;
+  ExperimentSpec& operator=(const ExperimentSpec&);
+  ExperimentSpec& operator=(ExperimentSpec&&) noexcept;
+  ~ExperimentSpec();
+
   std::string name;
   Dimensions dimensions;
   Work work;

@@ -54,6 +54,23 @@ def run(*args, env=None):
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, env=e, timeout=120)
 
 
+USAGE_HINT = "Run with --help for more information."
+
+
+def assert_usage_error(test, p, program, bad_text):
+    """Exit status 2, nothing on stdout, and on stderr one line "<program>: error: ..." that names
+    `bad_text`, optionally followed by the hint line."""
+    test.assertEqual(2, p.returncode, p.stdout + p.stderr)
+    test.assertEqual("", p.stdout)
+    test.assertTrue(p.stderr.endswith("\n"), repr(p.stderr))
+    lines = p.stderr.splitlines()
+    test.assertIn(len(lines), (1, 2), p.stderr)
+    if len(lines) == 2:
+        test.assertEqual(USAGE_HINT, lines[1], p.stderr)
+    test.assertTrue(lines[0].startswith(program + ": error: "), p.stderr)
+    test.assertIn(bad_text, lines[0])
+
+
 def validator():
     with open(SCHEMA) as f:
         schema = json.load(f)
@@ -210,12 +227,10 @@ class CompareCli(unittest.TestCase):
         for extra, message in usage.items():
             with self.subTest(args=extra):
                 p = self.compare(report("base.json"), report("same.json"), *extra)
-                self.assertEqual(2, p.returncode)
-                self.assertEqual(1, p.stderr.count("\n"))
+                assert_usage_error(self, p, "gauge-compare", extra[-1])
                 self.assertIn(message, p.stderr)
         p = self.compare(report("base.json"))
-        self.assertEqual(2, p.returncode)
-        self.assertIn("expected two reports", p.stderr)
+        assert_usage_error(self, p, "gauge-compare", "NEW is required")
 
 
 class ExportCli(unittest.TestCase):

@@ -1,12 +1,18 @@
 // gauge's main example: a cuBLAS GEMM measured by an Experiment, written to a JSON report.
 //
-//   gemm [--m 8192] [--n 8192] [--k 8192] [--dtype bf16|fp16|fp32] [--transa n|t] [--transb n|t]
-//        [--out gemm-report.json] [--host]
+//   gemm [-m 8192] [-n 8192] [-k 8192] [--dtype bf16|fp16|fp32] [--transa n|t] [--transb n|t]
+//        [-o gemm-report.json] [--host] [--require-gpu] [--min-time S] [--max-time S]
+//        [--help] [--version]
+//
+// Options take their value as `--opt value` or `--opt=value` (CLI11); -m/-n/-k/-o are short for
+// --m/--n/--k/--out. Exit status: 0 measured and verified; 1 an error or a failed experiment
+// (e.g. verification); 2 bad usage (one line on stderr); 77 --require-gpu and no CUDA GPU.
 //
 // C (M×N) = op(A) · op(B), column-major, alpha = 1, beta = 0, accumulation in fp32; 2·M·N·K FLOP
 // of work per step. With no usable GPU (or --host) it runs the same protocol on gauge's host
 // backend with a CPU GEMM (fp32) and says so.
 
+#include <CLI/CLI.hpp>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -36,59 +42,61 @@ struct Options {
   double min_time_s = -1, max_time_s = -1;
 };
 
-[[noreturn]] void usage_error(const std::string& what) {
-  std::fprintf(stderr,
-               "gemm: %s\nusage: gemm [--m M] [--n N] [--k K] [--dtype bf16|fp16|fp32] [--transa n|t] "
-               "[--transb n|t] [--out FILE] [--host] [--require-gpu] [--min-time S] [--max-time S]\n",
-               what.c_str());
-  std::exit(2);
-}
-
-long parse_positive(const char* flag, const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(text, &end, 10);
-  if (errno || !end || *end || v <= 0 || v > (1L << 20))
-    usage_error(std::string(flag) + " must be an integer in [1, 1048576], got '" + text + "'");
-  return v;
-}
-
+/// Parses the command line with CLI11: --help and --version print and exit 0; a usage error prints
+/// one line naming the bad text (and a hint) to stderr and exits 2.
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* flag) -> const char* {
-      if (i + 1 >= argc) usage_error(std::string(flag) + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--m" || a == "--n" || a == "--k" || a == "--dtype" || a == "--transa" || a == "--transb") o.gpu_flags = true;
-    if (a == "--m") o.m = parse_positive("--m", value("--m"));
-    else if (a == "--n") o.n = parse_positive("--n", value("--n"));
-    else if (a == "--k") o.k = parse_positive("--k", value("--k"));
-    else if (a == "--dtype") {
-      o.dtype = value("--dtype");
-      if (o.dtype != "bf16" && o.dtype != "fp16" && o.dtype != "fp32")
-        usage_error("--dtype must be bf16, fp16 or fp32, got '" + o.dtype + "'");
-    } else if (a == "--transa" || a == "--transb") {
-      std::string t = value(a.c_str());
-      if (t != "n" && t != "t") usage_error(a + " must be n or t, got '" + t + "'");
-      (a == "--transa" ? o.transa : o.transb) = t[0];
-    } else if (a == "--out") o.out = value("--out");
-    else if (a == "--host") o.host = true;
-    else if (a == "--require-gpu") o.require_gpu = true;
-    else if (a == "--min-time" || a == "--max-time") {
-      const char* text = value(a.c_str());
-      char* end = nullptr;
-      double v = std::strtod(text, &end);
-      if (!end || *end || !(v >= 0) || v > 3600) usage_error(a + " must be seconds in [0, 3600], got '" + text + "'");
-      (a == "--min-time" ? o.min_time_s : o.max_time_s) = v;
-    }
-    else if (a == "--help" || a == "-h") {
-      std::printf("gemm: a cuBLAS GEMM measured by gauge (host fallback without a GPU)\n");
-      usage_error("--help");
-    }
-    else usage_error("unknown argument '" + a + "'");
+  CLI::App app("A cuBLAS GEMM, C (M x N) = op(A) op(B), measured by gauge and written to a JSON report.\n"
+               "Without a usable GPU (or with --host) the same protocol runs on gauge's host backend with a\n"
+               "CPU GEMM (fp32, M = N = K = 256), and it says so.",
+               "gemm");
+  app.set_version_flag("--version", std::string("gauge ") + gauge::version_string, "Print gauge's version and exit");
+  app.option_defaults()->always_capture_default();
+  app.get_formatter()->column_width(28);
+  app.footer("Exit status: 0 measured and verified; 1 an error or a failed experiment (e.g. verification);\n"
+             "2 bad usage, with a one-line reason on stderr; 77 --require-gpu given and no CUDA GPU found.");
+  // A decimal integer in [1, 2^20], handed on in canonical form (CLI11 alone would read "010" as octal).
+  const CLI::Validator dimension(
+      [](std::string& text) -> std::string {
+        const bool decimal = !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+        const long v = decimal ? std::stol(text) : 0;
+        if (v < 1 || v > (1L << 20)) return "'" + text + "' is not an integer in [1, 1048576]";
+        text = std::to_string(v);
+        return "";
+      },
+      "INT in [1, 1048576]");
+  app.add_option("-m,--m", o.m, "Rows of op(A) and C")->transform(dimension);
+  app.add_option("-n,--n", o.n, "Columns of op(B) and C")->transform(dimension);
+  app.add_option("-k,--k", o.k, "Columns of op(A), rows of op(B)")->transform(dimension);
+  app.add_option("--dtype", o.dtype, "Type of A, B and C (fp32 accumulation)")->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
+  std::string transa = "n", transb = "n";
+  app.add_option("--transa", transa, "op(A): n (A) or t (A transposed)")->check(CLI::IsMember({"n", "t"}));
+  app.add_option("--transb", transb, "op(B): n (B) or t (B transposed)")->check(CLI::IsMember({"n", "t"}));
+  app.add_option("-o,--out", o.out, "The JSON report to write");
+  app.add_flag("--host", o.host, "Run the CPU GEMM on the host backend even where a GPU exists");
+  app.add_flag("--require-gpu", o.require_gpu, "Exit 77 (skipped) instead of falling back to the host when no GPU is found");
+  auto seconds = [](const std::string& text) -> std::string {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || !end || *end || !(v >= 0) || v > 3600) return "'" + text + "' is not seconds in [0, 3600]";
+    return "";
+  };
+  app.add_option("--min-time", o.min_time_s, "Least measuring time, seconds (default: gauge's, 40 ms)")
+      ->type_name("S")->default_str("")->check(seconds);
+  app.add_option("--max-time", o.max_time_s, "Most measuring time, seconds (default: gauge's, 10 s; 5 s on the host)")
+      ->type_name("S")->default_str("")->check(seconds);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    std::exit(app.exit(e));
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "gemm: error: %s\nRun with --help for more information.\n", e.what());
+    std::exit(2);
   }
+  o.transa = transa[0];
+  o.transb = transb[0];
+  for (const char* flag : {"--m", "--n", "--k", "--dtype", "--transa", "--transb"})
+    if (app.count(flag)) o.gpu_flags = true;
   return o;
 }
 

@@ -2,7 +2,9 @@
 //
 //   training_loop [--steps 3000] [--batch 4096] [--hidden 4096] [--layers 3] [--lr 1e-3]
 //                 [--warmup 50] [--log-every 500] [--timer-level 1] [--peak-tflops 989]
-//                 [--jsonl training-loop.jsonl] [--out training-loop.json]
+//                 [--jsonl training-loop.jsonl] [-o training-loop.json] [--help] [--version]
+//
+// Options take their value as `--opt value` or `--opt=value` (CLI11); -o is short for --out.
 //
 // The model. `layers` fully connected layers of hidden × hidden bf16 weights (fp32 master copies),
 // ReLU between them, no bias; a batch is `batch` tokens, each a column of `hidden` features
@@ -33,11 +35,11 @@
 // was not finite, or an error; 2 bad arguments. The host synchronizes with the device only at
 // setup, after step 0 (to read the initial loss) and at the end: the Timer adds none.
 
+#include <CLI/CLI.hpp>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -63,56 +65,64 @@ struct Options {
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
-  std::fprintf(stderr,
-               "training_loop: %s\nusage: training_loop [--steps N] [--batch B] [--hidden H] [--layers L] "
-               "[--lr LR] [--warmup N] [--log-every N] [--timer-level -1..2] [--peak-tflops T] [--jsonl FILE] "
-               "[--out FILE]\n",
-               what.c_str());
+  std::fprintf(stderr, "training_loop: error: %s\nRun with --help for more information.\n", what.c_str());
   std::exit(2);
 }
 
-long parse_long(const char* flag, const char* text, long lo, long hi) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (errno || !end || *end || v < lo || v > hi)
-    usage_error(std::string(flag) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                "], got '" + text + "'");
-  return v;
-}
-
-double parse_positive_double(const char* flag, const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text, &end);
-  if (errno || !end || *end || !(v > 0) || !std::isfinite(v))
-    usage_error(std::string(flag) + " must be a number > 0, got '" + text + "'");
-  return v;
-}
-
+/// Parses the command line with CLI11: --help and --version print and exit 0; a usage error prints
+/// one line naming the bad text (and a hint) to stderr and exits 2.
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) usage_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--steps") o.steps = parse_long("--steps", value(), 1, 100000000);
-    else if (a == "--batch") o.batch = parse_long("--batch", value(), 8, 65536);
-    else if (a == "--hidden") o.hidden = parse_long("--hidden", value(), 8, 32768);
-    else if (a == "--layers") o.layers = parse_long("--layers", value(), 1, 64);
-    else if (a == "--warmup") o.warmup = parse_long("--warmup", value(), 0, 100000000);
-    else if (a == "--log-every") o.log_every = parse_long("--log-every", value(), 0, 100000000);
-    else if (a == "--timer-level") o.timer_level = static_cast<int>(parse_long("--timer-level", value(), -1, 2));
-    else if (a == "--lr") o.lr = parse_positive_double("--lr", value());
-    else if (a == "--peak-tflops") o.peak_tflops = parse_positive_double("--peak-tflops", value());
-    else if (a == "--jsonl") o.jsonl = value();
-    else if (a == "--out") o.out = value();
-    else if (a == "--help" || a == "-h") usage_error("help");
-    else usage_error("unknown argument '" + a + "'");
+  CLI::App app("A small MLP trained with cuBLAS on synthetic data, timed by gauge::Timer: one log line\n"
+               "every --log-every steps, then the Timer's final state in a JSON report.",
+               "training_loop");
+  app.set_version_flag("--version", std::string("gauge ") + gauge::version_string, "Print gauge's version and exit");
+  app.option_defaults()->always_capture_default();
+  app.get_formatter()->column_width(30);
+  app.footer("Exit status: 0 trained and reported; 1 the loss did not go down or was not finite, or an error;\n"
+             "2 bad usage, with a one-line reason on stderr; 77 no CUDA GPU found (CTest: skipped).");
+  // A decimal integer in [lo, hi], handed on in canonical form (CLI11 alone would read "010" as octal).
+  auto integer_in = [](long lo, long hi) {
+    const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return CLI::Validator(
+        [lo, hi, range](std::string& text) -> std::string {
+          const std::string digits = !text.empty() && text[0] == '-' ? text.substr(1) : text;
+          const bool decimal = !digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
+          const long v = decimal ? std::stol(text) : lo - 1;
+          if (v < lo || v > hi) return "'" + text + "' is not an integer in " + range;
+          text = std::to_string(v);
+          return "";
+        },
+        "INT in " + range);
+  };
+  app.add_option("--steps", o.steps, "Training steps")->transform(integer_in(1, 100000000));
+  app.add_option("--batch", o.batch, "Tokens per batch, a multiple of 8")->transform(integer_in(8, 65536));
+  app.add_option("--hidden", o.hidden, "Features per layer, a multiple of 8")->transform(integer_in(8, 32768));
+  app.add_option("--layers", o.layers, "Fully connected layers")->transform(integer_in(1, 64));
+  auto positive = [](const std::string& text) -> std::string {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || !end || *end || !(v > 0) || !std::isfinite(v)) return "'" + text + "' is not a number > 0";
+    return "";
+  };
+  app.add_option("--lr", o.lr, "SGD learning rate")->check(positive);
+  app.add_option("--warmup", o.warmup, "Steps the Timer leaves out as warm-up")->transform(integer_in(0, 100000000));
+  app.add_option("--log-every", o.log_every, "Steps between log lines (0: none)")->transform(integer_in(0, 100000000));
+  app.add_option("--timer-level", o.timer_level, "Timer level: -1 off (steps only), 0 coarse, 1 normal (the\nphases), 2 detailed (per-layer regions)")
+      ->transform(integer_in(-1, 2));
+  app.add_option("--peak-tflops", o.peak_tflops, "Peak TFLOP/s that MFU is computed against (default: H200\nSXM, dense BF16)")
+      ->check(positive);
+  app.add_option("--jsonl", o.jsonl, "JSON Lines log, one line per log step");
+  app.add_option("-o,--out", o.out, "The JSON report to write");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    std::exit(app.exit(e));
+  } catch (const CLI::ParseError& e) {
+    usage_error(e.what());
   }
-  if (o.hidden % 8 || o.batch % 8) usage_error("--hidden and --batch must be multiples of 8 (16-byte aligned bf16 rows)");
+  if (o.hidden % 8) usage_error("--hidden " + std::to_string(o.hidden) + " is not a multiple of 8 (16-byte aligned bf16 rows)");
+  if (o.batch % 8) usage_error("--batch " + std::to_string(o.batch) + " is not a multiple of 8 (16-byte aligned bf16 rows)");
   return o;
 }
 

@@ -12,7 +12,9 @@ mkdir -p "$R"
 export PATH=/usr/local/cuda/bin:$PATH
 B=build-h200
 # Python packages the tests need that the GPU image lacks, carried as wheels (.whl), and Google
-# Benchmark's compare.py from the carried Debian package (.deps).
+# Benchmark's compare.py from the carried Debian package (.deps). The tools and the examples parse
+# their command lines with CLI11: where the GPU image lacks it, .deps must carry libcli11-dev too
+# (headers and CMake package; CMake finds it through CMAKE_PREFIX_PATH).
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
     export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}

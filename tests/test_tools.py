@@ -5,7 +5,9 @@ CTest with the standard library's unittest (no pytest needed):
     python3 tests/test_tools.py [TestClass ...]
 
 Environment (CTest sets it): GAUGE_SOURCE_DIR, GAUGE_WORK_DIR (scratch), GAUGE_COMPARE,
-GAUGE_EXPORT, GAUGE_WRITE_REPORTS (built programs). Needs jsonschema, NumPy and matplotlib
+GAUGE_EXPORT, GAUGE_WRITE_REPORTS (built programs); GAUGE_GEMM and GAUGE_TRAINING_LOOP (the CUDA
+examples) only where they are built, i.e. where nvcc exists: without them their tests are skipped.
+When every test that ran was skipped, the exit status is 77 (CTest's SKIP_RETURN_CODE). Needs jsonschema, NumPy and matplotlib
 (Debian: python3-jsonschema python3-numpy python3-matplotlib); SciPy where present checks the
 U test independently; Google Benchmark's compare.py from libbenchmark-tools.
 
@@ -15,6 +17,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -27,6 +30,8 @@ WORK = os.environ.get("GAUGE_WORK_DIR", "/tmp/gauge-test-tools")
 COMPARE = os.environ.get("GAUGE_COMPARE", "gauge-compare")
 EXPORT = os.environ.get("GAUGE_EXPORT", "gauge-export")
 WRITE_REPORTS = os.environ.get("GAUGE_WRITE_REPORTS")
+GEMM = os.environ.get("GAUGE_GEMM")
+TRAINING_LOOP = os.environ.get("GAUGE_TRAINING_LOOP")
 PLOT = os.path.join(SOURCE, "tools", "gauge-plot")
 SCHEMA = os.path.join(SOURCE, "schema", "gauge-report.schema.json")
 REPORTS = os.path.join(SOURCE, "tests", "data", "reports")
@@ -52,6 +57,93 @@ def run(*args, env=None):
     e = dict(os.environ, MPLBACKEND="Agg")
     e.update(env or {})
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, env=e, timeout=120)
+
+
+USAGE_HINT = "Run with --help for more information."
+
+
+def header_version():
+    """gauge's version as include/gauge/version.hpp states it."""
+    with open(os.path.join(SOURCE, "include", "gauge", "version.hpp")) as f:
+        text = f.read()
+    m = re.search(r'version_string = "([0-9]+\.[0-9]+\.[0-9]+)"', text)
+    assert m, "no version_string in version.hpp"
+    major, minor, patch = (re.search(rf"#define GAUGE_VERSION_{k} ([0-9]+)", text).group(1) for k in ("MAJOR", "MINOR", "PATCH"))
+    assert m.group(1) == f"{major}.{minor}.{patch}", "version.hpp: version_string and the GAUGE_VERSION_* macros differ"
+    return m.group(1)
+
+
+def assert_usage_error(test, p, program, bad_text):
+    """Exit status 2, nothing on stdout, and on stderr one line "<program>: error: ..." that names
+    `bad_text`, optionally followed by the hint line."""
+    test.assertEqual(2, p.returncode, p.stdout + p.stderr)
+    test.assertEqual("", p.stdout)
+    test.assertTrue(p.stderr.endswith("\n"), repr(p.stderr))
+    lines = p.stderr.splitlines()
+    test.assertIn(len(lines), (1, 2), p.stderr)
+    if len(lines) == 2:
+        test.assertEqual(USAGE_HINT, lines[1], p.stderr)
+    test.assertTrue(lines[0].startswith(program + ": error: "), p.stderr)
+    test.assertIn(bad_text, lines[0])
+
+
+class FlagConventions:
+    """The conventions every tool and example follows (CLI11): --help and --version exit 0,
+    `--opt=value` works as `--opt value`, and bad usage exits 2 with one line naming the bad text.
+    A subclass sets NAME, program() and the cases below."""
+
+    NAME = ""
+    # Every option: (option, its default as --help shows it or None, words of its description).
+    OPTIONS = []
+    # (arguments, text the error line must name); the arguments are complete command lines.
+    USAGE_ERRORS = []
+
+    def program(self):
+        raise NotImplementedError
+
+    def help_entry(self, text, option):
+        """The --help entry of `option`: its line and the indented lines that continue it."""
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if re.match(rf"^  (?:-\w,)?{re.escape(option)}(?:[ =]|$)", line):
+                entry = [line]
+                for cont in lines[i + 1:]:
+                    if not cont.startswith("      "):
+                        break
+                    entry.append(cont)
+                return " ".join(x.strip() for x in entry)
+        self.fail(f"{option} is not in --help:\n{text}")
+
+    def test_help_exits_0_with_descriptions_defaults_and_exit_codes(self):
+        self.assertTrue(self.OPTIONS)
+        for flag in ["--help", "-h"]:
+            with self.subTest(flag=flag):
+                p = run(self.program(), flag)
+                self.assertEqual(0, p.returncode, p.stderr)
+                self.assertEqual("", p.stderr)
+                self.assertIn(f"Usage: {self.NAME} [OPTIONS]", p.stdout)
+                self.assertIn("--version", p.stdout)
+                self.assertRegex(p.stdout, r"\nExit status:")
+                exit_codes = p.stdout.split("Exit status:")[1]
+                self.assertRegex(exit_codes, r"\b0\b")
+                self.assertRegex(exit_codes, r"\b2\b.*usage")
+                for option, default, words in self.OPTIONS:
+                    entry = self.help_entry(p.stdout, option)
+                    if default is not None:
+                        self.assertIn(f"={default} ", entry + " ")
+                    self.assertIn(words, entry)
+
+    def test_version_prints_the_version_of_version_hpp(self):
+        p = run(self.program(), "--version")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual("", p.stderr)
+        self.assertEqual(f"gauge {header_version()}\n", p.stdout)
+
+    def test_bad_usage_exits_2_with_one_line_naming_the_bad_text(self):
+        self.assertTrue(self.USAGE_ERRORS)
+        for args, bad_text in self.USAGE_ERRORS:
+            with self.subTest(args=args):
+                assert_usage_error(self, run(self.program(), *args), self.NAME, bad_text)
 
 
 def validator():
@@ -210,12 +302,10 @@ class CompareCli(unittest.TestCase):
         for extra, message in usage.items():
             with self.subTest(args=extra):
                 p = self.compare(report("base.json"), report("same.json"), *extra)
-                self.assertEqual(2, p.returncode)
-                self.assertEqual(1, p.stderr.count("\n"))
+                assert_usage_error(self, p, "gauge-compare", extra[-1])
                 self.assertIn(message, p.stderr)
         p = self.compare(report("base.json"))
-        self.assertEqual(2, p.returncode)
-        self.assertIn("expected two reports", p.stderr)
+        assert_usage_error(self, p, "gauge-compare", "NEW is required")
 
 
 class ExportCli(unittest.TestCase):
@@ -261,6 +351,179 @@ class ExportCli(unittest.TestCase):
         self.assertEqual(2, p.returncode)
         self.assertIn("unexpected end of input", p.stderr)
         self.assertEqual(1, p.stderr.count("\n"))
+
+
+class CompareFlags(FlagConventions, unittest.TestCase):
+    """gauge-compare's command line: --help, --version, --opt=value, usage errors."""
+
+    NAME = "gauge-compare"
+    OPTIONS = [("--threshold", "2%", "Noise threshold"), ("--confidence", "95%", "Confidence level"),
+               ("--fail-on-regression", None, "Exit 1"), ("--format", "text", "Markdown table"),
+               ("--metric", "gpu", "wall time"), ("--ignore-dimension", None, "repeatable"),
+               ("--resamples", "2000", "Bootstrap resamples"), ("--seed", "20261130", "Seed")]
+    B, S = report("base.json"), report("same.json")
+    USAGE_ERRORS = [
+        ([B, S, "--frobnicate"], "unknown option '--frobnicate'"),
+        ([B, S, "--threshold=x%"], "--threshold: must be a percentage such as 2% or a fraction such as 0.02, got 'x%'"),
+        ([B, S, "--threshold", "2"], "--threshold: '2' is ambiguous"),
+        ([B, S, "--confidence=150%"], "'150%'"),
+        ([B, S, "--format", "html"], "--format: 'html' not in {text,markdown,json}"),
+        ([B, S, "--format=html"], "--format: 'html' not in {text,markdown,json}"),
+        ([B, S, "--metric", "cpu"], "--metric: 'cpu' not in {gpu,wall}"),
+        ([B, S, "--resamples", "10"], "--resamples: '10' is not an integer in [100, 10000000]"),
+        ([B, S, "--resamples=0x200"], "'0x200'"),
+        ([B, S, "--seed", "-1"], "--seed: '-1'"),
+        ([B, S, "--threshold"], "--threshold"),  # a value is missing
+        ([B], "NEW is required"),
+        ([B, S, "c.json"], "unexpected argument 'c.json'"),
+    ]
+
+    def program(self):
+        return COMPARE
+
+    def test_option_equals_value_is_option_space_value(self):
+        slower = report("slower.json")
+        for option, value in [("--threshold", "10%"), ("--confidence", "0.9"), ("--format", "markdown"),
+                              ("--metric", "wall"), ("--resamples", "500"), ("--seed", "7")]:
+            with self.subTest(option=option):
+                spaced = run(COMPARE, self.B, slower, option, value)
+                joined = run(COMPARE, self.B, slower, f"{option}={value}")
+                self.assertEqual(0, spaced.returncode, spaced.stderr)
+                self.assertEqual(0, joined.returncode, joined.stderr)
+                self.assertEqual(spaced.stdout, joined.stdout)
+        p = run(COMPARE, self.B, slower, "--threshold=10%", "--confidence=90%", "--resamples=500", "--seed=7",
+                "--metric=wall_time", "--format=json")
+        self.assertEqual(0, p.returncode, p.stderr)
+        options = json.loads(p.stdout)["options"]
+        self.assertEqual({"threshold": 0.1, "confidence_level": 0.9, "resamples": 500, "seed": 7, "metric": "wall_time"},
+                         {k: options[k] for k in ["threshold", "confidence_level", "resamples", "seed", "metric"]})
+        p = run(COMPARE, self.B, slower, "--fail-on-regression", "--threshold=10%")
+        self.assertEqual(0, p.returncode, p.stdout)
+        self.assertRegex(p.stdout, r"\ngemm .* same\n")
+        p = run(COMPARE, report("fp32.json"), self.B, "--ignore-dimension=dtype", "--format=markdown")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertIn("ignored dimension dtype: fp32 → bf16", p.stdout)
+
+
+class ExportFlags(FlagConventions, unittest.TestCase):
+    """gauge-export's command line: --help, --version, --opt=value, usage errors."""
+
+    NAME = "gauge-export"
+    OPTIONS = [("--format", "gbench", "Google Benchmark JSON"), ("--metric", "gpu", "wall time"),
+               ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
+    B = report("base.json")
+    USAGE_ERRORS = [
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown}"),
+        ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
+        ([B, "--metric=cpu"], "--metric: 'cpu' not in {gpu,wall}"),
+        ([B, "--frobnicate"], "unknown option '--frobnicate'"),
+        ([B, "--format"], "--format"),  # a value is missing
+        ([], "REPORT is required"),
+        ([B, report("same.json")], "unexpected argument '" + report("same.json") + "'"),
+    ]
+
+    def program(self):
+        return EXPORT
+
+    def test_the_error_line_of_a_value_outside_the_set(self):
+        p = run(EXPORT, self.B, "--format=xml")
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown}", p.stderr.splitlines()[0])
+
+    def test_option_equals_value_is_option_space_value(self):
+        for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:
+            with self.subTest(args=args):
+                spaced = run(EXPORT, self.B, *args)
+                joined = run(EXPORT, self.B, "=".join(args))
+                self.assertEqual(0, spaced.returncode, spaced.stderr)
+                self.assertEqual(0, joined.returncode, joined.stderr)
+                self.assertEqual(spaced.stdout, joined.stdout)
+        rows = list(csv.DictReader(io.StringIO(run(EXPORT, self.B, "--format=csv").stdout)))
+        self.assertEqual(float(np.median(gpu_samples(self.B))), float(rows[0]["gpu_median_s"]))
+        p = run(EXPORT, self.B, "--format=gbench", "--time-unit=us", "--metric=wall", "--no-repetitions")
+        self.assertEqual(0, p.returncode, p.stderr)
+        benchmarks = json.loads(p.stdout)["benchmarks"]
+        self.assertEqual(1, len(benchmarks))
+        self.assertEqual("us", benchmarks[0]["time_unit"])
+        self.assertIn("wall time", json.loads(p.stdout)["context"]["time_source"])
+
+
+class GemmFlags(FlagConventions, unittest.TestCase):
+    """examples/gemm's command line (where nvcc built it; skipped otherwise)."""
+
+    NAME = "gemm"
+    OPTIONS = [("--m", "8192", "Rows"), ("--n", "8192", "Columns"), ("--k", "8192", "op(A)"), ("--dtype", "bf16", "fp32"),
+               ("--transa", "n", "transposed"), ("--transb", "n", "transposed"), ("--out", "gemm-report.json", "report"),
+               ("--host", None, "host backend"), ("--require-gpu", None, "77"), ("--min-time", None, "seconds"),
+               ("--max-time", None, "seconds")]
+    USAGE_ERRORS = [
+        (["--dtype", "fp8"], "--dtype: fp8 not in {bf16,fp16,fp32}"),
+        (["--dtype=fp8"], "--dtype: fp8 not in {bf16,fp16,fp32}"),
+        (["--transa", "z9"], "--transa: z9 not in {n,t}"),
+        (["--m=abc"], "--m: 'abc' is not an integer in [1, 1048576]"),
+        (["-n", "2097152"], "--n: '2097152' is not an integer in [1, 1048576]"),
+        (["--max-time", "5000"], "--max-time: '5000' is not seconds in [0, 3600]"),
+        (["--frobnicate"], "--frobnicate"),
+        (["--out"], "--out"),  # a value is missing
+        (["extra.json"], "extra.json"),
+    ]
+
+    def setUp(self):
+        if not GEMM:
+            self.skipTest("examples/gemm is not built here (no nvcc at configure time): GAUGE_GEMM is not set")
+
+    def program(self):
+        return GEMM
+
+    def test_option_equals_value_is_option_space_value(self):
+        out = os.path.join(scratch("gemm-flags"), "gemm.json")
+        if os.path.exists(out):
+            os.remove(out)
+        p = run(GEMM, "--host", f"--out={out}", "--min-time=0", "--max-time=0.05")
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        self.assertIn(f"report: {out}", p.stdout)
+        doc = load_strict(out)
+        self.assertEqual("gemm_host_cpu", doc["experiments"][0]["name"])
+
+
+class TrainingLoopFlags(FlagConventions, unittest.TestCase):
+    """examples/training_loop's command line (where nvcc built it; skipped otherwise)."""
+
+    NAME = "training_loop"
+    OPTIONS = [("--steps", "3000", "Training steps"), ("--batch", "4096", "multiple of 8"),
+               ("--hidden", "4096", "multiple of 8"), ("--layers", "3", "layers"), ("--lr", "0.001", "learning rate"),
+               ("--warmup", "50", "warm-up"), ("--log-every", "500", "log lines"), ("--timer-level", "1", "detailed"),
+               ("--peak-tflops", "989", "MFU"), ("--jsonl", "training-loop.jsonl", "JSON Lines"),
+               ("--out", "training-loop.json", "report")]
+    USAGE_ERRORS = [
+        (["--hidden", "100"], "--hidden 100 is not a multiple of 8"),
+        (["--batch=12"], "--batch 12 is not a multiple of 8"),
+        (["--timer-level", "3"], "--timer-level: '3' is not an integer in [-1, 2]"),
+        (["--lr=-1"], "--lr: '-1' is not a number > 0"),
+        (["--steps=abc"], "--steps: 'abc' is not an integer in [1, 100000000]"),
+        (["--frobnicate"], "--frobnicate"),
+        (["--out"], "--out"),  # a value is missing
+    ]
+
+    def setUp(self):
+        if not TRAINING_LOOP:
+            self.skipTest("examples/training_loop is not built here (no nvcc at configure time): GAUGE_TRAINING_LOOP is not set")
+
+    def program(self):
+        return TRAINING_LOOP
+
+    def test_option_equals_value_is_option_space_value(self):
+        d = scratch("training-loop-flags")
+        p = run(TRAINING_LOOP, "--steps=60", "--batch=256", "--hidden=256", "--layers=2", "--lr=0.01", "--warmup=5",
+                "--log-every=0", "--timer-level=-1", f"--out={os.path.join(d, 'r.json')}",
+                f"--jsonl={os.path.join(d, 'r.jsonl')}")
+        self.assertNotEqual(2, p.returncode, p.stderr)  # parsed; 77 without a GPU, else it trained
+        self.assertNotIn(USAGE_HINT, p.stderr)
+        if p.returncode == 77:
+            self.assertIn("SKIPPED: no CUDA GPU found", p.stdout)
+        else:
+            self.assertIn("MLP: 2 layers of 256 x 256", p.stdout)
+            self.assertIn("lr 0.01, 60 steps", p.stdout)
 
 
 class Plot(unittest.TestCase):
@@ -342,4 +605,8 @@ class Plot(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:])
+    result = unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:], exit=False).result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    # Every test skipped (e.g. an example that is not built): exit 77, which CTest reports as skipped.
+    sys.exit(77 if result.testsRun and len(result.skipped) == result.testsRun else 0)

@@ -3,12 +3,13 @@
 //
 //   gauge-compare BASE.json NEW.json [--threshold 2%] [--confidence 95%] [--fail-on-regression]
 //                 [--format text|markdown|json] [--metric gpu|wall] [--ignore-dimension KEY]...
-//                 [--resamples 2000] [--seed N]
+//                 [--resamples 2000] [--seed N] [--help] [--version]
 //
+// Options take their value as `--opt value` or `--opt=value` (CLI11; see tools/cli.hpp).
 // Exit status: 0 compared (no regression, or --fail-on-regression not given); 1 a regression
 // (an experiment slower, or failed where the base did not) with --fail-on-regression; 2 bad
 // input or usage (missing file, invalid JSON, not a gauge report, newer major schema version,
-// missing key, unknown option), with a one-line reason on stderr.
+// missing key, unknown option, bad value), with a one-line reason on stderr.
 
 #include <gauge/report/compare.hpp>
 #include <gauge/report/read.hpp>
@@ -22,40 +23,47 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
+
 namespace {
 
-const char* const usage =
-    "usage: gauge-compare BASE.json NEW.json [--threshold 2%] [--confidence 95%] [--fail-on-regression] "
-    "[--format text|markdown|json] [--metric gpu|wall] [--ignore-dimension KEY]... [--resamples N] [--seed N]";
+const char* const exit_codes =
+    "Exit status:\n"
+    "  0  compared: no regression, or --fail-on-regression not given\n"
+    "  1  with --fail-on-regression: a regression (an experiment slower, failed where the base did\n"
+    "     not, or missing from the new report), listed on stderr\n"
+    "  2  bad usage or bad input (missing file, invalid JSON, not a gauge report, newer major\n"
+    "     schema version, missing key), with a one-line reason on stderr";
 
-/// A usage or input error: printed as one line, exit status 2.
+/// An input error (a report that cannot be read): printed as one line, exit status 2.
 struct BadInput {
   std::string reason;
 };
 
-/// "2%" → 0.02, "0.02" → 0.02; a bare number >= 1 is ambiguous and refused.
-double parse_fraction(const std::string& flag, const std::string& text) {
+/// "2%" → 0.02, "0.02" → 0.02; the reason in words when `text` is not a fraction in (0, 1)
+/// (a bare number >= 1 is ambiguous and refused).
+std::string parse_fraction(const std::string& text, double& fraction) {
   const bool percent = !text.empty() && text.back() == '%';
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(number.c_str(), &end);
   if (number.empty() || errno || !end || *end || !std::isfinite(v))
-    throw BadInput{flag + " must be a percentage such as 2% or a fraction such as 0.02, got '" + text + "'"};
-  const double fraction = percent ? v / 100 : v;
-  if (!percent && v >= 1)
-    throw BadInput{flag + " " + text + " is ambiguous: write " + text + "% for a percentage, or a fraction below 1"};
-  if (!(fraction > 0 && fraction < 1)) throw BadInput{flag + " must be between 0 and 100 %, got '" + text + "'"};
-  return fraction;
+    return "must be a percentage such as 2% or a fraction such as 0.02, got '" + text + "'";
+  if (!percent && v >= 1) return "'" + text + "' is ambiguous: write " + text + "% for a percentage, or a fraction below 1";
+  fraction = percent ? v / 100 : v;
+  if (!(fraction > 0 && fraction < 1)) return "must be between 0 and 100 %, got '" + text + "'";
+  return "";
 }
 
-std::uint64_t parse_unsigned(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] == '-' || errno || !end || *end)
-    throw BadInput{flag + " must be a non-negative integer, got '" + text + "'"};
-  return static_cast<std::uint64_t>(v);
+/// A validator of parse_fraction's input.
+CLI::Validator fraction_or_percent() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double ignored = 0;
+        return parse_fraction(text, ignored);
+      },
+      "");
 }
 
 struct Arguments {
@@ -67,54 +75,48 @@ struct Arguments {
 
 Arguments parse(int argc, char** argv) {
   Arguments a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    std::string flag = arg, inline_value;
-    bool has_inline = false;
-    if (arg.rfind("--", 0) == 0) {
-      const auto eq = arg.find('=');
-      if (eq != std::string::npos) {
-        flag = arg.substr(0, eq);
-        inline_value = arg.substr(eq + 1);
-        has_inline = true;
-      }
-    }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= argc) throw BadInput{flag + " needs a value"};
-      return argv[++i];
-    };
-    if (flag == "--threshold") a.options.threshold = parse_fraction(flag, value());
-    else if (flag == "--confidence") a.options.confidence_level = parse_fraction(flag, value());
-    else if (flag == "--fail-on-regression") a.fail_on_regression = true;
-    else if (flag == "--format") {
-      a.format = value();
-      if (a.format != "text" && a.format != "markdown" && a.format != "json")
-        throw BadInput{"--format must be text, markdown or json, got '" + a.format + "'"};
-    } else if (flag == "--metric") {
-      const std::string m = value();
-      if (m == "gpu" || m == "gpu_time") a.options.metric = gauge::Metric::gpu_time;
-      else if (m == "wall" || m == "wall_time") a.options.metric = gauge::Metric::wall_time;
-      else throw BadInput{"--metric must be gpu or wall, got '" + m + "'"};
-    } else if (flag == "--ignore-dimension") {
-      a.options.ignored_dimensions.insert(value());
-    } else if (flag == "--resamples") {
-      const std::uint64_t n = parse_unsigned(flag, value());
-      if (n < 100 || n > 10000000) throw BadInput{"--resamples must be between 100 and 10000000, got " + std::to_string(n)};
-      a.options.resamples = static_cast<std::size_t>(n);
-    } else if (flag == "--seed") {
-      a.options.seed = parse_unsigned(flag, value());
-    } else if (flag == "--help" || flag == "-h") {
-      std::printf("%s\n", usage);
-      std::exit(0);
-    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      throw BadInput{"unknown option '" + arg + "'"};
-    } else {
-      a.reports.push_back(arg);
-    }
-  }
-  if (a.reports.size() != 2)
-    throw BadInput{"expected two reports (BASE.json NEW.json), got " + std::to_string(a.reports.size())};
+  CLI::App app("Compares two gauge reports: per experiment, whether NEW is faster, slower, the same or "
+               "inconclusive against BASE, with the bootstrap interval of the ratio of medians and the "
+               "Mann-Whitney U test behind the verdict.",
+               "gauge-compare");
+  gauge::tools::configure(app, exit_codes);
+  a.reports.resize(2);
+  app.add_option("BASE", a.reports[0], "The base report (gauge JSON)")->required()->type_name("BASE.json");
+  app.add_option("NEW", a.reports[1], "The new report, compared against BASE")->required()->type_name("NEW.json");
+  std::string threshold = "2%", confidence = "95%", metric = "gpu";
+  app.add_option("--threshold", threshold,
+                 "Noise threshold on the ratio of medians: changes within 1 +- threshold are 'same' "
+                 "(a percentage such as 2% or a fraction below 1 such as 0.02)")
+      ->type_name("PERCENT")
+      ->check(fraction_or_percent());
+  app.add_option("--confidence", confidence,
+                 "Confidence level of the interval; the U test's significance level is 1 - confidence")
+      ->type_name("PERCENT")
+      ->check(fraction_or_percent());
+  app.add_flag("--fail-on-regression", a.fail_on_regression,
+               "Exit 1 when an experiment is slower, failed where the base did not, or is missing from NEW");
+  app.add_option("--format", a.format, "Output: a text table, a Markdown table, or the comparison as JSON")
+      ->check(gauge::tools::one_of({"text", "markdown", "json"}));
+  app.add_option("--metric", metric, "Samples to compare: GPU time or wall time per step (gpu_time and wall_time also accepted)")
+      ->check(gauge::tools::one_of({"gpu", "wall"}, {"gpu_time", "wall_time"}));
+  std::vector<std::string> ignored;
+  app.add_option("--ignore-dimension", ignored,
+                 "A dimension left out when matching experiments (e.g. dtype, to compare bf16 against fp32); repeatable")
+      ->type_name("KEY")
+      ->default_str("")
+      ->allow_extra_args(false)
+      ->take_all();
+  app.add_option("--resamples", a.options.resamples, "Bootstrap resamples of the interval, 100 to 10000000")
+      ->type_name("N")
+      ->transform(gauge::tools::integer_in(100, 10000000));
+  app.add_option("--seed", a.options.seed, "Seed of the bootstrap's generator (the same seed gives the same interval)")
+      ->type_name("N")
+      ->transform(gauge::tools::unsigned_integer());
+  gauge::tools::parse_or_exit(app, argc, argv);
+  parse_fraction(threshold, a.options.threshold);  // validated above
+  parse_fraction(confidence, a.options.confidence_level);
+  a.options.metric = metric.rfind("gpu", 0) == 0 ? gauge::Metric::gpu_time : gauge::Metric::wall_time;
+  a.options.ignored_dimensions.insert(ignored.begin(), ignored.end());
   return a;
 }
 
@@ -159,9 +161,9 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const BadInput& e) {
     std::fprintf(stderr, "gauge-compare: error: %s\n", e.reason.c_str());
-    return 2;
+    return gauge::tools::exit_usage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gauge-compare: error: %s\n", e.what());
-    return 2;
+    return gauge::tools::exit_usage;
   }
 }

@@ -1,11 +1,12 @@
 // gauge-export: writes a gauge report in another format, to standard output.
 //
 //   gauge-export REPORT.json [--format gbench|csv|markdown] [--metric gpu|wall]
-//                [--time-unit ns|us|ms|s] [--no-repetitions]
+//                [--time-unit ns|us|ms|s] [--no-repetitions] [--help] [--version]
 //
 // gbench: Google Benchmark JSON, which its compare.py reads (`compare.py benchmarks a.json b.json`);
-// csv: one row per experiment; markdown: a table. Exit status 2 with a one-line reason on bad
-// input (missing file, invalid JSON, not a gauge report, newer major schema version).
+// csv: one row per experiment; markdown: a table. Options take their value as `--opt value` or
+// `--opt=value` (CLI11; see tools/cli.hpp). Exit status 2 with a one-line reason on bad usage or
+// bad input (missing file, invalid JSON, not a gauge report, newer major schema version).
 
 #include <gauge/report/export.hpp>
 #include <gauge/report/read.hpp>
@@ -14,67 +15,74 @@
 #include <exception>
 #include <string>
 
+#include "cli.hpp"
+
 namespace {
-const char* const usage =
-    "usage: gauge-export REPORT.json [--format gbench|csv|markdown] [--metric gpu|wall] [--time-unit ns|us|ms|s] "
-    "[--no-repetitions]";
+
+const char* const exit_codes =
+    "Exit status:\n"
+    "  0  exported\n"
+    "  2  bad usage or bad input (missing file, invalid JSON, not a gauge report, newer major\n"
+    "     schema version, missing key), with a one-line reason on stderr";
+
+/// An input error (a report that cannot be read): printed as one line, exit status 2.
 struct BadInput {
   std::string reason;
 };
+
+struct Arguments {
+  std::string path;
+  std::string format = "gbench";
+  gauge::GoogleBenchmarkOptions options;
+};
+
+Arguments parse(int argc, char** argv) {
+  Arguments a;
+  CLI::App app("Writes a gauge report in another format to standard output: Google Benchmark JSON (which its "
+               "compare.py reads), CSV (one row per experiment) or a Markdown table.",
+               "gauge-export");
+  gauge::tools::configure(app, exit_codes);
+  app.add_option("REPORT", a.path, "The report (gauge JSON)")->required()->type_name("REPORT.json");
+  app.add_option("--format", a.format,
+                 "gbench: Google Benchmark JSON; csv: one row per experiment (RFC 4180); markdown: a table")
+      ->check(gauge::tools::one_of({"gbench", "csv", "markdown"}));
+  std::string metric = "gpu";
+  app.add_option("--metric", metric, "gbench: the time written as real_time, GPU time or wall time per step")
+      ->check(gauge::tools::one_of({"gpu", "wall"}));
+  app.add_option("--time-unit", a.options.time_unit, "gbench: the time unit of every entry")
+      ->check(gauge::tools::one_of({"ns", "us", "ms", "s"}));
+  bool no_repetitions = false;
+  app.add_flag("--no-repetitions", no_repetitions,
+               "gbench: one entry per experiment (its median) instead of one per sample plus the aggregates");
+  gauge::tools::parse_or_exit(app, argc, argv);
+  a.options.metric = metric == "gpu" ? gauge::Metric::gpu_time : gauge::Metric::wall_time;
+  a.options.repetitions = !no_repetitions;
+  return a;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    std::string path, format = "gbench";
-    gauge::GoogleBenchmarkOptions options;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw BadInput{arg + " needs a value"};
-        return argv[++i];
-      };
-      if (arg == "--format") {
-        format = value();
-        if (format != "gbench" && format != "csv" && format != "markdown")
-          throw BadInput{"--format must be gbench, csv or markdown, got '" + format + "'"};
-      } else if (arg == "--metric") {
-        const std::string m = value();
-        if (m == "gpu") options.metric = gauge::Metric::gpu_time;
-        else if (m == "wall") options.metric = gauge::Metric::wall_time;
-        else throw BadInput{"--metric must be gpu or wall, got '" + m + "'"};
-      } else if (arg == "--time-unit") {
-        options.time_unit = value();
-        if (options.time_unit != "ns" && options.time_unit != "us" && options.time_unit != "ms" && options.time_unit != "s")
-          throw BadInput{"--time-unit must be ns, us, ms or s, got '" + options.time_unit + "'"};
-      } else if (arg == "--no-repetitions") {
-        options.repetitions = false;
-      } else if (arg == "--help" || arg == "-h") {
-        std::printf("%s\n", usage);
-        return 0;
-      } else if (!arg.empty() && arg[0] == '-') {
-        throw BadInput{"unknown option '" + arg + "'"};
-      } else if (path.empty()) {
-        path = arg;
-      } else {
-        throw BadInput{"expected one report, got a second: '" + arg + "'"};
-      }
-    }
-    if (path.empty()) throw BadInput{"expected a report (REPORT.json)"};
+    const Arguments args = parse(argc, argv);
     gauge::StoredReport report;
     try {
-      report = gauge::read_report(path);
+      report = gauge::read_report(args.path);
     } catch (const gauge::ReportError& e) {
       throw BadInput{e.what()};
     }
-    if (format == "gbench") std::printf("%s\n", gauge::google_benchmark_json(report, options).dump(2).c_str());
-    else if (format == "csv") std::fputs(gauge::csv_table(report.results).c_str(), stdout);
-    else std::fputs(gauge::markdown_table(report.results).c_str(), stdout);
+    if (args.format == "gbench")
+      std::fputs((gauge::google_benchmark_json(report, args.options).dump(2) + "\n").c_str(), stdout);
+    else if (args.format == "csv")
+      std::fputs(gauge::csv_table(report.results).c_str(), stdout);
+    else
+      std::fputs(gauge::markdown_table(report.results).c_str(), stdout);
     return 0;
   } catch (const BadInput& e) {
     std::fprintf(stderr, "gauge-export: error: %s\n", e.reason.c_str());
-    return 2;
+    return gauge::tools::exit_usage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gauge-export: error: %s\n", e.what());
-    return 2;
+    return gauge::tools::exit_usage;
   }
 }

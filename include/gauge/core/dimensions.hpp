@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <locale>
 #include <map>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -48,7 +50,10 @@ inline std::string to_string(const DimensionValue& value) {
   struct Visitor {
     std::string operator()(std::int64_t v) const { return std::to_string(v); }
     std::string operator()(double v) const {
-      std::string s = std::to_string(v);
+      std::ostringstream os;  // "%f" in the classic locale: '.' whatever the global locale is
+      os.imbue(std::locale::classic());
+      os << std::fixed << v;
+      std::string s = os.str();
       while (s.size() > 1 && s.back() == '0') s.pop_back();
       if (!s.empty() && s.back() == '.') s.pop_back();
       return s;

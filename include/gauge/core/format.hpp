@@ -1,26 +1,31 @@
 #pragma once
 /// \file gauge/core/format.hpp
-/// Numbers for people: a time with a unit chosen for reading, a rate with an SI prefix. Used by
-/// warnings, the console summary and the Timer's log lines (standard library only).
+/// Numbers for people: a time with a unit chosen for reading, a rate with an SI prefix, a number
+/// with a given count of significant digits. Used by warnings, the console summary, the exports
+/// and the Timer's log lines. Formatted by {fmt} without its `L` specifier, so the decimal point is
+/// always '.' and digits are never grouped, whatever the global C++ locale or the C locale
+/// (`std::locale::global`, `setlocale`) of the program is.
+
+#include <fmt/format.h>
 
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <string>
 
 namespace gauge::detail {
+
+/// `v` with `digits` significant digits, as printf's "%.*g" in the "C" locale: "13.44", "1e-05".
+inline std::string format_general(double v, int digits) { return fmt::format("{:.{}g}", v, digits); }
 
 /// Seconds as "12.35 us" / "1.5 ms" / "2 s" with `digits` significant digits; "-" when absent or
 /// not finite.
 inline std::string format_time(const std::optional<double>& seconds, int digits = 4) {
   if (!seconds || !std::isfinite(*seconds)) return "-";
   const double s = *seconds, a = std::fabs(s);
-  char buf[48];
-  if (a >= 1) std::snprintf(buf, sizeof buf, "%.*g s", digits, s);
-  else if (a >= 1e-3) std::snprintf(buf, sizeof buf, "%.*g ms", digits, s * 1e3);
-  else if (a >= 1e-6) std::snprintf(buf, sizeof buf, "%.*g us", digits, s * 1e6);
-  else std::snprintf(buf, sizeof buf, "%.*g ns", digits, s * 1e9);
-  return buf;
+  if (a >= 1) return fmt::format("{:.{}g} s", s, digits);
+  if (a >= 1e-3) return fmt::format("{:.{}g} ms", s * 1e3, digits);
+  if (a >= 1e-6) return fmt::format("{:.{}g} us", s * 1e6, digits);
+  return fmt::format("{:.{}g} ns", s * 1e9, digits);
 }
 
 /// A rate with an SI prefix and 4 significant digits: "791 TFLOP/s"; "-" when absent or not finite.
@@ -33,9 +38,7 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
     x /= 1000;
     ++i;
   }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g %s%s", x, prefixes[i], unit);
-  return buf;
+  return fmt::format("{:.4g} {}{}", x, prefixes[i], unit);
 }
 
 }  // namespace gauge::detail

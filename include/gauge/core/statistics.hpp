@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <locale>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -25,16 +26,22 @@ namespace gauge {
 namespace detail {
 
 /// Formats `v` with the fewest significant digits (15 to 17) that read back as `v`; "nan", "inf".
+/// Written and read back in the classic locale: '.' as the decimal point and no digit grouping,
+/// whatever the global C++ locale or the C locale is.
 inline std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   std::string text;
   for (int digits = 15; digits <= 17; ++digits) {
     std::ostringstream os;
+    os.imbue(std::locale::classic());
     os.precision(digits);
     os << v;
     text = os.str();
-    if (std::strtod(text.c_str(), nullptr) == v) break;
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    if (is >> back && back == v) break;
   }
   return text;
 }

@@ -3,7 +3,7 @@
 /// What a gauge::Timer (timer.hpp) reports, and the bounded-memory statistics behind it: the
 /// work of a training step, the Timer's configuration with its defaults, the rolling window and
 /// the running totals, and the summary types that the report (report/timer_json.hpp) writes.
-/// Standard library only (core layer): no CUDA header.
+/// The standard library and {fmt} only (core layer): no CUDA header.
 ///
 /// Two views of every per-step time, each with bounded memory however long the loop runs:
 /// - the *window*: the last `TimerConfig::window` resolved steps, kept exactly, summarized by
@@ -16,7 +16,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
@@ -419,19 +418,15 @@ inline std::string timer_console_line(const TimerSummary& s) {
           detail::timer_time(s.window.gpu_time_s.p99);
   for (const auto& r : s.regions) {
     if (r.window.steps == 0) continue;
-    char share[32] = "-";
-    if (r.window.share_of_step) std::snprintf(share, sizeof share, "%.3g %%", 100 * *r.window.share_of_step);
+    const std::string share =
+        r.window.share_of_step ? detail::format_general(100 * *r.window.share_of_step, 3) + " %" : std::string("-");
     line += " | " + r.name + " " + detail::timer_time(r.window.time_per_step_s.p50) + " " + share;
   }
   const auto& t = s.window.throughput;
   if (t.tokens_per_s) line += " | " + detail::timer_rate(t.tokens_per_s, "tokens/s");
   else if (t.samples_per_s) line += " | " + detail::timer_rate(t.samples_per_s, "samples/s");
   else if (t.flop_per_s) line += " | " + detail::timer_rate(t.flop_per_s, "FLOP/s");
-  if (t.mfu) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, " | MFU %.3g %%", 100 * *t.mfu);
-    line += buf;
-  }
+  if (t.mfu) line += " | MFU " + detail::format_general(100 * *t.mfu, 3) + " %";
   line += " | pending " + std::to_string(s.counters.pending_steps) + ", host syncs " +
           std::to_string(s.counters.host_synchronizations);
   return line;
@@ -449,24 +444,19 @@ inline std::string timer_summary_text(const TimerSummary& s) {
                      " (GPU), wall " + detail::timer_time(t.wall_time_s.mean) + " (mean)";
   for (const auto& r : s.regions) {
     if (r.total.steps == 0) continue;
-    char share[32] = "-";
-    if (r.total.share_of_step) std::snprintf(share, sizeof share, "%.3g %%", 100 * *r.total.share_of_step);
+    const std::string share =
+        r.total.share_of_step ? detail::format_general(100 * *r.total.share_of_step, 3) + " %" : std::string("-");
     line += " | " + r.name + " " + detail::timer_time(r.total.time_per_step_s.p50) + " " + share;
   }
   if (t.throughput.tokens_per_s) line += " | " + detail::timer_rate(t.throughput.tokens_per_s, "tokens/s");
   if (t.throughput.samples_per_s) line += " | " + detail::timer_rate(t.throughput.samples_per_s, "samples/s");
   if (t.throughput.flop_per_s) line += " | " + detail::timer_rate(t.throughput.flop_per_s, "FLOP/s");
-  if (t.throughput.mfu) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, " | MFU %.3g %%", 100 * *t.throughput.mfu);
-    line += buf;
-  }
+  if (t.throughput.mfu) line += " | MFU " + detail::format_general(100 * *t.throughput.mfu, 3) + " %";
   const std::size_t boundaries = s.counters.region_boundaries + s.counters.steps;
-  char buf[96];
-  std::snprintf(buf, sizeof buf, " | %.3g markers per boundary, %zu host syncs\n",
-                boundaries ? static_cast<double>(s.counters.markers_recorded) / static_cast<double>(boundaries) : 0.0,
-                s.counters.host_synchronizations);
-  line += buf;
+  line += " | " +
+          detail::format_general(
+              boundaries ? static_cast<double>(s.counters.markers_recorded) / static_cast<double>(boundaries) : 0.0, 3) +
+          " markers per boundary, " + std::to_string(s.counters.host_synchronizations) + " host syncs\n";
   for (const auto& w : s.warnings)
     line += "[" + std::string(to_string(w.severity)) + "] timer " + s.name + ": " + w.code + ": " + w.message + "\n";
   return line;

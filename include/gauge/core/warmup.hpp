@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/format.hpp"
 
 namespace gauge {
 
@@ -46,12 +46,10 @@ inline SteadyVerdict steady_state(const std::vector<WarmupRound>& rounds, const 
   const double mp = detail::median_of(prev);
   v.relative_drift = ml > 0 ? std::fabs(ml - mp) / ml : (mp == ml ? 0.0 : INFINITY);
   v.steady = v.relative_drift <= cfg.drift_tolerance;
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "median per-step time of the last %zu rounds %.6g s vs %.6g s in the %zu before: "
-                "drift %.3g %% %s tolerance %.3g %%",
-                w, ml, mp, w, 100 * v.relative_drift, v.steady ? "<=" : ">", 100 * cfg.drift_tolerance);
-  v.reason = buf;
+  v.reason = "median per-step time of the last " + std::to_string(w) + " rounds " + detail::format_general(ml, 6) +
+             " s vs " + detail::format_general(mp, 6) + " s in the " + std::to_string(w) + " before: drift " +
+             detail::format_general(100 * v.relative_drift, 3) + " % " + (v.steady ? "<=" : ">") + " tolerance " +
+             detail::format_general(100 * cfg.drift_tolerance, 3) + " %";
   return v;
 }
 

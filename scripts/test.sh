@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The tests: installs what is missing, builds everything (Release, -Wall -Wextra -Werror for
-# host code) and runs CTest. GPU tests run where a GPU exists and are reported as skipped where
-# none does.
+# The tests: installs what is missing (scripts/install-deps.sh --for test), builds everything
+# (Release, -Wall -Wextra -Werror for host code) and runs CTest. GPU tests run where a GPU exists
+# and are reported as skipped where none does. Arguments go to ctest.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bash "$here/install-deps.sh"
+bash "$here/install-deps.sh" --for test
 source "$here/env.sh"
+echo "gauge: configuring $GAUGE_BUILD"
 cmake -S "$GAUGE_ROOT" -B "$GAUGE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON
+echo "gauge: building"
 cmake --build "$GAUGE_BUILD" -j "$(nproc)"
+echo "gauge: testing"
 ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@"

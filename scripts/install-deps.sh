@@ -7,12 +7,15 @@
 #                                        Catch2 v2 (Debian's catch2), Google Benchmark
 #                                        (libbenchmark-dev; its compare.py in libbenchmark-tools,
 #                                        which needs python3-scipy), Python 3 with jsonschema, NumPy
-#                                        and matplotlib (the report schema and tools tests)
+#                                        and matplotlib (the report schema and tools tests),
+#                                        dpkg-dev (dpkg-source); then, on Debian, Catch2 v3's
+#                                        sources, pinned (scripts/fetch-catch2-v3.sh)
 #
 # Debian/Ubuntu packages, through apt-get: as root, or with sudo; with neither, it prints the
 # apt-get line to run and exits 1. The CUDA toolkit (nvcc, cudart, cuBLAS) must already be
 # installed; without nvcc, CMake leaves the CUDA tests and examples out.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 
 usage() { echo "usage: $0 [--for run|test]" >&2; exit 2; }
 set_for=test
@@ -20,7 +23,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --for) [ $# -ge 2 ] || usage; set_for=$2; shift 2 ;;
     --for=*) set_for=${1#--for=}; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -28,7 +31,7 @@ case "$set_for" in run|test) ;; *) usage ;; esac
 
 build_set=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev)
 test_set=(catch2 libbenchmark-dev libbenchmark-tools python3 python3-jsonschema python3-numpy python3-scipy
-          python3-matplotlib)
+          python3-matplotlib dpkg-dev)
 wanted=("${build_set[@]}")
 if [ "$set_for" = test ]; then wanted+=("${test_set[@]}"); fi
 
@@ -73,6 +76,26 @@ else
     echo "gauge: apt-get install -y --no-install-recommends ${missing[*]}"
     apt_step "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
     echo "gauge: installed ${missing[*]}"
+  fi
+fi
+
+if [ "$set_for" = test ]; then
+  # Catch2 v3 beside the installed v2, for the tests of gauge's Catch2 matchers (scripts/test.sh
+  # builds them against both). Where the installed Catch2 is v3 already, everything is built
+  # against it; the sources come from Debian's archive, so elsewhere they are left out.
+  source "$here/env.sh"
+  installed_catch2=$(dpkg-query -W -f='${Version}' catch2 2>/dev/null || true)
+  os_id=$( (. /etc/os-release 2>/dev/null && echo "${ID:-}") || true)
+  if [ -f "$GAUGE_CATCH2_V3_DIR/extras/catch_amalgamated.cpp" ] && [ ! -f "$GAUGE_CATCH2_V3_DIR/.gauge-source" ]; then
+    echo "gauge: Catch2 v3 sources: $GAUGE_CATCH2_V3_DIR (GAUGE_CATCH2_V3_DIR)"
+  elif [[ "$installed_catch2" == 3.* ]]; then
+    echo "gauge: the installed Catch2 is $installed_catch2 (v3): no second Catch2 needed"
+  elif [ "$os_id" = debian ]; then
+    bash "$here/fetch-catch2-v3.sh"
+  else
+    echo "gauge: note: Catch2 v3's sources come from Debian's archive; on ${os_id:-this system} the matcher" \
+         "tests are built against the installed Catch2 only (set GAUGE_CATCH2_V3_DIR to a Catch2 v3 source" \
+         "tree to add v3)"
   fi
 fi
 

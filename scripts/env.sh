@@ -4,3 +4,7 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 GAUGE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GAUGE_BUILD=${GAUGE_BUILD:-$GAUGE_ROOT/build}
+# Catch2 v3's sources, pinned (scripts/fetch-catch2-v3.sh brings them; the tests build gauge's
+# Catch2 matchers against them as well as against the installed Catch2 v2).
+GAUGE_CATCH2_V3_VERSION=3.7.1-0.5
+GAUGE_CATCH2_V3_DIR=${GAUGE_CATCH2_V3_DIR:-$GAUGE_ROOT/.deps-src/catch2-$GAUGE_CATCH2_V3_VERSION}

@@ -146,7 +146,7 @@ TEST_CASE("no telemetry source is recorded with the reason", "[capacity][telemet
   CHECK(r.has_warning("telemetry_unavailable"));
 }
 
-TEST_CASE("a kernel compiled from older PTX warns jit_compiled; a native one does not", "[capacity][jit]") {
+TEST_CASE("a kernel compiled from older PTX warns jit_compiled, and a native one does not", "[capacity][jit]") {
   FakeDevice dev;
   dev.kernel_binaries["ptx_only"] = gauge::KernelBinaryRecord{"ptx_only", 90, 75, 90, true};
   dev.kernel_binaries["native"] = gauge::KernelBinaryRecord{"native", 90, 90, 90, false};

@@ -67,7 +67,7 @@ TEST_CASE("export: Google Benchmark JSON with one repetition per sample and the 
   CHECK(j["context"]["gauge_skipped"].empty());
 }
 
-TEST_CASE("export: Google Benchmark JSON options (one entry per experiment; units; wall time)", "[export]") {
+TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, units, wall time)", "[export]") {
   const auto report = stored("multi-base.json");
   gauge::GoogleBenchmarkOptions o;
   o.repetitions = false;

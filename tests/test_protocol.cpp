@@ -308,7 +308,7 @@ TEST_CASE("throughput is work over the median time per step", "[protocol]") {
   CHECK(*r.wall_throughput.flop_per_second == Approx(2.0e6 / *r.wall_time.p50));
 }
 
-TEST_CASE("the gate keeps host launch latency out of GPU time; wall time keeps it in", "[protocol][gate]") {
+TEST_CASE("the gate keeps host launch latency out of GPU time, and wall time keeps it in", "[protocol][gate]") {
   FakeDevice dev;
   dev.launch_cost = 5e-6;  // the host needs 5 us to launch a 1 us kernel: launch-bound
   auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });

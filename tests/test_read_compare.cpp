@@ -1,4 +1,4 @@
-// Reading reports back, comparing two reports, and the Catch2 matchers, on stored reports
+// Reading reports back and comparing two reports, on stored reports
 // (tests/data/reports/, written by tests/data/gen_reports.py from the real H200 report) and on
 // reports written by gauge itself. Expected numbers come from SciPy/NumPy (the calls are in the
 // comments) or by hand, never from the code under test.
@@ -16,7 +16,6 @@
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
-#include "gauge/catch2.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/json.hpp"
@@ -562,54 +561,4 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(back["experiments"][1]["verdict"] == "slower");
   CHECK(back["experiments"][1]["ratio"]["seed"] == gauge::CompareOptions{}.seed);
   CHECK(back["only_in_new"][0] == "scan [n=16777216]");
-}
-
-TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
-  using gauge::catch2::no_slower_than;
-  const gauge::Result base = gauge::catch2::baseline(reports_dir / "base.json", "gemm");
-  const gauge::Result same = stored("same.json").results[0];
-  const gauge::Result slower = stored("slower.json").results[0];
-  REQUIRE_THAT(same, no_slower_than(base, 0.03));
-  auto m = no_slower_than(base, 0.03);
-  CHECK_FALSE(m.match(slower));
-  CHECK(m.toString().find("(slower)") != std::string::npos);
-  CHECK(m.toString().find("by more than 3 % at 95 % confidence") != std::string::npos);
-  CHECK(no_slower_than(base, 0.10).match(slower));  // 1.049 [1.048, 1.052] <= 1.10
-  auto noisy = no_slower_than(base, 0.01);  // its interval reaches past 1 + 1 % and below it
-  CHECK_FALSE(noisy.match(stored("noisy.json").results[0]));
-  CHECK(noisy.toString().find("cannot confirm") != std::string::npos);
-  auto other = no_slower_than(base, 5.0);
-  const gauge::Result a100 = stored("different-gpu.json").results[0];
-  CHECK_FALSE(other.match(a100));
-  CHECK(other.toString().find("NVIDIA A100-SXM4-80GB") != std::string::npos);
-  CHECK(no_slower_than(base, 5.0).allow_other_device().match(a100));
-  auto failed = no_slower_than(base, 0.03);
-  CHECK_FALSE(failed.match(stored("failed.json").results[0]));
-  CHECK(failed.toString().find("failed") != std::string::npos);
-  CHECK_THROWS_AS(no_slower_than(base, -0.01), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::catch2::baseline(reports_dir / "base.json", "nope"), gauge::ReportError);
-}
-
-TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]") {
-  using gauge::catch2::throughput_at_least;
-  const gauge::Result base = stored("base.json").results[0];
-  // GPU-time samples (the default), n = 60: the 95 % CI of the median is [x(22), x(39)]
-  // (scipy.stats.binom), x(39) = 0.0016018835557912586 s; 1099511627776 FLOP / x(39) =
-  // 686386737538416.5 FLOP/s, 402653184 bytes / x(39) = 251362330641.50995 bytes/s.
-  CHECK(throughput_at_least(686.38e12, "flop").match(base));
-  auto above = throughput_at_least(686.39e12, "flop");
-  CHECK_FALSE(above.match(base));
-  CHECK(above.toString().find("is below the floor") != std::string::npos);
-  CHECK(throughput_at_least(251.36e9, "bytes").match(base));
-  CHECK_FALSE(throughput_at_least(251.37e9, "bytes").match(base));
-  // Wall samples, n = 14: the 95 % CI is [x(3), x(12)], x(12) = 0.0016207203051114229 s;
-  // 1099511627776 FLOP / x(12) = 678409238354306.8 FLOP/s.
-  CHECK(throughput_at_least(678.40e12, "flop").on(gauge::Metric::wall_time).match(base));
-  CHECK_FALSE(throughput_at_least(678.42e12, "flop").on(gauge::Metric::wall_time).match(base));
-  REQUIRE_THAT(base, throughput_at_least(240e9, "bytes"));
-  auto tokens = throughput_at_least(1, "tokens");
-  CHECK_FALSE(tokens.match(base));
-  CHECK(tokens.toString().find("no \"tokens\" work") != std::string::npos);
-  CHECK_FALSE(throughput_at_least(1, "flop").match(stored("few-samples.json").results[0]));
-  CHECK(Catch::StringMaker<gauge::Result>::convert(base).find("gemm [K=8192") != std::string::npos);
 }

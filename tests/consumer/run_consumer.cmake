@@ -1,5 +1,6 @@
 # Builds and runs tests/consumer against gauge: MODE=find_package installs gauge into a prefix
 # first; MODE=add_subdirectory points the consumer at the source tree.
+cmake_minimum_required(VERSION 3.22)
 set(dir ${WORK_DIR}/${MODE})
 file(REMOVE_RECURSE ${dir})
 file(MAKE_DIRECTORY ${dir})
@@ -11,6 +12,37 @@ function(run)
 endfunction()
 if(MODE STREQUAL "find_package")
   run(${CMAKE_COMMAND} --install ${GAUGE_BINARY_DIR} --prefix ${dir}/prefix)
+  # The package's version file (SameMajorVersion): find_package(gauge <request>) accepts the
+  # installed M.m.p for M.m and M.0 (an older minor version), not for M.(m+1) (newer) or for
+  # (M+1).0 and (M-1).0 (another major version).
+  file(GLOB_RECURSE version_file ${dir}/prefix/*/gaugeConfigVersion.cmake)
+  if(NOT version_file)
+    message(FATAL_ERROR "not installed: gaugeConfigVersion.cmake")
+  endif()
+  set(PACKAGE_FIND_VERSION 0)
+  set(PACKAGE_FIND_VERSION_MAJOR 0)
+  include(${version_file})  # sets PACKAGE_VERSION
+  string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" installed ${PACKAGE_VERSION})
+  set(major ${CMAKE_MATCH_1})
+  math(EXPR next_minor "${CMAKE_MATCH_2} + 1")
+  math(EXPR next_major "${major} + 1")
+  set(requests ${installed}:TRUE ${major}.0:TRUE ${major}.${next_minor}:FALSE ${next_major}.0:FALSE)
+  if(major GREATER 0)
+    math(EXPR previous_major "${major} - 1")
+    list(APPEND requests ${previous_major}.0:FALSE)
+  endif()
+  foreach(request_expected IN LISTS requests)
+    string(REPLACE ":" ";" request_expected ${request_expected})
+    list(GET request_expected 0 PACKAGE_FIND_VERSION)
+    list(GET request_expected 1 expected)
+    string(REGEX MATCH "^[0-9]+" PACKAGE_FIND_VERSION_MAJOR ${PACKAGE_FIND_VERSION})
+    include(${version_file})
+    if(NOT PACKAGE_VERSION_COMPATIBLE STREQUAL expected)
+      message(FATAL_ERROR "${version_file}: gauge ${PACKAGE_VERSION} for find_package(gauge ${PACKAGE_FIND_VERSION}): "
+                          "compatible ${PACKAGE_VERSION_COMPATIBLE}, expected ${expected}")
+    endif()
+  endforeach()
+  message(STATUS "consumer (${MODE}): find_package(gauge <version>) with gauge ${PACKAGE_VERSION}: ${requests}")
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${dir}/prefix
       -DGAUGE_CONSUMER_MODE=find_package)

@@ -1,0 +1,73 @@
+// gauge's Catch2 matchers (gauge/catch2.hpp) on stored reports (tests/data/reports/, written by
+// tests/data/gen_reports.py from the real H200 report). Built twice: into gauge_tests against the
+// Catch2 that is installed (v2 on Debian 12), and, where the build has Catch2 v3's sources
+// (GAUGE_CATCH2_V3_SOURCE_DIR), into gauge_catch2_v3_tests against v3. Expected numbers come from
+// SciPy (the calls are in the comments), never from the code under test.
+
+// gauge/catch2.hpp first: it finds and includes Catch2 by itself (v3 where its headers are on the
+// include path, else v2).
+#include "gauge/catch2.hpp"
+
+#include <filesystem>
+#include <string>
+
+#include "catch.hpp"
+#include "gauge/report/read.hpp"
+
+namespace {
+
+const std::filesystem::path reports_dir = std::filesystem::path(GAUGE_TEST_DATA_DIR) / "reports";
+
+gauge::StoredReport stored(const std::string& name) { return gauge::read_report(reports_dir / name); }
+
+}  // namespace
+
+TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
+  using gauge::catch2::no_slower_than;
+  const gauge::Result base = gauge::catch2::baseline(reports_dir / "base.json", "gemm");
+  const gauge::Result same = stored("same.json").results[0];
+  const gauge::Result slower = stored("slower.json").results[0];
+  REQUIRE_THAT(same, no_slower_than(base, 0.03));
+  auto m = no_slower_than(base, 0.03);
+  CHECK_FALSE(m.match(slower));
+  CHECK(m.toString().find("(slower)") != std::string::npos);
+  CHECK(m.toString().find("by more than 3 % at 95 % confidence") != std::string::npos);
+  CHECK(no_slower_than(base, 0.10).match(slower));  // 1.049 [1.048, 1.052] <= 1.10
+  auto noisy = no_slower_than(base, 0.01);  // its interval reaches past 1 + 1 % and below it
+  CHECK_FALSE(noisy.match(stored("noisy.json").results[0]));
+  CHECK(noisy.toString().find("cannot confirm") != std::string::npos);
+  auto other = no_slower_than(base, 5.0);
+  const gauge::Result a100 = stored("different-gpu.json").results[0];
+  CHECK_FALSE(other.match(a100));
+  CHECK(other.toString().find("NVIDIA A100-SXM4-80GB") != std::string::npos);
+  CHECK(no_slower_than(base, 5.0).allow_other_device().match(a100));
+  auto failed = no_slower_than(base, 0.03);
+  CHECK_FALSE(failed.match(stored("failed.json").results[0]));
+  CHECK(failed.toString().find("failed") != std::string::npos);
+  CHECK_THROWS_AS(no_slower_than(base, -0.01), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::catch2::baseline(reports_dir / "base.json", "nope"), gauge::ReportError);
+}
+
+TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]") {
+  using gauge::catch2::throughput_at_least;
+  const gauge::Result base = stored("base.json").results[0];
+  // GPU-time samples (the default), n = 60: the 95 % CI of the median is [x(22), x(39)]
+  // (scipy.stats.binom), x(39) = 0.0016018835557912586 s; 1099511627776 FLOP / x(39) =
+  // 686386737538416.5 FLOP/s, 402653184 bytes / x(39) = 251362330641.50995 bytes/s.
+  CHECK(throughput_at_least(686.38e12, "flop").match(base));
+  auto above = throughput_at_least(686.39e12, "flop");
+  CHECK_FALSE(above.match(base));
+  CHECK(above.toString().find("is below the floor") != std::string::npos);
+  CHECK(throughput_at_least(251.36e9, "bytes").match(base));
+  CHECK_FALSE(throughput_at_least(251.37e9, "bytes").match(base));
+  // Wall samples, n = 14: the 95 % CI is [x(3), x(12)], x(12) = 0.0016207203051114229 s;
+  // 1099511627776 FLOP / x(12) = 678409238354306.8 FLOP/s.
+  CHECK(throughput_at_least(678.40e12, "flop").on(gauge::Metric::wall_time).match(base));
+  CHECK_FALSE(throughput_at_least(678.42e12, "flop").on(gauge::Metric::wall_time).match(base));
+  REQUIRE_THAT(base, throughput_at_least(240e9, "bytes"));
+  auto tokens = throughput_at_least(1, "tokens");
+  CHECK_FALSE(tokens.match(base));
+  CHECK(tokens.toString().find("no \"tokens\" work") != std::string::npos);
+  CHECK_FALSE(throughput_at_least(1, "flop").match(stored("few-samples.json").results[0]));
+  CHECK(Catch::StringMaker<gauge::Result>::convert(base).find("gemm [K=8192") != std::string::npos);
+}

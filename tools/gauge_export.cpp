@@ -1,19 +1,21 @@
 // gauge-export: writes a gauge report in another format, to standard output.
 //
-//   gauge-export REPORT.json [--format gbench|csv|markdown] [--metric gpu|wall]
+//   gauge-export REPORT.json [--format gbench|csv|markdown|console] [--metric gpu|wall]
 //                [--time-unit ns|us|ms|s] [--no-repetitions] [--help] [--version]
 //
 // gbench: Google Benchmark JSON, which its compare.py reads (`compare.py benchmarks a.json b.json`);
-// csv: one row per experiment; markdown: a table. Options take their value as `--opt value` or
+// csv: one row per experiment; markdown: a table; console: the console summary. The formats come
+// from the registry in gauge/report/export_format.hpp (gauge/report/formats.hpp lists them). Options take their value as `--opt value` or
 // `--opt=value` (CLI11; see tools/cli.hpp). Exit status 2 with a one-line reason on bad usage or
 // bad input (missing file, invalid JSON, not a gauge report, newer major schema version).
 
-#include <gauge/report/export.hpp>
+#include <gauge/report/formats.hpp>
 #include <gauge/report/read.hpp>
 
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 
@@ -33,7 +35,7 @@ struct BadInput {
 struct Arguments {
   std::string path;
   std::string format = "gbench";
-  gauge::GoogleBenchmarkOptions options;
+  gauge::ExportOptions options;
 };
 
 Arguments parse(int argc, char** argv) {
@@ -43,9 +45,13 @@ Arguments parse(int argc, char** argv) {
                "gauge-export");
   gauge::tools::configure(app, exit_codes);
   app.add_option("REPORT", a.path, "The report (gauge JSON)")->required()->type_name("REPORT.json");
-  app.add_option("--format", a.format,
-                 "gbench: Google Benchmark JSON; csv: one row per experiment (RFC 4180); markdown: a table")
-      ->check(gauge::tools::one_of({"gbench", "csv", "markdown"}));
+  std::string formats_help;
+  std::vector<std::string> names;
+  for (const auto& f : gauge::export_formats()) {
+    formats_help += (formats_help.empty() ? "" : "; ") + f.name + ": " + f.description;
+    names.push_back(f.name);
+  }
+  app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(names));
   std::string metric = "gpu";
   app.add_option("--metric", metric, "gbench: the time written as real_time, GPU time or wall time per step")
       ->check(gauge::tools::one_of({"gpu", "wall"}));
@@ -55,7 +61,7 @@ Arguments parse(int argc, char** argv) {
   app.add_flag("--no-repetitions", no_repetitions,
                "gbench: one entry per experiment (its median) instead of one per sample plus the aggregates");
   gauge::tools::parse_or_exit(app, argc, argv);
-  a.options.metric = metric == "gpu" ? gauge::Metric::gpu_time : gauge::Metric::wall_time;
+  a.options.metric = metric;
   a.options.repetitions = !no_repetitions;
   return a;
 }
@@ -71,12 +77,8 @@ int main(int argc, char** argv) {
     } catch (const gauge::ReportError& e) {
       throw BadInput{e.what()};
     }
-    if (args.format == "gbench")
-      std::fputs((gauge::google_benchmark_json(report, args.options).dump(2) + "\n").c_str(), stdout);
-    else if (args.format == "csv")
-      std::fputs(gauge::csv_table(report.results).c_str(), stdout);
-    else
-      std::fputs(gauge::markdown_table(report.results).c_str(), stdout);
+    const std::string text = gauge::find_export_format(args.format).write(report, args.options);
+    std::fputs(text.c_str(), stdout);
     return 0;
   } catch (const BadInput& e) {
     std::fprintf(stderr, "gauge-export: error: %s\n", e.reason.c_str());

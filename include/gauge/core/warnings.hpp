@@ -40,7 +40,6 @@ inline constexpr const char* cpu_governor_not_performance = "cpu_governor_not_pe
 inline constexpr const char* no_gpu = "no_gpu";
 inline constexpr const char* lazy_module_loading = "lazy_module_loading";
 inline constexpr const char* clocks_not_locked = "clocks_not_locked";
-inline constexpr const char* verification_failed = "verification_failed";
 inline constexpr const char* throttling = "throttling";
 inline constexpr const char* sm_clock_below_max = "sm_clock_below_max";
 inline constexpr const char* jit_compiled = "jit_compiled";
@@ -56,6 +55,70 @@ struct Warning {
   std::string code;      ///< stable machine-readable code, e.g. "noise_target_not_met"
   Severity severity = Severity::warning;
   std::string message;   ///< one sentence with the numbers, and the fix where there is one
+};
+
+
+/// One entry of the warning catalogue: a code gauge can emit, how much it should worry the
+/// reader, what it means, and the threshold that triggers it. README.md's table of warnings is
+/// tested against this list (tests/test_warnings.cpp).
+struct WarningInfo {
+  const char* code;       ///< the stable code (a `warning_code::` constant)
+  Severity severity;      ///< the severity it is emitted with (the most severe, if several)
+  const char* meaning;    ///< what it says about the numbers
+  const char* threshold;  ///< what triggers it (settings in Config, thresholds in gauge/protocol/diagnosis.hpp)
+};
+
+/// Every warning code gauge emits (Experiment, environment, Timer), in the README's order.
+inline constexpr WarningInfo warning_catalogue[] = {
+    {warning_code::warmup_not_converged, Severity::warning, "warm-up hit its cap before the step time stopped drifting",
+     "warmup.max_time / warmup.max_steps reached before warmup.drift_tolerance was met"},
+    {warning_code::noise_target_not_met, Severity::warning, "the median's confidence interval is wider than asked",
+     "relative CI width > measure.target_relative_ci_width at measure.max_time"},
+    {warning_code::outliers, Severity::info, "samples beyond Tukey's fences: something else ran at times",
+     "any severe outlier, or more than 5 % outliers, from 10 samples on"},
+    {warning_code::drift_during_measurement, Severity::warning, "the first and last thirds of the samples disagree",
+     "|median(last third) / median(first third) − 1| > max(warmup.drift_tolerance, 2 × CI width), from 30 samples on"},
+    {warning_code::below_timer_resolution, Severity::warning, "one sample spans too few timer ticks",
+     "sample time < 100 × the timer's resolution"},
+    {warning_code::work_not_on_stream, Severity::error, "the device was busy with work the stream's events did not see",
+     "events and enqueuing each < 50 % of wall time, with > 50 us per wall round unexplained"},
+    {warning_code::launch_bound, Severity::warning, "the host sets the pace: the device idles between steps",
+     "GPU busy fraction < 50 %"},
+    {warning_code::gate_timeout, Severity::warning, "the launch gate timed out (the step synchronizes the host, or the queue was full)",
+     "measure.gate_timeout"},
+    {warning_code::gate_unavailable, Severity::info, "no launch gate: the step's file was not compiled by nvcc",
+     "CudaBackend used from a host-compiled translation unit"},
+    {warning_code::event_overhead, Severity::info, "each sample still includes some event overhead",
+     "k capped by measure.max_sample_time with overhead > 0.1 % of the step"},
+    {warning_code::debug_build, Severity::warning, "the step was compiled without optimization or without NDEBUG",
+     "!defined(NDEBUG) or !defined(__OPTIMIZE__) where run() is called"},
+    {warning_code::throttling, Severity::warning, "the GPU was throttled during measurement",
+     "any NVML clock event reason other than idle or application clocks"},
+    {warning_code::sm_clock_below_max, Severity::warning, "the SM clock ran below its maximum",
+     "mean SM clock < sm_clock_warning_fraction × maximum"},
+    {warning_code::jit_compiled, Severity::warning, "a named kernel was JIT-compiled from PTX for this GPU",
+     "no native SASS for the device in the kernel's binary"},
+    {warning_code::other_processes_on_gpu, Severity::warning, "other processes had a context on the GPU",
+     "any other process in NVML's compute process list"},
+    {warning_code::memory_grew_during_measurement, Severity::warning, "device or host memory grew while measuring",
+     "growth > memory_growth_tolerance_bytes"},
+    {warning_code::may_not_fit, Severity::warning, "the workload may not fit in memory",
+     "peak > 95 % of device memory, host RSS > 90 % of host memory, or growth"},
+    {warning_code::telemetry_unavailable, Severity::info, "no GPU telemetry (NVML) during the run", "NVML absent or device unknown"},
+    {warning_code::clocks_not_locked, Severity::info, "GPU clocks are not locked: results follow the boost state",
+     "NVML application/locked clocks not set"},
+    {warning_code::lazy_module_loading, Severity::info, "CUDA loads kernels lazily (first launches pay for it)",
+     "CUDA_MODULE_LOADING=LAZY or the driver's default"},
+    {warning_code::cpu_governor_not_performance, Severity::warning, "the CPU frequency governor is not 'performance'",
+     "any CPU's scaling_governor != performance"},
+    {warning_code::no_gpu, Severity::info, "no CUDA device was found", "cudaGetDeviceCount == 0 or an error"},
+    {"timer_forced_wait", Severity::warning, "the Timer had to wait on the host (too many pending steps)",
+     "pending steps > TimerConfig::max_pending_steps"},
+    {"timer_unresolved_steps", Severity::info, "steps not yet resolved are not in the summary", "summary() before flush()"},
+    {"timer_unfinished", Severity::info, "regions were open, or a step not ended, at finish()", "open regions at finish()"},
+    {"timer_pool_grew_after_warmup", Severity::info, "the Timer's event pool grew after warm-up (allocations per step)",
+     "events created after TimerConfig::warmup_steps"},
+    {"timer_resolution_failed", Severity::error, "resolving a step failed; its times were dropped", "an error while resolving"},
 };
 
 }  // namespace gauge

@@ -25,6 +25,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/report/export_format.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/version.hpp"
 
@@ -299,3 +300,22 @@ inline std::string markdown_table(const std::vector<Result>& results) {
 }
 
 }  // namespace gauge
+
+// The three formats of this file, registered for gauge-export (gauge/report/export_format.hpp).
+namespace gauge::detail::export_ {
+inline std::string write_gbench(const StoredReport& report, const ExportOptions& o) {
+  GoogleBenchmarkOptions g;
+  g.metric = o.metric == "wall" ? Metric::wall_time : Metric::gpu_time;
+  g.time_unit = o.time_unit;
+  g.repetitions = o.repetitions;
+  return google_benchmark_json(report, g).dump(2) + "\n";
+}
+inline std::string write_csv(const StoredReport& report, const ExportOptions&) { return csv_table(report.results); }
+inline std::string write_markdown(const StoredReport& report, const ExportOptions&) {
+  return markdown_table(report.results);
+}
+}  // namespace gauge::detail::export_
+GAUGE_REGISTER_EXPORT_FORMAT(gbench, "Google Benchmark JSON (its compare.py reads it)",
+                             ::gauge::detail::export_::write_gbench)
+GAUGE_REGISTER_EXPORT_FORMAT(csv, "one row per experiment (RFC 4180)", ::gauge::detail::export_::write_csv)
+GAUGE_REGISTER_EXPORT_FORMAT(markdown, "a Markdown table", ::gauge::detail::export_::write_markdown)

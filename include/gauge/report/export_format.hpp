@@ -1,0 +1,70 @@
+#pragma once
+/// \file gauge/report/export_format.hpp
+/// The registry of export formats: what `gauge-export --format NAME` can write. A format is one
+/// header that defines its writer and registers it with `GAUGE_REGISTER_EXPORT_FORMAT`, plus
+/// one `#include` line in gauge/report/formats.hpp (the list the tool includes); nothing else
+/// changes (the tool's `--format` choices and help come from the registry).
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/error.hpp"
+#include "gauge/report/read.hpp"
+
+namespace gauge {
+
+/// Settings every export format may read (most read none).
+struct ExportOptions {
+  /// The time written where a format has one column of time: "gpu" (the result's per-step
+  /// samples: GPU time, or CPU time on the host backend) or "wall".
+  std::string metric = "gpu";
+  /// The time unit where a format has one ("ns", "us", "ms", "s"; Google Benchmark's default ns).
+  std::string time_unit = "ns";
+  /// Google Benchmark JSON: one entry per sample plus aggregates (true) or per experiment.
+  bool repetitions = true;
+};
+
+/// One export format: its name (the `--format` value), a one-line description, and its writer,
+/// which returns the whole output text (ending with a newline) or throws ConfigError.
+struct ExportFormat {
+  std::string name;
+  std::string description;
+  std::function<std::string(const StoredReport&, const ExportOptions&)> write;
+};
+
+/// The registered formats, in registration order.
+inline std::vector<ExportFormat>& export_formats() {
+  static std::vector<ExportFormat> formats;
+  return formats;
+}
+
+/// Registers a format (a later one with the same name replaces the earlier). Returns true, so
+/// that registration can initialize a variable at namespace scope.
+inline bool register_export_format(ExportFormat format) {
+  auto& all = export_formats();
+  auto same = std::find_if(all.begin(), all.end(), [&](const ExportFormat& f) { return f.name == format.name; });
+  if (same != all.end()) *same = std::move(format);
+  else all.push_back(std::move(format));
+  return true;
+}
+
+/// The format called `name`. Throws ConfigError naming it and listing the registered names.
+inline const ExportFormat& find_export_format(const std::string& name) {
+  std::string names;
+  for (const auto& f : export_formats()) {
+    if (f.name == name) return f;
+    names += (names.empty() ? "" : ", ") + f.name;
+  }
+  throw ConfigError("no export format '" + name + "' (registered: " + names + ")");
+}
+
+}  // namespace gauge
+
+/// Registers an export format from a header: `GAUGE_REGISTER_EXPORT_FORMAT(csv, "…", writer)`.
+#define GAUGE_REGISTER_EXPORT_FORMAT(id, description, writer) \
+  namespace gauge::detail::export_registry {                  \
+  inline const bool id = ::gauge::register_export_format({#id, description, writer}); \
+  }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The GPU checks of a change, in one call on the H200 (see the developers' guide):
+#   source .deps/activate.sh && bash scripts/gpu-verify.sh [OLD_TREE]
+# Builds for sm_90 (tests, examples, tools, bench), runs the whole CTest suite (GPU tests
+# included), the GEMM example at M=N=K=8192 bf16 twice, gauge's method benchmark, and, with
+# OLD_TREE (an older gauge source tree, e.g. `git archive 232a8ee`), that tree's GEMM example,
+# then compares the reports with gauge-compare. Logs and reports go to $OUT/r, packed into
+# $OUT/results.tar.gz; $OUT/summary.log has the key lines.
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+R=$OUT/r
+mkdir -p "$R"
+export PATH=/usr/local/cuda/bin:$PATH
+old=${1:-}
+B=build-h200
+S=$OUT/summary.log
+log() { echo "$@" | tee -a "$S"; }
+pack() { tar czf "$OUT/results.tar.gz" -C "$OUT" r && rm -rf "$R"; }
+trap pack EXIT
+{ date -u; nvidia-smi; nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,temperature.gpu,power.draw,memory.total --format=csv
+  nvcc --version | tail -2; cmake --version | head -1; git log -1 --oneline 2>/dev/null; } > "$R/machine.txt" 2>&1
+tail -4 "$R/machine.txt" | head -3 | tee -a "$S"
+t0=$(date +%s)
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON > "$R/build.log" 2>&1 || { tail -40 "$R/build.log" | tee -a "$S"; exit 1; }
+if cmake --build $B -j 16 -- -k 0 >> "$R/build.log" 2>&1; then log "== build ok ($(( $(date +%s) - t0 )) s)"; else
+  log "== BUILD FAILED (continuing with what built):"; grep -E "error|FAILED" "$R/build.log" | head -20 | tee -a "$S"; fi
+ctest --test-dir $B -j 8 -E '^gpu:|example_.*_gpu|training_loop|readme_quickstart_run' --output-on-failure > "$R/ctest.log" 2>&1
+grep -E "tests passed|\*\*\*Failed|Not Run" "$R/ctest.log" | tail -8 | tee -a "$S"
+ctest --test-dir $B -R '^gpu:|example_.*_gpu|training_loop|readme_quickstart' -V > "$R/ctest-gpu.log" 2>&1
+grep -E "tests passed|\*\*\*Failed|Not Run|Skipped\)" "$R/ctest-gpu.log" | tail -8 | tee -a "$S"
+grep -E "^[0-9]+: (spin|other|16 MiB|GPU:|kernel |memory:|telemetry|sgemm)" "$R/ctest-gpu.log" | sed 's/^[0-9]*: //' | tee -a "$S"
+G=(--m 8192 --n 8192 --k 8192 --dtype bf16 --require-gpu)
+log "== gemm 8192 bf16 (this tree), twice"
+$B/examples/gemm "${G[@]}" --out "$R/new1.json" > "$R/gemm-new1.log" 2>&1; log "exit $?"; grep -v "^\[info\]" "$R/gemm-new1.log" | head -6 | tee -a "$S"
+$B/examples/gemm "${G[@]}" --out "$R/new2.json" > "$R/gemm-new2.log" 2>&1; log "exit $?"
+C=$B/tools/gauge-compare
+if [ -n "$old" ] && [ -d "$old" ]; then
+  log "== gemm 8192 bf16 ($old)"
+  cmake -S "$old" -B build-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_TESTS=OFF > "$R/build-old.log" 2>&1 &&
+    cmake --build build-old -j 16 --target gemm >> "$R/build-old.log" 2>&1 || { log "old build failed"; tail -20 "$R/build-old.log" | tee -a "$S"; }
+  build-old/examples/gemm "${G[@]}" --out "$R/old.json" > "$R/gemm-old.log" 2>&1; log "exit $?"; grep -v "^\[info\]" "$R/gemm-old.log" | head -4 | tee -a "$S"
+  log "== gauge-compare old new1"; $C "$R/old.json" "$R/new1.json" --fail-on-regression 2>&1 | tee -a "$S"; log "exit ${PIPESTATUS[0]}"
+fi
+log "== gauge-compare new1 new2"; $C "$R/new1.json" "$R/new2.json" --fail-on-regression 2>&1 | tee -a "$S"; log "exit ${PIPESTATUS[0]}"
+log "== bench_method"
+$B/bench/bench_method --out "$R/bench_method.json" > "$R/bench.log" 2>&1
+tail -25 "$R/bench.log" | tee -a "$S"
+cp "$R/new1.json" "$OUT/gemm-h200.json" 2>/dev/null
+log "== done in $(( $(date +%s) - t0 )) s"

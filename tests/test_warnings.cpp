@@ -1,0 +1,73 @@
+// The warning catalogue (gauge/core/warnings.hpp) is the one list of warning codes: every
+// `warning_code::` constant in the headers is in it, and README.md's table says the same.
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/core/timer_summary.hpp"
+
+#ifndef GAUGE_SOURCE_DIR
+#error "GAUGE_SOURCE_DIR must be defined (tests/CMakeLists.txt)"
+#endif
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("every warning_code constant in the headers is in the catalogue, once", "[warnings]") {
+  std::set<std::string> catalogue;
+  for (const auto& w : gauge::warning_catalogue) {
+    INFO(w.code);
+    CHECK(catalogue.insert(w.code).second);  // no duplicates
+    CHECK(std::string(w.meaning).size() > 10);
+    CHECK(std::string(w.threshold).size() > 5);
+  }
+  // The constants, read from the headers' text (a second source: the declarations themselves).
+  std::set<std::string> declared;
+  const std::regex decl(R"(inline constexpr const char\* (\w+) = "(\w+)";)");
+  for (const char* header : {"/include/gauge/core/warnings.hpp", "/include/gauge/core/timer_summary.hpp"}) {
+    const std::string text = read_file(std::string(GAUGE_SOURCE_DIR) + header);
+    const auto ns = text.find("namespace warning_code {");
+    REQUIRE(ns != std::string::npos);
+    const std::string block = text.substr(ns, text.find("}  // namespace warning_code", ns) - ns);
+    for (std::sregex_iterator it(block.begin(), block.end(), decl), end; it != end; ++it) {
+      CHECK((*it)[1] == (*it)[2]);  // the constant's name is its code
+      declared.insert((*it)[2]);
+    }
+  }
+  CHECK(declared.size() == 27);  // counted by hand: 22 in warnings.hpp, 5 Timer codes
+  CHECK(declared == catalogue);
+  CHECK(std::string(gauge::warning_code::timer_forced_wait) == "timer_forced_wait");
+}
+
+TEST_CASE("README.md's table of warnings equals the catalogue", "[warnings]") {
+  const std::string readme = read_file(std::string(GAUGE_SOURCE_DIR) + "/README.md");
+  const auto start = readme.find("### Warnings");
+  REQUIRE(start != std::string::npos);
+  const std::regex row(R"(\| `(\w+)` \| (\w+) \| ([^|]*) \| ([^|]*) \|)");
+  std::size_t i = 0;
+  const std::string section = readme.substr(start, readme.find("\n\n", readme.find("| code |", start)) - start);
+  for (std::sregex_iterator it(section.begin(), section.end(), row), end; it != end; ++it, ++i) {
+    REQUIRE(i < std::size(gauge::warning_catalogue));
+    const auto& w = gauge::warning_catalogue[i];
+    INFO("README row " << i + 1 << ": " << (*it)[0]);
+    CHECK((*it)[1] == w.code);
+    CHECK((*it)[2] == gauge::to_string(w.severity));
+    CHECK((*it)[3] == w.meaning);
+    CHECK((*it)[4] == w.threshold);
+  }
+  CHECK(i == std::size(gauge::warning_catalogue));
+}

@@ -89,6 +89,8 @@ struct Result {
   Work work;                       ///< work per step as declared
   Config config;                   ///< complete configuration, defaults included
   std::string backend;             ///< "cuda", "host", or a test backend's name
+  std::string time_label = "GPU time";  ///< what the per-step samples are: "GPU time" (CUDA events) or "CPU time" (host clock)
+  std::string time_clock = "CUDA events";  ///< the clock behind them
   DeviceRecord device;             ///< where it ran
   Status status = Status::ok;      ///< ok, or failed with `error`
   std::optional<std::string> error;  ///< the failure, with the phase and step where it happened

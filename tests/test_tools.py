@@ -107,7 +107,8 @@ class SchemaStored(unittest.TestCase):
 
 
 class SchemaWritten(unittest.TestCase):
-    """Every report gauge's writer produces (fake and host backends) validates, and reads back."""
+    """Every report gauge's writer produces (fake and host backends, and full.json with every feature of
+    the format) validates, and reads back."""
 
     def test_written_reports_validate_and_read_back(self):
         self.assertTrue(WRITE_REPORTS, "GAUGE_WRITE_REPORTS is not set")
@@ -116,7 +117,7 @@ class SchemaWritten(unittest.TestCase):
         self.assertEqual(0, p.returncode, p.stderr)
         v = validator()
         names = sorted(n for n in os.listdir(out) if n.endswith(".json"))
-        self.assertEqual(["fake-gpu.json", "host.json"], names)
+        self.assertEqual(["fake-gpu.json", "full.json", "host.json"], names)
         for name in names:
             with self.subTest(report=name):
                 doc = load_strict(os.path.join(out, name))
@@ -129,6 +130,22 @@ class SchemaWritten(unittest.TestCase):
                          [e["name"] for e in doc["experiments"]])
         self.assertEqual("failed", doc["experiments"][4]["status"])
         self.assertGreater(doc["experiments"][1]["sampling"]["steps_per_sample"], 1)
+        # Every feature (values from tests/full_report.hpp), each validated above.
+        full = load_strict(os.path.join(out, "full.json"))
+        self.assertEqual("1.2.0", full["schema_version"])
+        gemm, broken = full["experiments"]
+        self.assertEqual(0.015, gemm["config"]["telemetry_interval_s"])
+        self.assertEqual(2 ** 40, gemm["config"]["memory_growth_tolerance_bytes"])
+        self.assertEqual(0.8, gemm["config"]["sm_clock_warning_fraction"])
+        self.assertEqual([0.3, 0.315], gemm["telemetry"]["series"]["t_s"])
+        self.assertEqual([1500.0, None], gemm["telemetry"]["series"]["sm_clock_mhz"])
+        self.assertEqual(-(2 ** 20), gemm["memory"]["device_growth_bytes"])
+        self.assertEqual(["gauge::gate_kernel", "my_kernel"], [k["name"] for k in gemm["kernels"]])
+        self.assertEqual(("GPU time", "CUDA events"), (gemm["time_label"], gemm["time_clock"]))
+        self.assertEqual(("failed", "CPU time", "host steady clock"), (broken["status"], broken["time_label"], broken["time_clock"]))
+        self.assertEqual(2 ** 63 + 1, full["environment"]["cuda"]["devices"][0]["nvml"]["clock_event_reasons"])
+        self.assertEqual(["forward", "attention"], [r["name"] for r in full["timers"][0]["regions"]])
+        self.assertEqual("forward", full["timers"][0]["regions"][1]["parent"])
 
 
 class CompareCli(unittest.TestCase):

@@ -148,6 +148,72 @@ class SchemaWritten(unittest.TestCase):
         self.assertEqual("forward", full["timers"][0]["regions"][1]["parent"])
 
 
+def load_plot():
+    """tools/gauge-plot as a module."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("gauge_plot", PLOT)
+    spec = importlib.util.spec_from_loader("gauge_plot", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def schema_path(schema, start, path):
+    """The schema of `path` ("a.b[].c") below the object schema `start`, or None if a key is not described."""
+    node = start
+    for part in path.split("."):
+        items = part.endswith("[]")
+        node = resolve(schema, node).get("properties", {}).get(part[:-2] if items else part)
+        if node is None:
+            return None
+        if items:
+            node = resolve(schema, node).get("items")
+    return node
+
+
+def resolve(schema, node):
+    """`node` with $ref resolved, and of a oneOf/anyOf the alternative that is not null."""
+    while True:
+        if "$ref" in node:
+            target = schema
+            for part in node["$ref"].lstrip("#/").split("/"):
+                target = target[part]
+            node = target
+            continue
+        alternatives = node.get("oneOf") or node.get("anyOf")
+        if alternatives:
+            node = next(n for n in alternatives if n.get("type") != "null")
+            continue
+        return node
+
+
+class PlotKeys(unittest.TestCase):
+    """gauge-plot reads only keys that the schema describes, all listed in one place."""
+
+    def test_every_path_gauge_plot_reads_is_in_the_schema(self):
+        plot = load_plot()
+        with open(SCHEMA) as f:
+            schema = json.load(f)
+        experiment = schema_path(schema, schema, "experiments[]")
+        self.assertIsNotNone(experiment)
+        missing = [p for p in sorted(plot.REPORT_PATHS) if schema_path(schema, schema, p) is None]
+        missing += ["experiments[]." + p for p in sorted(plot.EXPERIMENT_PATHS) if schema_path(schema, experiment, p) is None]
+        self.assertEqual([], missing)
+        self.assertIn("time_label", plot.EXPERIMENT_PATHS)
+        # The check has teeth, and gauge-plot reads nothing outside its lists.
+        self.assertIsNone(schema_path(schema, experiment, "telemetry.series.sm_clock"))
+        with self.assertRaises(KeyError):
+            plot.at({}, "telemetry.series.sm_clock")
+
+    def test_time_label_is_the_report_s_or_derived_from_the_backend(self):
+        plot = load_plot()
+        self.assertEqual("CPU time", plot.time_label({"time_label": "CPU time", "backend": "host"}))
+        self.assertEqual("CPU time", plot.time_label({"backend": "host"}))  # schema 1.0 / 1.1
+        self.assertEqual("GPU time", plot.time_label({"backend": "cuda"}))
+        self.assertEqual(1.5, plot.at({"warmup": {"curve": [{"start_s": 1.5}]}}["warmup"]["curve"][0], "warmup.curve[].start_s"))
+
+
 class CompareCli(unittest.TestCase):
     """gauge-compare: verdicts, formats, exit codes and one-line errors."""
 
@@ -314,6 +380,30 @@ class Plot(unittest.TestCase):
         self.assertIn("SM clock (telemetry)", text)
         self.assertIn("maximum SM clock 1980 MHz", text)
         self.assertNotIn("no clock telemetry", text)
+
+    def test_the_axes_name_the_time_of_the_backend(self):
+        out = scratch("plots")
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        cases = [("cuda", None, "GPU time per step"), ("host", None, "CPU time per step"),  # schema 1.0: from backend
+                 ("cuda", "Device time", "Device time per step")]  # schema 1.2: the report's time_label
+        for backend, label, expected in cases:
+            with self.subTest(backend=backend, label=label):
+                doc["experiments"][0]["backend"] = backend
+                if label:
+                    doc["experiments"][0]["time_label"] = label
+                path = os.path.join(out, f"label-{backend}.json")
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                for args in (["timeline", path], ["compare", path, path]):
+                    svg = os.path.join(out, f"label-{backend}-{args[0]}.svg")
+                    p = self.plot(*args, "-o", svg)
+                    self.assertEqual(0, p.returncode, p.stderr)
+                    with open(svg) as f:
+                        text = f.read()
+                    self.assertIn(expected, text)
+                    if backend == "host":
+                        self.assertNotIn("GPU", text)
 
     def test_compare_two_reports(self):
         out = scratch("plots")

@@ -199,7 +199,8 @@ class SchemaStored(unittest.TestCase):
 
 
 class SchemaWritten(unittest.TestCase):
-    """Every report gauge's writer produces (fake and host backends) validates, and reads back."""
+    """Every report gauge's writer produces (fake and host backends, and full.json with every feature of
+    the format) validates, and reads back."""
 
     def test_written_reports_validate_and_read_back(self):
         self.assertTrue(WRITE_REPORTS, "GAUGE_WRITE_REPORTS is not set")
@@ -208,7 +209,7 @@ class SchemaWritten(unittest.TestCase):
         self.assertEqual(0, p.returncode, p.stderr)
         v = validator()
         names = sorted(n for n in os.listdir(out) if n.endswith(".json"))
-        self.assertEqual(["fake-gpu.json", "host.json"], names)
+        self.assertEqual(["fake-gpu.json", "full.json", "host.json"], names)
         for name in names:
             with self.subTest(report=name):
                 doc = load_strict(os.path.join(out, name))
@@ -221,6 +222,88 @@ class SchemaWritten(unittest.TestCase):
                          [e["name"] for e in doc["experiments"]])
         self.assertEqual("failed", doc["experiments"][4]["status"])
         self.assertGreater(doc["experiments"][1]["sampling"]["steps_per_sample"], 1)
+        # Every feature (values from tests/full_report.hpp), each validated above.
+        full = load_strict(os.path.join(out, "full.json"))
+        self.assertEqual("1.2.0", full["schema_version"])
+        gemm, broken = full["experiments"]
+        self.assertEqual(0.015, gemm["config"]["telemetry_interval_s"])
+        self.assertEqual(2 ** 40, gemm["config"]["memory_growth_tolerance_bytes"])
+        self.assertEqual(0.8, gemm["config"]["sm_clock_warning_fraction"])
+        self.assertEqual([0.3, 0.315], gemm["telemetry"]["series"]["t_s"])
+        self.assertEqual([1500.0, None], gemm["telemetry"]["series"]["sm_clock_mhz"])
+        self.assertEqual(-(2 ** 20), gemm["memory"]["device_growth_bytes"])
+        self.assertEqual(["gauge::gate_kernel", "my_kernel"], [k["name"] for k in gemm["kernels"]])
+        self.assertEqual(("GPU time", "CUDA events"), (gemm["time_label"], gemm["time_clock"]))
+        self.assertEqual(("failed", "CPU time", "host steady clock"), (broken["status"], broken["time_label"], broken["time_clock"]))
+        self.assertEqual(2 ** 63 + 1, full["environment"]["cuda"]["devices"][0]["nvml"]["clock_event_reasons"])
+        self.assertEqual(["forward", "attention"], [r["name"] for r in full["timers"][0]["regions"]])
+        self.assertEqual("forward", full["timers"][0]["regions"][1]["parent"])
+
+
+def load_plot():
+    """tools/gauge-plot as a module."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("gauge_plot", PLOT)
+    spec = importlib.util.spec_from_loader("gauge_plot", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def schema_path(schema, start, path):
+    """The schema of `path` ("a.b[].c") below the object schema `start`, or None if a key is not described."""
+    node = start
+    for part in path.split("."):
+        items = part.endswith("[]")
+        node = resolve(schema, node).get("properties", {}).get(part[:-2] if items else part)
+        if node is None:
+            return None
+        if items:
+            node = resolve(schema, node).get("items")
+    return node
+
+
+def resolve(schema, node):
+    """`node` with $ref resolved, and of a oneOf/anyOf the alternative that is not null."""
+    while True:
+        if "$ref" in node:
+            target = schema
+            for part in node["$ref"].lstrip("#/").split("/"):
+                target = target[part]
+            node = target
+            continue
+        alternatives = node.get("oneOf") or node.get("anyOf")
+        if alternatives:
+            node = next(n for n in alternatives if n.get("type") != "null")
+            continue
+        return node
+
+
+class PlotKeys(unittest.TestCase):
+    """gauge-plot reads only keys that the schema describes, all listed in one place."""
+
+    def test_every_path_gauge_plot_reads_is_in_the_schema(self):
+        plot = load_plot()
+        with open(SCHEMA) as f:
+            schema = json.load(f)
+        experiment = schema_path(schema, schema, "experiments[]")
+        self.assertIsNotNone(experiment)
+        missing = [p for p in sorted(plot.REPORT_PATHS) if schema_path(schema, schema, p) is None]
+        missing += ["experiments[]." + p for p in sorted(plot.EXPERIMENT_PATHS) if schema_path(schema, experiment, p) is None]
+        self.assertEqual([], missing)
+        self.assertIn("time_label", plot.EXPERIMENT_PATHS)
+        # The check has teeth, and gauge-plot reads nothing outside its lists.
+        self.assertIsNone(schema_path(schema, experiment, "telemetry.series.sm_clock"))
+        with self.assertRaises(KeyError):
+            plot.at({}, "telemetry.series.sm_clock")
+
+    def test_time_label_is_the_report_s_or_derived_from_the_backend(self):
+        plot = load_plot()
+        self.assertEqual("CPU time", plot.time_label({"time_label": "CPU time", "backend": "host"}))
+        self.assertEqual("CPU time", plot.time_label({"backend": "host"}))  # schema 1.0 / 1.1
+        self.assertEqual("GPU time", plot.time_label({"backend": "cuda"}))
+        self.assertEqual(1.5, plot.at({"warmup": {"curve": [{"start_s": 1.5}]}}["warmup"]["curve"][0], "warmup.curve[].start_s"))
 
 
 class CompareCli(unittest.TestCase):
@@ -560,6 +643,30 @@ class Plot(unittest.TestCase):
         self.assertIn("SM clock (telemetry)", text)
         self.assertIn("maximum SM clock 1980 MHz", text)
         self.assertNotIn("no clock telemetry", text)
+
+    def test_the_axes_name_the_time_of_the_backend(self):
+        out = scratch("plots")
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        cases = [("cuda", None, "GPU time per step"), ("host", None, "CPU time per step"),  # schema 1.0: from backend
+                 ("cuda", "Device time", "Device time per step")]  # schema 1.2: the report's time_label
+        for backend, label, expected in cases:
+            with self.subTest(backend=backend, label=label):
+                doc["experiments"][0]["backend"] = backend
+                if label:
+                    doc["experiments"][0]["time_label"] = label
+                path = os.path.join(out, f"label-{backend}.json")
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                for args in (["timeline", path], ["compare", path, path]):
+                    svg = os.path.join(out, f"label-{backend}-{args[0]}.svg")
+                    p = self.plot(*args, "-o", svg)
+                    self.assertEqual(0, p.returncode, p.stderr)
+                    with open(svg) as f:
+                        text = f.read()
+                    self.assertIn(expected, text)
+                    if backend == "host":
+                        self.assertNotIn("GPU", text)
 
     def test_compare_two_reports(self):
         out = scratch("plots")

@@ -2,7 +2,9 @@
 // validate every one against schema/gauge-report.schema.json and read them back with the tools.
 // Covers: ok, failed, never-ran and one-sample results; every dimension type; FLOP, bytes and
 // items of work; batched samples (k > 1); cold cache; graph mode; silenced warnings; telemetry;
-// a hand-made environment with a GPU, and the live environment of this machine (host backend).
+// a hand-made environment with a GPU, and the live environment of this machine (host backend);
+// and full.json, every feature of the format set by hand (tests/full_report.hpp: every setting,
+// telemetry series, memory, kernels, NVML, tools, a failed host experiment, a Timer summary).
 //
 //   gauge_write_reports DIR
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "fake_backend.hpp"
+#include "full_report.hpp"
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
@@ -33,33 +36,6 @@ gauge::Config quick() {
   c.measure.min_time = 2ms;
   c.measure.round_time = 1ms;
   return c;
-}
-
-gauge::Environment gpu_environment() {
-  gauge::Environment env;
-  env.gauge_version = gauge::version_string;
-  env.host.cpu.model_name = "Test CPU";
-  env.host.cpu.logical_cpus = 8;
-  env.environment_variables = {{"CUDA_LAUNCH_BLOCKING", std::nullopt}, {"CUDA_VISIBLE_DEVICES", "0"}};
-  env.cuda.runtime_version = 13000;
-  env.cuda.driver_version = 13000;
-  env.cuda.device_count = 1;
-  gauge::CudaDeviceInfo d;
-  d.ordinal = 0;
-  d.name = "NVIDIA H200";
-  d.uuid = "GPU-f6fb3145-6909-9d20-6108-bb12b7c2bdc3";
-  d.pci_bus_id = "0000:00:06.0";
-  d.compute_capability_major = 9;
-  d.multiprocessors = 132;
-  d.total_memory_bytes = 150109880320ull;
-  d.l2_cache_bytes = 62914560;
-  d.sm_clock_max_mhz = 1980;
-  d.memory_clock_max_mhz = 3201;
-  d.memory_bus_width_bits = 6016;
-  d.ecc_enabled = true;
-  env.cuda.devices.push_back(d);
-  env.warnings.push_back({"cpu_governor_not_performance", gauge::Severity::warning, "governor is powersave"});
-  return env;
 }
 
 template <class Step>
@@ -82,7 +58,7 @@ int main(int argc, char** argv) {
   try {
     std::filesystem::create_directories(dir);
     {
-      gauge::Report report(dir / "fake-gpu.json", gpu_environment());
+      gauge::Report report(dir / "fake-gpu.json", gauge::testing::full_environment());
       FakeDevice dev;
       dev.telemetry = [](double t) {
         gauge::TelemetrySample s;
@@ -122,6 +98,13 @@ int main(int argc, char** argv) {
       report.write();
     }
     {
+      gauge::Report report(dir / "full.json", gauge::testing::full_environment());
+      report.add(gauge::testing::full_result());
+      report.add(gauge::testing::failed_host_result());
+      report.add(gauge::testing::full_timer());
+      report.write();
+    }
+    {
       gauge::Report report(dir / "host.json");  // the live environment of this machine
       std::vector<double> v(4096, 1.0);
       double sink = 0;
@@ -141,6 +124,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gauge_write_reports: %s\n", e.what());
     return 1;
   }
-  std::printf("wrote %s/fake-gpu.json and %s/host.json\n", dir.c_str(), dir.c_str());
+  std::printf("wrote %s/fake-gpu.json, %s/full.json and %s/host.json\n", dir.c_str(), dir.c_str(), dir.c_str());
   return 0;
 }

@@ -68,8 +68,8 @@ inline std::vector<double> samples_of(const Result& r, Metric metric) {
   return gauge::detail::compare::finite(metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
 }
 
-/// "GPU time" or "wall time".
-inline const char* metric_words(Metric m) { return m == Metric::gpu_time ? "GPU time" : "wall time"; }
+/// What the samples of `r` for `metric` are: its `time_label` ("GPU time", "CPU time") or "wall time".
+inline std::string metric_words(Metric m, const Result& r) { return m == Metric::gpu_time ? r.time_label : "wall time"; }
 }  // namespace detail
 
 /// The one result named `name` in the report at `path` (a baseline stored with the tests).
@@ -157,7 +157,7 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     const RatioInterval r = bootstrap_median_ratio(a, b, options_.confidence_level, options_.resamples, options_.seed);
     const bool ok = r.high <= 1 + tolerance_;
     outcome_ = fmt::format("median {} {} vs {} (baseline): new/base {:.4f} [{:.4f}, {:.4f}]; upper bound {} 1 + {:g} %{}",
-                           detail::metric_words(m), gauge::detail::format_time(median(b)),
+                           detail::metric_words(m, result), gauge::detail::format_time(median(b)),
                            gauge::detail::format_time(median(a)), r.estimate, r.low, r.high, ok ? "<=" : ">",
                            100 * tolerance_,
                            ok ? "" : r.low > 1 + tolerance_ ? " (slower)" : " (cannot confirm: more samples or a quieter machine)");
@@ -233,7 +233,7 @@ class ThroughputAtLeast : public detail::MatcherBase<Result> {
     const double rate = *work / percentile_sorted(s, 50);
     const bool ok = low_rate >= floor_;
     outcome_ = fmt::format("{} (lower bound {}, from the {} per step's median CI) {} the floor", rate_text(rate),
-                           rate_text(low_rate), detail::metric_words(metric_), ok ? "meets" : "is below");
+                           rate_text(low_rate), detail::metric_words(metric_, result), ok ? "meets" : "is below");
     return ok;
   }
 
@@ -280,11 +280,12 @@ namespace Catch {
 /// Prints a Result in Catch2's failure messages: name, dimensions, status, n and medians.
 template <>
 struct StringMaker<gauge::Result> {
-  /// "gemm [M=8192, dtype=bf16]: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)".
+  /// "gemm [M=8192, dtype=bf16]: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)"
+  /// (the result's `time_label`: "CPU time" on the host backend).
   static std::string convert(const gauge::Result& r) {
     const std::string dims = gauge::detail::compare::dimensions_text(r.dimensions);
-    return fmt::format("{}{}: {}, GPU time median {} (n = {}), wall time median {} (n = {})", r.name,
-                       dims.empty() ? "" : " [" + dims + "]", gauge::to_string(r.status),
+    return fmt::format("{}{}: {}, {} median {} (n = {}), wall time median {} (n = {})", r.name,
+                       dims.empty() ? "" : " [" + dims + "]", gauge::to_string(r.status), r.time_label,
                        gauge::detail::format_time(r.gpu_time.p50), r.gpu_time.n, gauge::detail::format_time(r.wall_time.p50),
                        r.wall_time.n);
   }

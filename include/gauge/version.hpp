@@ -18,6 +18,10 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// keys; a new minor version only adds keys). Written as the report's `schema_version` key.
 /// 1.0.0: first release. 1.1.0 adds `telemetry`, `memory`, `kernels` and `sampling.round_*` to
 /// experiments, `nvml`, `tools` and GPU locality to the environment, and the `timers` list.
-inline constexpr const char* report_schema_version = "1.1.0";
+/// 1.2.0 adds `time_label` and `time_clock` to experiments (what the per-step samples are:
+/// "GPU time" from CUDA events, "CPU time" from the host clock), the settings
+/// `telemetry_interval_s`, `memory_growth_tolerance_bytes` and `sm_clock_warning_fraction` to
+/// `config`, and describes telemetry, memory, kernels, NVML, tools and timers in the schema.
+inline constexpr const char* report_schema_version = "1.2.0";
 
 }  // namespace gauge

@@ -36,8 +36,9 @@ class CudaBackend {
  public:
   using stream_type = cudaStream_t;
   static constexpr const char* name = "cuda";
-  static constexpr const char* time_label = "GPU time";     ///< what its samples are
-  static constexpr const char* time_clock = "CUDA events";  ///< the clock behind them
+  /// What the per-step samples are (Result::time_label) and the clock behind them (time_clock).
+  static constexpr const char* time_label = "GPU time";
+  static constexpr const char* time_clock = "CUDA events";
 
   /// Creates its own stream at prepare().
   CudaBackend() = default;

@@ -26,8 +26,10 @@ class HostBackend {
  public:
   using stream_type = HostStream;
   static constexpr const char* name = "host";
-  static constexpr const char* time_label = "CPU time";         ///< what its samples are
-  static constexpr const char* time_clock = "host steady clock";  ///< the clock behind them
+  /// What the per-step samples are (Result::time_label) and the clock behind them (time_clock):
+  /// the host runs the step, so never "GPU time".
+  static constexpr const char* time_label = "CPU time";
+  static constexpr const char* time_clock = "host steady clock";
 
   GateSupport gate_support() const { return GateSupport::not_needed; }
   bool graph_supported() const { return false; }

@@ -480,31 +480,13 @@ std::string text_of(const std::optional<T>& v) {
   else return std::to_string(*v);
 }
 
-/// A JSON value as text for a difference ("-" for null or absent).
-inline std::string json_text(const nlohmann::json* v) {
-  if (!v || v->is_null()) return "-";
-  if (v->is_string()) return v->get<std::string>();
-  return v->dump();
-}
-
-/// `doc` at the JSON pointer `pointer`, or nullptr.
-inline const nlohmann::json* at_pointer(const nlohmann::json& doc, const std::string& pointer) {
-  const nlohmann::json::json_pointer p(pointer);
-  if (!doc.contains(p)) return nullptr;
-  return &doc.at(p);
-}
-
 /// Mean SM clock of the experiment during measurement, MHz, from its telemetry when it has one:
-/// `telemetry.sm_clock_mhz.mean`, else the median of `telemetry.series.sm_clock_mhz`.
-inline std::optional<double> measured_sm_clock_mhz(const nlohmann::json* experiment) {
-  if (!experiment) return std::nullopt;
-  if (const auto* mean = at_pointer(*experiment, "/telemetry/sm_clock_mhz/mean"); mean && mean->is_number())
-    return mean->get<double>();
-  const auto* series = at_pointer(*experiment, "/telemetry/series/sm_clock_mhz");
-  if (!series || !series->is_array()) return std::nullopt;
+/// `telemetry.sm_clock_mhz.mean`, else the median of the readings of `telemetry.series`.
+inline std::optional<double> measured_sm_clock_mhz(const TelemetryRecord& telemetry) {
+  if (telemetry.sm_clock_mhz.mean && std::isfinite(*telemetry.sm_clock_mhz.mean)) return telemetry.sm_clock_mhz.mean;
   std::vector<double> v;
-  for (const auto& x : *series)
-    if (x.is_number()) v.push_back(x.get<double>());
+  for (const auto& x : telemetry.series)
+    if (x.sm_clock_mhz && std::isfinite(*x.sm_clock_mhz)) v.push_back(*x.sm_clock_mhz);
   if (v.empty()) return std::nullopt;
   return median_in_place(v);
 }
@@ -515,11 +497,8 @@ inline void differ(std::vector<EnvironmentDifference>& out, std::string what, co
   if (a != b) out.push_back({std::move(what), a, b, invalidates});
 }
 
-/// Differences between the settings of two matched experiments (and their telemetry, when the
-/// report documents are given).
-inline std::vector<EnvironmentDifference> result_differences(const Result& a, const Result& b,
-                                                             const nlohmann::json* a_doc, const nlohmann::json* b_doc,
-                                                             double clock_tolerance) {
+/// Differences between the settings of two matched experiments (and their telemetry).
+inline std::vector<EnvironmentDifference> result_differences(const Result& a, const Result& b, double clock_tolerance) {
   std::vector<EnvironmentDifference> d;
   differ(d, "backend", a.backend, b.backend, true);
   differ(d, "device", a.device.name, b.device.name, true);
@@ -533,7 +512,7 @@ inline std::vector<EnvironmentDifference> result_differences(const Result& a, co
   const bool a_unlocked = a.has_warning(warning_code::clocks_not_locked);
   const bool b_unlocked = b.has_warning(warning_code::clocks_not_locked);
   differ(d, "clocks", a_unlocked ? "not locked" : "locked or unknown", b_unlocked ? "not locked" : "locked or unknown", true);
-  const auto ca = measured_sm_clock_mhz(a_doc), cb = measured_sm_clock_mhz(b_doc);
+  const auto ca = measured_sm_clock_mhz(a.telemetry), cb = measured_sm_clock_mhz(b.telemetry);
   if (ca && cb && *ca > 0 && std::fabs(*cb / *ca - 1) > clock_tolerance)
     d.push_back({fmt::format("mean SM clock while measuring (differs by more than {:g} %)", 100 * clock_tolerance),
                  fmt::format("{:.0f} MHz", *ca), fmt::format("{:.0f} MHz", *cb), true});
@@ -558,21 +537,17 @@ inline std::string full_label(const Result& r) {
 /// variables recorded because they change results (CUDA_LAUNCH_BLOCKING, NVIDIA_TF32_OVERRIDE …).
 /// Informational: GPU count, another board of the same model (UUID), host CPU model and
 /// governor, compiler, gauge version.
+/// NVML's driver version and clock locking are compared where both reports have them (schema
+/// 1.1 and later).
 ///
 /// \param base, candidate the environments.
-/// \param base_doc, candidate_doc the reports' `environment` objects, for keys newer than schema
-///   1.0.0 (NVML); nullptr to skip them.
-inline std::vector<EnvironmentDifference> environment_differences(const Environment& base, const Environment& candidate,
-                                                                  const nlohmann::json* base_doc = nullptr,
-                                                                  const nlohmann::json* candidate_doc = nullptr) {
+inline std::vector<EnvironmentDifference> environment_differences(const Environment& base, const Environment& candidate) {
   using namespace detail::compare;
   std::vector<EnvironmentDifference> d;
   differ(d, "CUDA driver (highest CUDA version it supports)", cuda_version_text(base.cuda.driver_version),
          cuda_version_text(candidate.cuda.driver_version), true);
   differ(d, "CUDA runtime", cuda_version_text(base.cuda.runtime_version), cuda_version_text(candidate.cuda.runtime_version), true);
-  if (base_doc && candidate_doc)
-    differ(d, "NVIDIA driver", json_text(at_pointer(*base_doc, "/nvml/driver_version")),
-           json_text(at_pointer(*candidate_doc, "/nvml/driver_version")), true);
+  differ(d, "NVIDIA driver", text_of(base.nvml.driver_version), text_of(candidate.nvml.driver_version), true);
   differ(d, "GPU count", std::to_string(base.cuda.devices.size()), std::to_string(candidate.cuda.devices.size()), false);
   const std::size_t common = std::min(base.cuda.devices.size(), candidate.cuda.devices.size());
   for (std::size_t i = 0; i < common; ++i) {
@@ -587,13 +562,9 @@ inline std::vector<EnvironmentDifference> environment_differences(const Environm
     differ(d, g + "maximum memory clock (MHz)", text_of(a.memory_clock_max_mhz), text_of(b.memory_clock_max_mhz), true);
     differ(d, g + "ECC", a.ecc_enabled ? "on" : "off", b.ecc_enabled ? "on" : "off", true);
     if (a.name == b.name && a.uuid && b.uuid) differ(d, g + "UUID (another board of the same model)", *a.uuid, *b.uuid, false);
-    if (base_doc && candidate_doc) {
-      const std::string p = "/cuda/devices/" + std::to_string(i) + "/nvml/clocks_locked";
-      const auto* la = at_pointer(*base_doc, p);
-      const auto* lb = at_pointer(*candidate_doc, p);
-      if (la && lb && la->is_boolean() && lb->is_boolean())
-        differ(d, g + "clocks locked", json_text(la), json_text(lb), true);
-    }
+    if (a.nvml && b.nvml && a.nvml->clocks_locked && b.nvml->clocks_locked)
+      differ(d, g + "clocks locked", *a.nvml->clocks_locked ? "true" : "false", *b.nvml->clocks_locked ? "true" : "false",
+             true);
   }
   std::map<std::string, std::optional<std::string>> va(base.environment_variables.begin(), base.environment_variables.end());
   std::map<std::string, std::optional<std::string>> vb(candidate.environment_variables.begin(), candidate.environment_variables.end());
@@ -613,11 +584,8 @@ inline std::vector<EnvironmentDifference> environment_differences(const Environm
 /// `options.metric`, the ratio of medians with its bootstrap interval, the U test, the verdict
 /// (rule at `Verdict`) and the differences of settings between the two results.
 ///
-/// \param base_doc, candidate_doc the experiments' JSON objects, for telemetry (nullptr to skip).
 /// \throws ConfigError for invalid options (see validate(CompareOptions)).
-inline ExperimentComparison compare_results(const Result& base, const Result& candidate, const CompareOptions& options = {},
-                                            const nlohmann::json* base_doc = nullptr,
-                                            const nlohmann::json* candidate_doc = nullptr) {
+inline ExperimentComparison compare_results(const Result& base, const Result& candidate, const CompareOptions& options = {}) {
   using namespace detail::compare;
   validate(options);
   ExperimentComparison c;
@@ -634,7 +602,7 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     const std::string tb = b == candidate.dimensions.end() ? "-" : gauge::to_string(b->second);
     if (ta != tb) c.dimension_differences.push_back(key + ": " + ta + " → " + tb);
   }
-  c.differences = result_differences(base, candidate, base_doc, candidate_doc, options.clock_tolerance);
+  c.differences = result_differences(base, candidate, options.clock_tolerance);
 
   const bool gpu = options.metric == Metric::gpu_time;
   const std::vector<double> a = finite(gpu ? base.gpu_samples_s : base.wall_samples_s);
@@ -728,16 +696,7 @@ inline Comparison compare_reports(const StoredReport& base, const StoredReport& 
   out.options = options;
   out.base_source = base.source;
   out.candidate_source = candidate.source;
-  auto section = [](const nlohmann::json& doc, const char* key) -> const nlohmann::json* {
-    return doc.is_object() && doc.contains(key) ? &doc.at(key) : nullptr;
-  };
-  out.environment_differences = environment_differences(base.environment, candidate.environment,
-                                                        section(base.document, "environment"),
-                                                        section(candidate.document, "environment"));
-  auto experiment_doc = [&](const StoredReport& r, std::size_t i) -> const nlohmann::json* {
-    const auto* list = section(r.document, "experiments");
-    return list && list->is_array() && i < list->size() ? &(*list)[i] : nullptr;
-  };
+  out.environment_differences = environment_differences(base.environment, candidate.environment);
   std::vector<bool> used(candidate.results.size(), false);
   std::vector<const Result*> matched_base;
   for (std::size_t i = 0; i < base.results.size(); ++i) {
@@ -753,7 +712,7 @@ inline Comparison compare_reports(const StoredReport& base, const StoredReport& 
       continue;
     }
     used[j] = true;
-    out.experiments.push_back(compare_results(a, candidate.results[j], options, experiment_doc(base, i), experiment_doc(candidate, j)));
+    out.experiments.push_back(compare_results(a, candidate.results[j], options));
     matched_base.push_back(&a);
   }
   for (std::size_t j = 0; j < candidate.results.size(); ++j)

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -18,9 +19,9 @@ namespace gauge {
 
 
 /// The summary table of `results` as text (ends with a newline): experiment, status, median and
-/// p99 time per step (GPU time; host time on the host backend), half-width of the CI of the
-/// median in %, wall time per step, throughput (FLOP/s from the median, else bytes/s, else the
-/// first item rate), warning codes; then a legend line.
+/// p99 time per step (each result's `time_label`: GPU time, or CPU time on the host backend),
+/// half-width of the CI of the median in %, wall time per step, throughput (FLOP/s from the
+/// median, else bytes/s, else the first item rate), warning codes; then a legend line.
 inline std::string summary_table(const std::vector<Result>& results) {
   std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", "experiment", "status",
                                 "median", "p99", "ci +-%", "wall/step", "throughput", "warnings");
@@ -46,8 +47,14 @@ inline std::string summary_table(const std::vector<Result>& results) {
                        detail::format_time(r.wall_time.p50), rate, codes);
     if (r.error) out += fmt::format("  error: {}\n", *r.error);
   }
-  out += "median, p99: time per step (GPU time from CUDA events; host clock on the host backend); "
-         "ci +-%: half-width of the confidence interval of the median; wall/step: wall time per step; "
+  std::vector<std::string> kinds;  // "GPU time from CUDA events", each once, in order
+  for (const auto& r : results)
+    if (std::find(kinds.begin(), kinds.end(), r.time_label + " from " + r.time_clock) == kinds.end())
+      kinds.push_back(r.time_label + " from " + r.time_clock);
+  std::string times;
+  for (const auto& k : kinds) times += (times.empty() ? " (" : "; ") + k;
+  out += "median, p99: time per step" + times + (times.empty() ? "" : ")") +
+         "; ci +-%: half-width of the confidence interval of the median; wall/step: wall time per step; "
          "throughput: work / median\n";
   return out;
 }

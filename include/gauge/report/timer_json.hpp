@@ -1,6 +1,7 @@
 #pragma once
 /// \file gauge/report/timer_json.hpp
-/// JSON of a Timer's summary (nlohmann/json ADL hooks `to_json`), the compact record of one log
+/// JSON of a Timer's summary (nlohmann/json's `to_json`, found by ADL, from its description in
+/// gauge/report/fields.hpp: one entry of a report's `timers` list), the compact record of one log
 /// line, and `JsonLinesSink`, which appends one such record per log to a JSON Lines file.
 /// Units: seconds for time (keys end in `_s`), rates per second (`_per_s`), MFU and shares as
 /// fractions. Non-finite and undefined values are `null`, as in report/json.hpp.
@@ -21,109 +22,6 @@
 #include "gauge/report/json.hpp"
 
 namespace gauge {
-
-/// TotalSummary → {"n", "sum", "min", "mean", "stddev", "max", "p50", "p90", "p99",
-/// "percentile_method"}.
-inline void to_json(nlohmann::json& j, const TotalSummary& s) {
-  using detail::number_or_null;
-  j = nlohmann::json{{"n", s.n},
-                     {"sum", number_or_null(s.sum)},
-                     {"min", number_or_null(s.min)},
-                     {"mean", number_or_null(s.mean)},
-                     {"stddev", number_or_null(s.stddev)},
-                     {"max", number_or_null(s.max)},
-                     {"p50", number_or_null(s.p50)},
-                     {"p90", number_or_null(s.p90)},
-                     {"p99", number_or_null(s.p99)},
-                     {"percentile_method", TotalSummary::percentile_method}};
-}
-
-/// TimerThroughput → {"tokens_per_s", "samples_per_s", "flop_per_s", "bytes_per_s", "mfu"}.
-inline void to_json(nlohmann::json& j, const TimerThroughput& t) {
-  using detail::number_or_null;
-  j = nlohmann::json{{"tokens_per_s", number_or_null(t.tokens_per_s)},
-                     {"samples_per_s", number_or_null(t.samples_per_s)},
-                     {"flop_per_s", number_or_null(t.flop_per_s)},
-                     {"bytes_per_s", number_or_null(t.bytes_per_s)},
-                     {"mfu", number_or_null(t.mfu)}};
-}
-
-/// TimerConfig → every setting, defaults included; the peak with its source (null when absent).
-inline void to_json(nlohmann::json& j, const TimerConfig& c) {
-  j = nlohmann::json{{"warmup_steps", c.warmup_steps},
-                     {"window", c.window},
-                     {"log_every", c.log_every},
-                     {"level", c.level},
-                     {"max_pending_steps", c.max_pending_steps},
-                     {"confidence_level", c.confidence_level},
-                     {"peak_flop_per_s", detail::number_or_null(c.peak_flop_per_s)},
-                     {"peak_source", c.peak_flop_per_s ? nlohmann::json(c.peak_source.empty() ? std::string("user (no source given)")
-                                                                                              : c.peak_source)
-                                                       : nlohmann::json(nullptr)}};
-}
-
-/// TimerCounters → every counter by name.
-inline void to_json(nlohmann::json& j, const TimerCounters& c) {
-  j = nlohmann::json{{"steps", c.steps},
-                     {"resolved_steps", c.resolved_steps},
-                     {"warmup_steps", c.warmup_steps},
-                     {"pending_steps", c.pending_steps},
-                     {"failed_steps", c.failed_steps},
-                     {"region_boundaries", c.region_boundaries},
-                     {"markers_recorded", c.markers_recorded},
-                     {"queries", c.queries},
-                     {"host_synchronizations", c.host_synchronizations},
-                     {"forced_waits", c.forced_waits},
-                     {"markers_created", c.markers_created},
-                     {"markers_created_after_warmup", c.markers_created_after_warmup}};
-}
-
-/// TimerRegionSummary → {"name", "kind", "parent" (null at the top level), "stream", "level",
-/// "window": {"steps", "occurrences", "time_per_step_s" (a Summary), "share_of_step"},
-/// "total": {"steps", "occurrences", "time_per_step_s" (a TotalSummary), "share_of_step"}}.
-inline void to_json(nlohmann::json& j, const TimerRegionSummary& r) {
-  using detail::number_or_null;
-  j = nlohmann::json{{"name", r.name},
-                     {"kind", r.kind},
-                     {"parent", r.parent.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.parent)},
-                     {"stream", r.stream},
-                     {"level", r.level},
-                     {"window",
-                      {{"steps", r.window.steps},
-                       {"occurrences", r.window.occurrences},
-                       {"time_per_step_s", r.window.time_per_step_s},
-                       {"share_of_step", number_or_null(r.window.share_of_step)}}},
-                     {"total",
-                      {{"steps", r.total.steps},
-                       {"occurrences", r.total.occurrences},
-                       {"time_per_step_s", r.total.time_per_step_s},
-                       {"share_of_step", number_or_null(r.total.share_of_step)}}}};
-}
-
-/// TimerSummary → one entry of the report's `timers` list.
-inline void to_json(nlohmann::json& j, const TimerSummary& s) {
-  auto opt_index = [](const std::optional<std::size_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  j = nlohmann::json{{"name", s.name},
-                     {"backend", s.backend},
-                     {"final", s.final},
-                     {"config", s.config},
-                     {"timer_resolution_s", detail::number_or_null(s.timer_resolution_s)},
-                     {"counters", s.counters},
-                     {"window",
-                      {{"steps", s.window.steps},
-                       {"first_step", opt_index(s.window.first_step)},
-                       {"last_step", opt_index(s.window.last_step)},
-                       {"gpu_time_per_step_s", s.window.gpu_time_s},
-                       {"wall_time_per_step_s", s.window.wall_time_s},
-                       {"throughput", s.window.throughput}}},
-                     {"total",
-                      {{"steps", s.total.steps},
-                       {"gpu_time_per_step_s", s.total.gpu_time_s},
-                       {"wall_time_per_step_s", s.total.wall_time_s},
-                       {"throughput", s.total.throughput}}},
-                     {"regions", s.regions},
-                     {"warnings", s.warnings}};
-}
 
 /// The compact record of one log line (JSON Lines): {"timer", "step" (last step of the window),
 /// "window_steps", "step_gpu_time_s" and "step_wall_time_s" ({"p50", "p90", "p99", "mean"}),

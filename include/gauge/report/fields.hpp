@@ -1,0 +1,522 @@
+#pragma once
+/// \file gauge/report/fields.hpp
+/// The description of every type in a gauge report, once (see gauge/report/serial.hpp): writing
+/// (`to_json`), reading (`from_json`, gauge/report/read.hpp) and the schema's coverage
+/// (schema/gauge-report.schema.json, checked by the tests against `serial::collect_schema`) all
+/// come from here. Units are in the key names: seconds (`_s`), bytes, MHz, W, °C; undefined or
+/// non-finite numbers are `null`.
+///
+/// To add a key: add the member to its struct, a line here (with `since_1_N` for the schema
+/// version that adds it, and bump `report_schema_version`'s minor version), and the key to the
+/// schema; the tests fail until all three agree.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/environment.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/telemetry.hpp"
+#include "gauge/core/timer_summary.hpp"
+#include "gauge/core/warmup.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/core/work.hpp"
+#include "gauge/report/host_json.hpp"
+#include "gauge/report/serial.hpp"
+
+namespace gauge {
+
+/// What the per-step samples of a result from `backend` are, for reports written before schema
+/// 1.2 (which do not say): {"CPU time", "host steady clock"} for "host", else {"GPU time",
+/// "CUDA events"}. Reports of schema 1.2 and later carry `time_label` and `time_clock`.
+inline std::pair<std::string, std::string> legacy_time_names(const std::string& backend) {
+  if (backend == "host") return {"CPU time", "host steady clock"};
+  return {"GPU time", "CUDA events"};
+}
+
+namespace serial {
+
+// ---- enums written by name ---------------------------------------------------------------------
+
+template <>
+struct EnumValues<CacheState> {
+  static constexpr CacheState values[] = {CacheState::hot, CacheState::cold};
+};
+template <>
+struct EnumValues<GpuTiming> {
+  static constexpr GpuTiming values[] = {GpuTiming::automatic, GpuTiming::ungated, GpuTiming::graph};
+};
+template <>
+struct EnumValues<Status> {
+  static constexpr Status values[] = {Status::ok, Status::failed};
+};
+template <>
+struct EnumValues<Severity> {
+  static constexpr Severity values[] = {Severity::info, Severity::warning, Severity::error};
+};
+
+// ---- statistics, work, warnings ----------------------------------------------------------------
+
+/// Work → {"flop_per_step", "bytes_per_step", "items_per_step": {name: count}}.
+template <>
+struct Fields<Work> {
+  static constexpr const char* name = "work";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("flop_per_step", x.flop);
+    v("bytes_per_step", x.bytes);
+    v("items_per_step", x.items);
+  }
+};
+
+/// Throughput → {"flop_per_s", "bytes_per_s", "items_per_s": {name: rate or null}}.
+template <>
+struct Fields<Throughput> {
+  static constexpr const char* name = "throughput";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("flop_per_s", x.flop_per_second);
+    v("bytes_per_s", x.bytes_per_second);
+    v("items_per_s", x.items_per_second, null_dropped);
+  }
+};
+
+/// Warning → {"code", "severity" (info, warning, error), "message"}.
+GAUGE_SERIAL_DESCRIBE(Warning, "warning", code, severity, message)
+
+/// ConfidenceInterval → {"low", "high", "level", "coverage", "lower_rank", "upper_rank"}.
+GAUGE_SERIAL_DESCRIBE(ConfidenceInterval, "confidence_interval", low, high, level, coverage, lower_rank,
+    upper_rank)
+
+/// Outliers → {"low_severe", "low_mild", "high_mild", "high_severe"}.
+GAUGE_SERIAL_DESCRIBE(Outliers, "outliers", low_severe, low_mild, high_mild, high_severe)
+
+/// Summary → every statistic by name (null where undefined), plus the methods used (constants of
+/// this gauge: checked to be strings when read, otherwise ignored).
+template <>
+struct Fields<Summary> {
+  static constexpr const char* name = "summary";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(n, min, p1, p5, p10, p25, p50, p75, p90, p95, p99, max, mean, stddev, cv, mad, iqr,
+                        median_ci, median_ci_relative_width, confidence_level, outliers);
+    v.constant("percentile_method", Summary::percentile_method);
+    v.constant("median_ci_method", Summary::median_ci_method);
+    v.constant("outlier_method", Summary::outlier_method);
+  }
+};
+
+// ---- configuration -----------------------------------------------------------------------------
+
+/// WarmupConfig → every setting, durations in seconds.
+template <>
+struct Fields<WarmupConfig> {
+  static constexpr const char* name = "warmup_config";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("min_steps", x.min_steps);
+    v("min_time_s", x.min_time);
+    v("max_steps", x.max_steps);
+    v("max_time_s", x.max_time);
+    v("round_time_s", x.round_time);
+    GAUGE_SERIAL_FIELDS(window, drift_tolerance);
+  }
+};
+
+/// MeasureConfig → every setting, durations in seconds, enums by name.
+template <>
+struct Fields<MeasureConfig> {
+  static constexpr const char* name = "measure_config";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(min_samples, max_samples);
+    v("min_time_s", x.min_time);
+    v("max_time_s", x.max_time);
+    GAUGE_SERIAL_FIELDS(target_relative_ci_width, confidence_level);
+    v("round_time_s", x.round_time);
+    GAUGE_SERIAL_FIELDS(max_steps_per_round, steps_per_sample);
+    v("event_overhead_budget_s", x.event_overhead_budget);
+    v("max_sample_time_s", x.max_sample_time);
+    v("gate_timeout_s", x.gate_timeout);
+    GAUGE_SERIAL_FIELDS(wall_round_fraction, cache, gpu_timing);
+  }
+};
+
+/// Config → every setting, defaults included. Read back, durations are rounded to the nearest
+/// nanosecond; the configuration is not validated (a report records what was used).
+template <>
+struct Fields<Config> {
+  static constexpr const char* name = "config";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(warmup, measure, device, silenced_warnings, max_samples_in_report);
+    v("telemetry_interval_s", x.telemetry_interval, since_1_2);
+    v("memory_growth_tolerance_bytes", x.memory_growth_tolerance_bytes, since_1_2);
+    v("sm_clock_warning_fraction", x.sm_clock_warning_fraction, since_1_2);
+  }
+};
+
+// ---- telemetry, memory, kernels ----------------------------------------------------------------
+
+/// TelemetryStat → {"min", "mean", "max"}.
+GAUGE_SERIAL_DESCRIBE(TelemetryStat, "telemetry_stat", min, mean, max)
+
+/// One reading of the telemetry series (written as parallel arrays, one per key).
+template <>
+struct Fields<TelemetrySample> : AllKeysOptional {
+  static constexpr const char* name = "telemetry_sample";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("t_s", x.t_s, nan_as_null);
+    GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, clock_event_reasons,
+                        process_memory_bytes);
+  }
+};
+
+/// TelemetryRecord → the summary over the measured region, and `series` as parallel arrays.
+/// No key is required: partial records (from tools or older writers) read, the rest default.
+template <>
+struct Fields<TelemetryRecord> : AllKeysOptional {
+  static constexpr const char* name = "telemetry";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(available, unavailable_reason, interval_s);
+    v("warmup_start_s", x.warmup_start_s, nan_as_null);
+    v("measure_start_s", x.measure_start_s, nan_as_null);
+    v("measure_end_s", x.measure_end_s, nan_as_null);
+    GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, sm_clock_max_mhz,
+                        throttle_reasons_seen, throttle_reason_names, throttled_samples);
+    v("series", x.series, as_columns);
+  }
+};
+
+/// MemoryRecord → bytes everywhere, null where unknown. No key is required (as telemetry).
+GAUGE_SERIAL_DESCRIBE_AS(MemoryRecord, "memory", AllKeysOptional, peak_bytes, peak_source,
+    device_total_bytes, device_used_peak_bytes, device_used_at_measure_start_bytes,
+    device_used_at_measure_end_bytes, process_peak_bytes, other_processes_bytes, pool_used_high_bytes,
+    pool_reserved_high_bytes, allocator_peak_bytes, host_rss_peak_bytes, host_rss_at_measure_start_bytes,
+    host_rss_at_measure_end_bytes, host_memory_total_bytes, device_growth_bytes, host_rss_growth_bytes,
+    grew_during_measurement, fits, fits_reason)
+
+/// KernelBinaryRecord → {"name", "binary_version", "ptx_version", "device_version", "jit_compiled"}.
+GAUGE_SERIAL_DESCRIBE(KernelBinaryRecord, "kernel", name, binary_version, ptx_version, device_version,
+    jit_compiled)
+
+// ---- one experiment ----------------------------------------------------------------------------
+
+/// WarmupRound → {"start_s", "steps", "time_per_step_s"} (a null time reads as NaN).
+template <>
+struct Fields<WarmupRound> {
+  static constexpr const char* name = "warmup_round";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("start_s", x.start_s, nan_as_null);
+    v("steps", x.steps);
+    v("time_per_step_s", x.time_per_step_s, nan_as_null);
+  }
+};
+
+/// DeviceRecord → {"ordinal", "name", "uuid", "pci_bus_id"}.
+GAUGE_SERIAL_DESCRIBE(DeviceRecord, "device_record", ordinal, name, uuid, pci_bus_id)
+
+/// WarmupRecord → {"first_step_time_s", "steps", "time_s", "converged", "relative_drift",
+/// "reason", "curve"}.
+template <>
+struct Fields<WarmupRecord> {
+  static constexpr const char* name = "warmup_record";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(first_step_time_s, steps);
+    v("time_s", x.time_s, nan_as_null);
+    v("converged", x.converged);
+    v("relative_drift", x.relative_drift, nan_as_null);
+    GAUGE_SERIAL_FIELDS(reason, curve);
+  }
+};
+
+/// SamplingRecord → how the samples were taken; `granularity` ("per_step" when k = 1, else
+/// "per_batch") is derived from `steps_per_sample` and checked when read.
+template <>
+struct Fields<SamplingRecord> {
+  static constexpr const char* name = "sampling";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(method, steps_per_sample);
+    v.computed(
+        "granularity", json_string, x,
+        [](const SamplingRecord& r) -> nlohmann::json { return r.steps_per_sample == 1 ? "per_step" : "per_batch"; },
+        [](const nlohmann::json& j, SamplingRecord&) { detail::read_name(j, {"per_step", "per_batch"}); });
+    GAUGE_SERIAL_FIELDS(steps_per_sample_reason, event_overhead_s);
+    v("cache", x.cache, names_of<CacheState>);
+    GAUGE_SERIAL_FIELDS(rounds, discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps);
+    v("timer_resolution_s", x.timer_resolution_s, nan_as_null);
+    v("round_start_s", x.round_start_s, nan_as_null, since_1_1);
+    v("round_end_s", x.round_end_s, nan_as_null, since_1_1);
+    v("round_samples", x.round_samples, since_1_1);
+  }
+};
+
+/// StoppingRecord → {"reason", "measure_time_s", "relative_ci_width", "target_relative_ci_width",
+/// "target_met"}.
+template <>
+struct Fields<StoppingRecord> {
+  static constexpr const char* name = "stopping";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("reason", x.reason);
+    v("measure_time_s", x.measure_time_s, nan_as_null);
+    v("relative_ci_width", x.relative_ci_width);
+    v("target_relative_ci_width", x.target_relative_ci_width, nan_as_null);
+    v("target_met", x.target_met);
+  }
+};
+
+/// Result → one entry of the report's `experiments` list. A report older than schema 1.2 has no
+/// `time_label` and `time_clock`: they are derived from `backend` (legacy_time_names).
+template <>
+struct Fields<Result> {
+  static constexpr const char* name = "experiment";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(name, status, error, backend);
+    v("time_label", x.time_label, since_1_2);
+    v("time_clock", x.time_clock, since_1_2);
+    GAUGE_SERIAL_FIELDS(device, dimensions, work, config, warmup, sampling, stopping);
+    v("gpu_time_s", x.gpu_time);
+    v("wall_time_s", x.wall_time);
+    v.group("throughput", [&](auto& g) {
+      g("gpu", x.gpu_throughput);
+      g("wall", x.wall_throughput);
+    });
+    GAUGE_SERIAL_FIELDS(host_overhead_per_step_s, gpu_busy_fraction);
+    v("telemetry", x.telemetry, since_1_1);
+    v("memory", x.memory, since_1_1);
+    v("kernels", x.kernels, since_1_1);
+    v("warnings", x.warnings);
+    v.group("samples", [&](auto& g) {
+      g("gpu_time_per_step_s", x.gpu_samples_s, nan_as_null);
+      g("wall_time_per_step_s", x.wall_samples_s, nan_as_null);
+    });
+    v("total_time_s", x.total_time_s, nan_as_null);
+  }
+  static void after_read(const nlohmann::json& j, Result& r) {
+    if (j.contains("time_label") && j.contains("time_clock")) return;
+    const auto names = legacy_time_names(r.backend);
+    if (!j.contains("time_label")) r.time_label = names.first;
+    if (!j.contains("time_clock")) r.time_clock = names.second;
+  }
+};
+
+// ---- the environment ---------------------------------------------------------------------------
+
+/// A process on a GPU (NVML) → {"pid", "used_memory_bytes"}.
+template <>
+struct Fields<std::pair<unsigned, std::uint64_t>> {
+  static constexpr const char* name = "nvml_process";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("pid", x.first);
+    v("used_memory_bytes", x.second);
+  }
+};
+
+/// NvmlGpuInfo → every field by name (units in the keys), null where NVML refused, and
+/// `unavailable`: {field: NVML error}.
+GAUGE_SERIAL_DESCRIBE(NvmlGpuInfo, "nvml_gpu", index, matched_by, name, uuid, pci_bus_id, pstate,
+    sm_clock_mhz, sm_clock_max_mhz, sm_clock_application_mhz, sm_clock_default_application_mhz,
+    memory_clock_mhz, memory_clock_max_mhz, memory_clock_application_mhz,
+    memory_clock_default_application_mhz, clocks_locked, clocks_locked_evidence, temperature_c, power_draw_w,
+    power_limit_w, memory_total_bytes, memory_used_bytes, ecc_enabled, persistence_mode, compute_mode,
+    mig_enabled, pcie_generation, pcie_width, pcie_generation_max, pcie_width_max, clock_event_reasons,
+    clock_event_reason_names, processes, unavailable)
+
+/// NvmlInfo → {"available", "error", "driver_version", "device_count"}.
+GAUGE_SERIAL_DESCRIBE(NvmlInfo, "nvml", available, error, driver_version, device_count)
+
+/// ToolRecord → {"command", "exit_code", "output", "error", "seconds"}.
+GAUGE_SERIAL_DESCRIBE(ToolRecord, "tool", command, exit_code, output, error, seconds)
+
+/// CudaDeviceInfo → the device's properties (units in the keys); `compute_capability` is
+/// "MAJOR.MINOR".
+template <>
+struct Fields<CudaDeviceInfo> {
+  static constexpr const char* name = "cuda_device";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(ordinal, name, uuid, pci_bus_id);
+    v.computed(
+        "compute_capability", json_string, x,
+        [](const CudaDeviceInfo& d) -> nlohmann::json {
+          return std::to_string(d.compute_capability_major) + "." + std::to_string(d.compute_capability_minor);
+        },
+        [](const nlohmann::json& j, CudaDeviceInfo& d) {
+          if (!j.is_string()) wrong_type("a string", j);
+          const std::string cc = j.get<std::string>();
+          const auto dot = cc.find('.');
+          if (dot == std::string::npos || dot == 0 || dot + 1 == cc.size() || dot > 4 || cc.size() - dot > 5 ||
+              cc.find_first_not_of("0123456789.") != std::string::npos || cc.find('.', dot + 1) != std::string::npos)
+            throw FieldError("", "\"" + cc + "\" is not MAJOR.MINOR");
+          d.compute_capability_major = std::stoi(cc.substr(0, dot));
+          d.compute_capability_minor = std::stoi(cc.substr(dot + 1));
+        });
+    GAUGE_SERIAL_FIELDS(multiprocessors, total_memory_bytes, l2_cache_bytes, persisting_l2_max_bytes,
+                        sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits,
+                        shared_memory_per_block_optin_bytes, max_threads_per_multiprocessor, ecc_enabled,
+                        integrated);
+    v("numa_node", x.numa_node, since_1_1);
+    v("local_cpulist", x.local_cpulist, since_1_1);
+    v("nvml", x.nvml, since_1_1);
+  }
+};
+
+/// CudaInfo → {"runtime_version", "driver_version", "device_count", "error", "devices"}.
+GAUGE_SERIAL_DESCRIBE(CudaInfo, "cuda", runtime_version, driver_version, device_count, error, devices)
+
+/// Environment → {"gauge_version", "host", "compiler", "environment_variables" ({name: value or
+/// null}), "cuda", "nvml", "tools" ({name: record}), "warnings"}.
+template <>
+struct Fields<Environment> {
+  static constexpr const char* name = "environment";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(gauge_version, host, compiler, environment_variables, cuda);
+    v("nvml", x.nvml, since_1_1);
+    v("tools", x.tools, since_1_1);
+    v("warnings", x.warnings);
+  }
+};
+
+// ---- a Timer's summary -------------------------------------------------------------------------
+
+/// TotalSummary → {"n", "sum", "min", "mean", "stddev", "max", "p50", "p90", "p99",
+/// "percentile_method"}.
+template <>
+struct Fields<TotalSummary> {
+  static constexpr const char* name = "total_summary";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(n, sum, min, mean, stddev, max, p50, p90, p99);
+    v.constant("percentile_method", TotalSummary::percentile_method);
+  }
+};
+
+/// TimerThroughput → {"tokens_per_s", "samples_per_s", "flop_per_s", "bytes_per_s", "mfu"}.
+GAUGE_SERIAL_DESCRIBE(TimerThroughput, "timer_throughput", tokens_per_s, samples_per_s, flop_per_s,
+    bytes_per_s, mfu)
+
+/// TimerConfig → every setting, defaults included; `peak_source` is null without a peak and
+/// "user (no source given)" for a peak without a source.
+template <>
+struct Fields<TimerConfig> {
+  static constexpr const char* name = "timer_config";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(warmup_steps, window, log_every, level, max_pending_steps, confidence_level,
+                        peak_flop_per_s);
+    v.computed(
+        "peak_source", json_string | json_null, x,
+        [](const TimerConfig& c) -> nlohmann::json {
+          if (!c.peak_flop_per_s) return nullptr;
+          return c.peak_source.empty() ? std::string("user (no source given)") : c.peak_source;
+        },
+        [](const nlohmann::json& j, TimerConfig& c) {
+          if (!j.is_null() && !j.is_string()) wrong_type("a string or null", j);
+          c.peak_source = j.is_null() ? std::string() : j.get<std::string>();
+        });
+  }
+};
+
+/// TimerCounters → every counter by name.
+GAUGE_SERIAL_DESCRIBE(TimerCounters, "timer_counters", steps, resolved_steps, warmup_steps, pending_steps,
+    failed_steps, region_boundaries, markers_recorded, queries, host_synchronizations, forced_waits,
+    markers_created, markers_created_after_warmup)
+
+/// TimerRegionWindow → {"steps", "occurrences", "time_per_step_s" (a Summary), "share_of_step"}.
+GAUGE_SERIAL_DESCRIBE(TimerRegionWindow, "timer_region_window", steps, occurrences, time_per_step_s,
+    share_of_step)
+
+/// TimerRegionTotal → {"steps", "occurrences", "time_per_step_s" (a TotalSummary), "share_of_step"}.
+GAUGE_SERIAL_DESCRIBE(TimerRegionTotal, "timer_region_total", steps, occurrences, time_per_step_s,
+    share_of_step)
+
+/// TimerRegionSummary → {"name", "kind", "parent" (null at the top level), "stream", "level",
+/// "window", "total"}.
+template <>
+struct Fields<TimerRegionSummary> {
+  static constexpr const char* name = "timer_region";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(name, kind);
+    v("parent", x.parent, empty_as_null);
+    GAUGE_SERIAL_FIELDS(stream, level, window, total);
+  }
+};
+
+/// TimerStepWindow → {"steps", "first_step", "last_step", "gpu_time_per_step_s",
+/// "wall_time_per_step_s" (Summaries), "throughput"}.
+template <>
+struct Fields<TimerStepWindow> {
+  static constexpr const char* name = "timer_window";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(steps, first_step, last_step);
+    v("gpu_time_per_step_s", x.gpu_time_s);
+    v("wall_time_per_step_s", x.wall_time_s);
+    v("throughput", x.throughput);
+  }
+};
+
+/// TimerStepTotal → {"steps", "gpu_time_per_step_s", "wall_time_per_step_s" (TotalSummaries),
+/// "throughput"}.
+template <>
+struct Fields<TimerStepTotal> {
+  static constexpr const char* name = "timer_total";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    v("steps", x.steps);
+    v("gpu_time_per_step_s", x.gpu_time_s);
+    v("wall_time_per_step_s", x.wall_time_s);
+    v("throughput", x.throughput);
+  }
+};
+
+/// TimerSummary → one entry of the report's `timers` list.
+GAUGE_SERIAL_DESCRIBE(TimerSummary, "timer", name, backend, final, config, timer_resolution_s, counters,
+    window, total, regions, warnings)
+
+// ---- the report ------------------------------------------------------------------------------
+
+/// The top level of a report: {"schema", "schema_version", "gauge_version", "created_utc",
+/// "environment", "experiments", "timers"}, for any `C` with those members (`results` for the
+/// experiments): gauge::StoredReport when read, ReportView when written.
+struct ReportFields {
+  static constexpr const char* name = "report";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(schema, schema_version, gauge_version, created_utc, environment);
+    v("experiments", x.results);
+    v("timers", x.timers, since_1_1);
+  }
+};
+
+/// What report_json writes: the top level by reference (nothing is copied).
+struct ReportView {
+  std::string schema;                     ///< "gauge.report"
+  std::string schema_version;             ///< report_schema_version
+  std::string gauge_version;              ///< version_string
+  std::string created_utc;                ///< ISO 8601 UTC
+  const Environment& environment;         ///< measured once
+  const std::vector<Result>& results;     ///< the experiments, in order
+  const std::vector<TimerSummary>& timers;  ///< Timer summaries, in order
+};
+template <>
+struct Fields<ReportView> : ReportFields {};
+
+}  // namespace serial
+}  // namespace gauge

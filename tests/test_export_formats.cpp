@@ -22,7 +22,7 @@ TEST_CASE("export formats: an unknown name names itself and the registered ones"
   }
 }
 
-TEST_CASE("export formats: console writes the summary of a stored report; csv matches csv_table", "[export]") {
+TEST_CASE("export formats: console writes the summary of a stored report, csv matches csv_table", "[export]") {
   gauge::StoredReport report;
   gauge::Result r;
   r.name = "copy";

@@ -496,8 +496,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -511,7 +511,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown}", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console}", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:

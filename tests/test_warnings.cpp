@@ -37,7 +37,7 @@ TEST_CASE("every warning_code constant in the headers is in the catalogue, once"
   }
   // The constants, read from the headers' text (a second source: the declarations themselves).
   std::set<std::string> declared;
-  const std::regex decl(R"(inline constexpr const char\* (\w+) = "(\w+)";)");
+  const std::regex decl(R"re(inline constexpr const char\* (\w+) = "(\w+)";)re");
   for (const char* header : {"/include/gauge/core/warnings.hpp", "/include/gauge/core/timer_summary.hpp"}) {
     const std::string text = read_file(std::string(GAUGE_SOURCE_DIR) + header);
     const auto ns = text.find("namespace warning_code {");
@@ -57,7 +57,7 @@ TEST_CASE("README.md's table of warnings equals the catalogue", "[warnings]") {
   const std::string readme = read_file(std::string(GAUGE_SOURCE_DIR) + "/README.md");
   const auto start = readme.find("### Warnings");
   REQUIRE(start != std::string::npos);
-  const std::regex row(R"(\| `(\w+)` \| (\w+) \| ([^|]*) \| ([^|]*) \|)");
+  const std::regex row(R"re(\| `(\w+)` \| (\w+) \| ([^|]*) \| ([^|]*) \|)re");
   std::size_t i = 0;
   const std::string section = readme.substr(start, readme.find("\n\n", readme.find("| code |", start)) - start);
   for (std::sregex_iterator it(section.begin(), section.end(), row), end; it != end; ++it, ++i) {

@@ -77,7 +77,7 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::outliers, Severity::info, "samples beyond Tukey's fences: something else ran at times",
      "any severe outlier, or more than 5 % outliers, from 10 samples on"},
     {warning_code::drift_during_measurement, Severity::warning, "the first and last thirds of the samples disagree",
-     "|median(last third) / median(first third) − 1| > max(warmup.drift_tolerance, 2 × CI width), from 30 samples on"},
+     "abs(median(last third) / median(first third) − 1) > max(warmup.drift_tolerance, 2 × CI width), from 30 samples on"},
     {warning_code::below_timer_resolution, Severity::warning, "one sample spans too few timer ticks",
      "sample time < 100 × the timer's resolution"},
     {warning_code::work_not_on_stream, Severity::error, "the device was busy with work the stream's events did not see",

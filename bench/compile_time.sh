@@ -57,7 +57,7 @@ read -r a_gauge a_gauge_mb < <(measure A "${cxx[@]}" -c "$src/sort_gauge.cpp" -o
 read -r a_gb a_gb_mb < <(measure A-gbench g++ -std=c++17 -O2 -c "$src/sort_gbench.cpp" -o "$tmp/gb.o")
 read -r a_impl a_impl_mb < <(measure A-impl "${cxx[@]}" -c "$src/report_main.cpp" -o "$tmp/main.o")
 read -r b b_mb < <(measure B "${cxx[@]}" "$src/single_host.cpp" -o "$tmp/b" -L"$cuda/lib64" -lcudart -lfmt -ldl -pthread)
-read -r c c_mb < <(measure C "$nvcc" -std=c++17 -O2 -arch=sm_90 -I"$include" "$src/single_cuda.cu" -o "$tmp/c" -lfmt)
+read -r c c_mb < <(measure C "$nvcc" -std=c++17 -O2 -DNDEBUG -arch=sm_90 -I"$include" "$src/single_cuda.cu" -o "$tmp/c" -lfmt)
 read -r d d_mb < <(measure D "${cxx[@]}" -c "$src/include_only.cpp" -o "$tmp/d.o")
 e="-" e_verdict="not run (--suite)"
 if [ "$suite" = 1 ]; then

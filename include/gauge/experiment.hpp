@@ -224,7 +224,7 @@ class Experiment {
   Experiment& dimension(const std::string& key, T&& value) {
     if (key.empty()) throw ConfigError("a dimension's name must not be empty");
     try {
-      spec_.dimensions[key] = detail::to_dimension_value(std::forward<T>(value));
+      spec_.set_dimension(key, detail::to_dimension_value(std::forward<T>(value)));
     } catch (const ConfigError& e) {
       throw ConfigError("dimension '" + key + "': " + e.what());
     }
@@ -246,7 +246,7 @@ class Experiment {
   Experiment& items(const std::string& item, double per_step) {
     detail::check_work_amount(item.c_str(), per_step);
     if (item.empty()) throw ConfigError("work item name must not be empty");
-    spec_.work.items[item] = per_step;
+    spec_.set_item(item, per_step);
     return *this;
   }
   /// Replaces the whole configuration.

@@ -49,6 +49,8 @@ ExperimentSpec::ExperimentSpec(ExperimentSpec&&) noexcept = default;
 ExperimentSpec& ExperimentSpec::operator=(const ExperimentSpec&) = default;
 ExperimentSpec& ExperimentSpec::operator=(ExperimentSpec&&) noexcept = default;
 ExperimentSpec::~ExperimentSpec() = default;
+void ExperimentSpec::set_dimension(const std::string& key, DimensionValue value) { dimensions[key] = std::move(value); }
+void ExperimentSpec::set_item(const std::string& item, double per_step) { work.items[item] = per_step; }
 
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
   Protocol protocol(spec, backend);

@@ -44,6 +44,10 @@ struct ExperimentSpec {
   ExperimentSpec& operator=(const ExperimentSpec&);
   ExperimentSpec& operator=(ExperimentSpec&&) noexcept;
   ~ExperimentSpec();
+  /// dimensions[key] = value, out of line (the map's code is compiled once, not in every file).
+  void set_dimension(const std::string& key, DimensionValue value);
+  /// work.items[item] = per_step, out of line likewise.
+  void set_item(const std::string& item, double per_step);
 
   std::string name;
   Dimensions dimensions;

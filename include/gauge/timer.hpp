@@ -78,15 +78,17 @@
 /// Errors are exceptions (CudaError from the CUDA backend).
 ///
 /// Not thread-safe: one Timer per thread (per stream). Not for use inside CUDA graph capture.
+///
+/// Where the code is: the bookkeeping that does not depend on the backend (regions, the step in
+/// progress, folding resolved steps into the window and the totals) is gauge::detail::TimerState
+/// in gauge/detail/timer_state.hpp, compiled once per file whatever the backends; Timer<Backend>
+/// adds the markers, the streams and the backend's calls.
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,6 +101,7 @@
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/detail/ring.hpp"
+#include "gauge/detail/timer_state.hpp"
 
 namespace gauge {
 
@@ -129,17 +132,6 @@ struct ConsoleSink {
     std::fflush(out);
   }
 };
-
-namespace detail {
-
-/// Throws ConfigError unless `level` is a valid region level (0..2).
-inline void check_region_level(int level, std::string_view name) {
-  if (level < timer_level::coarse || level > timer_level::max)
-    throw ConfigError("region '" + std::string(name) + "': level " + std::to_string(level) +
-                      " is not a region level (0 coarse, 1 normal, 2 detailed)");
-}
-
-}  // namespace detail
 
 /// Times named regions of a training loop on a stream; see the file comment for the model.
 ///
@@ -187,13 +179,8 @@ class Timer {
   /// \param backend where markers come from (e.g. `CudaTimerBackend(stream)`).
   /// \param config settings (validated: ConfigError naming the bad value).
   explicit Timer(std::string name, Backend backend = Backend{}, TimerConfig config = {})
-      : name_(std::move(name)), backend_(std::move(backend)), config_(std::move(config)) {
-    if (name_.empty()) throw ConfigError("Timer name must not be empty");
-    validate(config_);
-    level_ = config_.level;
-    pending_.reserve(config_.max_pending_steps + 1);
-    step_window_.reserve(config_.window);
-    if (config_.warmup_steps == 0) warm_ = true;
+      : backend_(std::move(backend)), state_(std::move(name), std::move(config)) {
+    pending_.reserve(state_.config().max_pending_steps + 1);
   }
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
@@ -206,19 +193,13 @@ class Timer {
   // ---- configuration ------------------------------------------------------------------------
 
   /// The settings (the level as last set).
-  const TimerConfig& config() const { return config_; }
+  const TimerConfig& config() const { return state_.config(); }
   /// The current level: regions above it are no-ops.
-  int level() const { return level_; }
+  int level() const { return state_.level(); }
   /// Sets the level (-1 .. 2; see `timer_level`). ConfigError for another value, or while a region
   /// or phase is open (change it between steps, after step()).
   Timer& level(int level) {
-    if (level < timer_level::off || level > timer_level::max)
-      throw ConfigError("Timer '" + name_ + "': level " + std::to_string(level) + " is not in [-1, 2]");
-    if (!open_stack_.empty())
-      throw ConfigError("Timer '" + name_ + "': the level cannot change while region '" +
-                        regions_[open_stack_.back()].name + "' is open; change it after step()");
-    level_ = level;
-    config_.level = level;
+    state_.set_level(level);
     return *this;
   }
   /// Sets the work step() counts when given none (e.g. a fixed batch).
@@ -228,7 +209,7 @@ class Timer {
   }
   /// Adds a sink called every `log_every` resolved steps after warm-up with the summary.
   Timer& on_log(TimerSink sink) {
-    if (!sink) throw ConfigError("Timer '" + name_ + "': on_log needs a callable sink");
+    if (!sink) throw ConfigError("Timer '" + state_.name() + "': on_log needs a callable sink");
     sinks_.push_back(std::move(sink));
     return *this;
   }
@@ -247,58 +228,56 @@ class Timer {
 
   /// Starts `r` on the Timer's stream: one marker. No-op above the level.
   void start(TimerRegion r) {
-    if (r.level > level_) return;
+    if (r.level > state_.level()) return;
     start_enabled(r.id, backend_.stream());
   }
   /// Starts `r` on another stream: both its markers go there (see the file comment).
   void start(TimerRegion r, stream_type stream) {
-    if (r.level > level_) return;
+    if (r.level > state_.level()) return;
     start_enabled(r.id, stream);
   }
   /// Starts the region `name` (registered at first use) on the Timer's stream. No-op above the
   /// level; otherwise a linear search of the names (use a handle in hot inner loops).
   void start(std::string_view name, int level = timer_level::normal) {
-    if (level > level_) return check_disabled_level(level, name);
+    if (level > state_.level()) return detail::check_disabled_level(level, name);
     start_enabled(find_or_register(name, level), backend_.stream());
   }
   /// Starts the region `name` on another stream.
   void start(std::string_view name, stream_type stream, int level = timer_level::normal) {
-    if (level > level_) return check_disabled_level(level, name);
+    if (level > state_.level()) return detail::check_disabled_level(level, name);
     start_enabled(find_or_register(name, level), stream);
   }
 
   /// Stops `r`: one marker, on the stream it started on. No-op above the level.
   /// \throws ConfigError if `r` is not open (never started, or already stopped).
   void stop(TimerRegion r) {
-    if (r.level > level_) return;
+    if (r.level > state_.level()) return;
     stop_enabled(r.id);
   }
   /// Stops the region `name`. Pass the level it was started with: above the Timer's level the call
   /// is a no-op before any lookup (a disabled start registered nothing). ConfigError if no such
   /// region is open.
   void stop(std::string_view name, int level = timer_level::normal) {
-    if (level > level_) return check_disabled_level(level, name);
-    const std::uint32_t id = find(name);
-    if (id == none) throw ConfigError("Timer '" + name_ + "': stop of region '" + std::string(name) + "', which was never started");
-    stop_enabled(id);
+    if (level > state_.level()) return detail::check_disabled_level(level, name);
+    stop_enabled(state_.find_started(name));
   }
 
   /// Starts `r` and returns a Scope that stops it (RAII). A disabled region's Scope is inert.
   [[nodiscard]] Scope scope(TimerRegion r) {
-    if (r.level > level_) return Scope(this, r.id, false);
+    if (r.level > state_.level()) return Scope(this, r.id, false);
     start_enabled(r.id, backend_.stream());
     return Scope(this, r.id, true);
   }
   /// As scope(TimerRegion) on another stream.
   [[nodiscard]] Scope scope(TimerRegion r, stream_type stream) {
-    if (r.level > level_) return Scope(this, r.id, false);
+    if (r.level > state_.level()) return Scope(this, r.id, false);
     start_enabled(r.id, stream);
     return Scope(this, r.id, true);
   }
   /// As scope(TimerRegion) by name.
   [[nodiscard]] Scope scope(std::string_view name, int level = timer_level::normal) {
-    if (level > level_) {
-      check_disabled_level(level, name);
+    if (level > state_.level()) {
+      detail::check_disabled_level(level, name);
       return Scope(this, 0, false);
     }
     const std::uint32_t id = find_or_register(name, level);
@@ -310,12 +289,12 @@ class Timer {
   /// The last phase of a step ends at step(). A region is a phase or a start/stop region, not
   /// both (ConfigError). A disabled phase is a no-op: the previous phase goes on.
   void phase(TimerRegion r) {
-    if (r.level > level_) return;
+    if (r.level > state_.level()) return;
     phase_enabled(r.id);
   }
   /// phase() by name.
   void phase(std::string_view name, int level = timer_level::normal) {
-    if (level > level_) return check_disabled_level(level, name);
+    if (level > state_.level()) return detail::check_disabled_level(level, name);
     phase_enabled(find_or_register(name, level));
   }
 
@@ -331,26 +310,20 @@ class Timer {
   /// \throws ConfigError kept from a Scope's destructor; CudaError from the backend; whatever a
   ///   sink throws. The step is recorded before a sink can throw.
   void step(const StepWork& work) {
-    rethrow_deferred();
+    state_.rethrow_deferred();
     begin_if_needed();
     const marker_type m = record_new(backend_.stream());
     const double now = backend_.now();
-    if (open_phase_ != none) end_phase(m);
+    if (state_.open_phase() != detail::no_region) end_phase(m);
     PendingStep ps;
-    ps.index = steps_++;
+    ps.step = state_.end_step(work, now);
     ps.start = step_start_;
     ps.end = m;
-    ps.wall_s = now - last_step_host_;
-    ps.work = work;
-    ps.intervals = cur_intervals_;
-    ps.foreign = cur_foreign_;
-    cur_intervals_ = cur_foreign_ = 0;
     step_start_ = m;
-    last_step_host_ = now;
     pending_.push_back(ps);
-    while (pending_.size() > config_.max_pending_steps) {
+    while (pending_.size() > state_.config().max_pending_steps) {
       if (!ready(pending_.front())) wait_for(pending_.front());
-      ++counters_.forced_waits;
+      ++state_.counters().forced_waits;
       resolve_front();
     }
     poll();
@@ -373,7 +346,7 @@ class Timer {
   /// other-stream region still running) and resolves them. Regions still open and the step in
   /// progress are not waited for.
   void flush() {
-    rethrow_deferred();
+    state_.rethrow_deferred();
     poll();
     if (pending_.empty()) return;
     wait_for(pending_.back());
@@ -387,15 +360,15 @@ class Timer {
   /// regions, counters, warnings.
   TimerSummary summary() const {
     TimerSummary s;
-    s.name = name_;
+    s.name = state_.name();
     s.backend = Backend::name;
-    s.config = config_;
+    s.config = state_.config();
     s.timer_resolution_s = backend_.timer_resolution();
-    s.counters = counters_;
-    s.counters.steps = steps_;
+    s.counters = state_.counters();
+    s.counters.steps = state_.steps();
     s.counters.pending_steps = pending_.size();
     s.counters.markers_created = backend_.markers_created();
-    if (pool_at_warm_) s.counters.markers_created_after_warmup = backend_.markers_created() - *pool_at_warm_;
+    if (state_.pool_at_warm()) s.counters.markers_created_after_warmup = backend_.markers_created() - *state_.pool_at_warm();
     summarize_steps(s);
     summarize_regions(s);
     add_warnings(s);
@@ -409,106 +382,48 @@ class Timer {
     TimerSummary s = summary();
     s.final = true;
     std::string open;
-    for (std::uint32_t id : open_stack_) open += (open.empty() ? "'" : ", '") + regions_[id].name + "'";
-    if (!open.empty() || cur_intervals_ > 0) {
+    for (std::uint32_t id : state_.open_regions()) open += (open.empty() ? "'" : ", '") + state_.regions()[id].name + "'";
+    const std::size_t unended = state_.unended_intervals();
+    if (!open.empty() || unended > 0) {
       s.warnings.push_back(
           {warning_code::timer_unfinished, Severity::info,
            (open.empty() ? std::string() : "regions still open at finish(): " + open + "; ") +
-               (cur_intervals_ > 0 ? std::to_string(cur_intervals_) +
-                                         " region occurrence(s) of a step not ended by step() are not counted"
-                                   : std::string("they are not counted")) +
+               (unended > 0 ? std::to_string(unended) +
+                                  " region occurrence(s) of a step not ended by step() are not counted"
+                            : std::string("they are not counted")) +
                "."});
     }
     return s;
   }
 
  private:
-  static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-  enum class Kind : unsigned char { unused, region, phase };
-
-  struct WindowEntry {
-    std::size_t step = 0;
-    double value = 0;
-    std::size_t count = 0;
-  };
-  struct StepEntry {
-    std::size_t step = 0;
-    double gpu_s = 0, wall_s = 0;
-    StepWork work;
-  };
-  struct RegionState {
-    std::string name;
-    int level = timer_level::normal;
-    Kind kind = Kind::unused;
-    std::uint32_t parent = none;
-    bool seen = false;
-    bool first_foreign = false;
-    bool open = false;
-    bool foreign = false;
+  /// The start marker and the stream of a region's open occurrence (by region id).
+  struct OpenMark {
     marker_type start{};
     stream_type stream{};
-    double accum = 0;
-    std::size_t accum_count = 0;
-    detail::Ring<WindowEntry> window;
-    RunningStats total;
-    std::size_t total_steps = 0, total_occurrences = 0;
   };
+  /// A stopped region occurrence of an ended or current step. A phase's stop marker is the next
+  /// phase's start or the step marker: owned by those (`owns_stop` false).
   struct Interval {
     std::uint32_t region = 0;
     marker_type start{}, stop{};
     bool owns_stop = true;
     bool foreign = false;
   };
+  /// An ended step waiting to be resolved: what step() knew, and the markers that bound it.
   struct PendingStep {
-    std::size_t index = 0;
+    detail::TimerStepRecord step;
     marker_type start{}, end{};
-    double wall_s = 0;
-    StepWork work;
-    std::size_t intervals = 0;
-    std::size_t foreign = 0;
   };
 
   // ---- registration ---------------------------------------------------------------------------
 
-  std::uint32_t find(std::string_view name) const {
-    for (std::size_t i = 0; i < regions_.size(); ++i)
-      if (regions_[i].name == name) return static_cast<std::uint32_t>(i);
-    return none;
-  }
   std::uint32_t find_or_register(std::string_view name, int level) {
-    detail::check_region_level(level, name);
-    const std::uint32_t id = find(name);
-    if (id != none) {
-      if (regions_[id].level != level)
-        throw ConfigError("Timer '" + name_ + "': region '" + std::string(name) + "' was registered at level " +
-                          std::to_string(regions_[id].level) + " and is used at level " + std::to_string(level));
-      return id;
-    }
-    if (name.empty()) throw ConfigError("Timer '" + name_ + "': a region name must not be empty");
-    RegionState r;
-    r.name = std::string(name);
-    r.level = level;
-    r.window.reserve(config_.window);
-    regions_.push_back(std::move(r));
-    open_stack_.reserve(regions_.size());
-    touched_.reserve(regions_.size());
-    return static_cast<std::uint32_t>(regions_.size() - 1);
-  }
-  void check_disabled_level(int level, std::string_view name) const {
-    if (level > timer_level::max) detail::check_region_level(level, name);
-  }
-  RegionState& region_of(std::uint32_t id) {
-    if (id >= regions_.size())
-      throw ConfigError("Timer '" + name_ + "': region handle " + std::to_string(id) +
-                        " does not belong to this Timer (it has " + std::to_string(regions_.size()) + " regions)");
-    return regions_[id];
-  }
-  void set_kind(RegionState& r, Kind k) {
-    if (r.kind == Kind::unused) r.kind = k;
-    if (r.kind != k)
-      throw ConfigError("Timer '" + name_ + "': region '" + r.name + "' is a " +
-                        (r.kind == Kind::phase ? "phase (use phase())" : "start/stop region (use start/stop or scope)") +
-                        " and cannot also be a " + (k == Kind::phase ? "phase" : "start/stop region"));
+    const std::uint32_t id = state_.find_for_use(name, level);
+    if (id != detail::no_region) return id;
+    // The region's slot first: a region is never registered without one.
+    if (marks_.size() == state_.region_count()) marks_.emplace_back();
+    return state_.add_region(name, level);
   }
 
   // ---- recording --------------------------------------------------------------------------------
@@ -516,9 +431,9 @@ class Timer {
   void begin_if_needed() {
     if (started_) return;
     step_start_ = record_new(backend_.stream());
-    last_step_host_ = backend_.now();
+    state_.begin(backend_.now());
     started_ = true;
-    if (warm_) pool_at_warm_ = backend_.markers_created();
+    if (state_.warm()) state_.set_pool_at_warm(backend_.markers_created());
   }
   /// Acquires a marker and records it on `s`; releases it again if recording throws.
   marker_type record_new(stream_type s) {
@@ -529,98 +444,62 @@ class Timer {
       backend_.release(m);
       throw;
     }
-    ++counters_.markers_recorded;
+    ++state_.counters().markers_recorded;
     return m;
   }
-  void open_region(std::uint32_t id, RegionState& r, marker_type m, stream_type s, bool foreign) {
-    r.open = true;
-    r.start = m;
-    r.stream = s;
-    r.foreign = foreign;
-    if (!r.seen) {
-      r.seen = true;
-      r.parent = open_stack_.empty() ? none : open_stack_.back();
-      r.first_foreign = foreign;
-    }
-    open_stack_.push_back(id);
-    ++counters_.region_boundaries;
+  void open_region(std::uint32_t id, marker_type m, stream_type s, bool foreign) {
+    marks_[id].start = m;
+    marks_[id].stream = s;
+    state_.open_region(id, foreign);
   }
-  void close_region(std::uint32_t id, RegionState& r, marker_type stop, bool owns_stop) {
+  void close_region(std::uint32_t id, marker_type stop, bool owns_stop) {
     Interval iv;
     iv.region = id;
-    iv.start = r.start;
+    iv.start = marks_[id].start;
     iv.stop = stop;
     iv.owns_stop = owns_stop;
-    iv.foreign = r.foreign;
+    iv.foreign = state_.foreign(id);
     intervals_.push_back(iv);
-    ++cur_intervals_;
-    if (r.foreign) ++cur_foreign_;
-    r.open = false;
-    for (std::size_t i = open_stack_.size(); i-- > 0;) {
-      if (open_stack_[i] == id) {
-        open_stack_.erase(open_stack_.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
-    }
-    if (open_phase_ == id) open_phase_ = none;
-    ++counters_.region_boundaries;
+    state_.close_region(id);
   }
   void start_enabled(std::uint32_t id, stream_type s) {
-    RegionState& r = region_of(id);
-    if (r.open) throw ConfigError("Timer '" + name_ + "': start of region '" + r.name + "', which is already started");
-    set_kind(r, Kind::region);
+    state_.check_start(id);
     begin_if_needed();
     const marker_type m = record_new(s);
-    open_region(id, r, m, s, !backend_.is_timer_stream(s));
+    open_region(id, m, s, !backend_.is_timer_stream(s));
   }
   void stop_enabled(std::uint32_t id) {
-    RegionState& r = region_of(id);
-    if (!r.open)
-      throw ConfigError("Timer '" + name_ + "': stop of region '" + r.name + "', which was not started (or was already stopped)");
-    const marker_type m = record_new(r.stream);
-    close_region(id, r, m, true);
+    state_.check_stop(id);
+    const marker_type m = record_new(marks_[id].stream);
+    close_region(id, m, true);
   }
   void stop_from_scope(std::uint32_t id) noexcept {
     try {
       stop_enabled(id);
     } catch (const std::exception& e) {
-      try {
-        if (deferred_error_.empty()) deferred_error_ = std::string("at the end of a scope: ") + e.what();
-      } catch (...) {
-      }
+      state_.defer_error(e.what());
     }
   }
   void phase_enabled(std::uint32_t id) {
-    RegionState& r = region_of(id);
-    set_kind(r, Kind::phase);
+    state_.check_phase(id);
     begin_if_needed();
     const marker_type m = record_new(backend_.stream());
-    if (open_phase_ != none) end_phase(m);  // at most one phase is open: the current one
-    open_region(id, r, m, backend_.stream(), false);
-    open_phase_ = id;
+    if (state_.open_phase() != detail::no_region) end_phase(m);  // at most one phase is open: the current one
+    open_region(id, m, backend_.stream(), false);
+    state_.set_open_phase(id);
   }
-  void end_phase(marker_type m) {
-    const std::uint32_t id = open_phase_;
-    close_region(id, regions_[id], m, false);
-  }
-
-  void rethrow_deferred() {
-    if (deferred_error_.empty()) return;
-    std::string e;
-    e.swap(deferred_error_);
-    throw ConfigError("Timer '" + name_ + "': " + e);
-  }
+  void end_phase(marker_type m) { close_region(state_.open_phase(), m, false); }
 
   // ---- resolution -------------------------------------------------------------------------------
 
   bool ready(const PendingStep& ps) {
-    ++counters_.queries;
+    ++state_.counters().queries;
     if (!backend_.query(ps.end)) return false;
-    if (ps.foreign == 0) return true;
-    for (std::size_t k = 0; k < ps.intervals; ++k) {
+    if (ps.step.foreign == 0) return true;
+    for (std::size_t k = 0; k < ps.step.intervals; ++k) {
       const Interval& iv = intervals_[k];
       if (!iv.foreign) continue;
-      ++counters_.queries;
+      ++state_.counters().queries;
       if (!backend_.query(iv.stop)) return false;
     }
     return true;
@@ -628,18 +507,18 @@ class Timer {
   /// Waits for `ps`'s step marker and its other-stream stops (each a host synchronization).
   void wait_for(const PendingStep& ps) {
     backend_.wait(ps.end);
-    ++counters_.host_synchronizations;
-    if (ps.foreign == 0) return;
+    ++state_.counters().host_synchronizations;
+    if (ps.step.foreign == 0) return;
     // `ps` is pending_.front() or pending_.back(); find where its intervals start.
     std::size_t first = 0;
-    for (std::size_t i = 0; i < pending_.size() && &pending_[i] != &ps; ++i) first += pending_[i].intervals;
-    for (std::size_t k = first; k < first + ps.intervals; ++k) {
+    for (std::size_t i = 0; i < pending_.size() && &pending_[i] != &ps; ++i) first += pending_[i].step.intervals;
+    for (std::size_t k = first; k < first + ps.step.intervals; ++k) {
       const Interval& iv = intervals_[k];
       if (!iv.foreign) continue;
-      ++counters_.queries;
+      ++state_.counters().queries;
       if (backend_.query(iv.stop)) continue;
       backend_.wait(iv.stop);
-      ++counters_.host_synchronizations;
+      ++state_.counters().host_synchronizations;
     }
   }
   /// Reads the front step's times, releases its markers, pops it, and (after warm-up) folds the
@@ -647,31 +526,24 @@ class Timer {
   /// about) and the error rethrown; everything resolved before is kept.
   void resolve_front() {
     const PendingStep ps = pending_.front();
-    scratch_.clear();
+    std::vector<double>& times = state_.scratch();
+    times.clear();
     double gpu = 0;
     std::exception_ptr error;
     try {
       gpu = backend_.elapsed(ps.start, ps.end);
-      for (std::size_t k = 0; k < ps.intervals; ++k) {
+      for (std::size_t k = 0; k < ps.step.intervals; ++k) {
         const Interval& iv = intervals_[k];
-        scratch_.push_back(backend_.elapsed(iv.start, iv.stop));
+        times.push_back(backend_.elapsed(iv.start, iv.stop));
       }
-      if (!std::isfinite(gpu)) throw Error("elapsed time of step " + std::to_string(ps.index) + " is not finite");
-      for (double x : scratch_)
-        if (!std::isfinite(x)) throw Error("elapsed time of a region in step " + std::to_string(ps.index) + " is not finite");
+      state_.check_finite(ps.step.index, gpu);
     } catch (...) {
       error = std::current_exception();
     }
     // Fold the times into the regions' per-step sums (needs the intervals before they are popped).
-    if (!error) {
-      for (std::size_t k = 0; k < ps.intervals; ++k) {
-        RegionState& r = regions_[intervals_[k].region];
-        if (r.accum_count == 0) touched_.push_back(intervals_[k].region);
-        r.accum += scratch_[k];
-        ++r.accum_count;
-      }
-    }
-    for (std::size_t k = 0; k < ps.intervals; ++k) {
+    if (!error)
+      for (std::size_t k = 0; k < ps.step.intervals; ++k) state_.accumulate(intervals_[k].region, times[k]);
+    for (std::size_t k = 0; k < ps.step.intervals; ++k) {
       const Interval& iv = intervals_.front();
       backend_.release(iv.start);
       if (iv.owns_stop) backend_.release(iv.stop);
@@ -679,123 +551,82 @@ class Timer {
     }
     backend_.release(ps.start);
     pending_.pop_front();
-    if (error) {
-      ++counters_.failed_steps;
-      clear_touched();
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        last_error_ = "step " + std::to_string(ps.index) + ": " + e.what();
-      } catch (...) {
-        last_error_ = "step " + std::to_string(ps.index) + ": unknown error";
-      }
-      std::rethrow_exception(error);
-    }
-    ++counters_.resolved_steps;
-    commit(ps, gpu);
-  }
-
-  void clear_touched() {
-    for (std::uint32_t id : touched_) {
-      regions_[id].accum = 0;
-      regions_[id].accum_count = 0;
-    }
-    touched_.clear();
-  }
-
-  void commit(const PendingStep& ps, double gpu) {
-    if (ps.index < config_.warmup_steps) {
-      ++counters_.warmup_steps;
-      clear_touched();
-      if (ps.index + 1 == config_.warmup_steps) {
-        warm_ = true;
-        pool_at_warm_ = backend_.markers_created();
-      }
-      return;
-    }
-    if (step_window_.size() == config_.window) step_window_.pop_front();
-    StepEntry e;
-    e.step = ps.index;
-    e.gpu_s = gpu;
-    e.wall_s = ps.wall_s;
-    e.work = ps.work;
-    step_window_.push_back(e);
-    gpu_total_.add(std::max(0.0, gpu));
-    wall_total_.add(std::max(0.0, ps.wall_s));
-    work_total_.add(ps.work);
-    for (std::uint32_t id : touched_) {
-      RegionState& r = regions_[id];
-      if (r.window.size() == config_.window) r.window.pop_front();
-      r.window.push_back({ps.index, r.accum, r.accum_count});
-      r.total.add(std::max(0.0, r.accum));
-      ++r.total_steps;
-      r.total_occurrences += r.accum_count;
-      r.accum = 0;
-      r.accum_count = 0;
-    }
-    touched_.clear();
-    ++measured_steps_;
-    if (config_.log_every > 0 && measured_steps_ % config_.log_every == 0 && !sinks_.empty()) {
-      const TimerSummary s = summary();
-      for (const auto& sink : sinks_) sink(s);
+    if (error) state_.fail_step(ps.step.index, error);
+    switch (state_.fold(ps.step, gpu)) {
+      case detail::TimerFold::warmed_up:
+        state_.set_pool_at_warm(backend_.markers_created());
+        break;
+      case detail::TimerFold::log_due:
+        if (!sinks_.empty()) {
+          const TimerSummary s = summary();
+          for (const auto& sink : sinks_) sink(s);
+        }
+        break;
+      case detail::TimerFold::warmup:
+      case detail::TimerFold::measured:
+        break;
     }
   }
 
   // ---- summaries ----------------------------------------------------------------------------------
 
   void summarize_steps(TimerSummary& s) const {
+    const TimerConfig& config = state_.config();
+    const detail::TimerHistory& h = state_.history();
     auto& w = s.window;
     std::vector<double> gpu, wall;
-    gpu.reserve(step_window_.size());
-    wall.reserve(step_window_.size());
+    gpu.reserve(h.window.size());
+    wall.reserve(h.window.size());
     WorkSums work;
     double gpu_sum = 0;
-    for (std::size_t i = 0; i < step_window_.size(); ++i) {
-      const StepEntry& e = step_window_[i];
+    for (std::size_t i = 0; i < h.window.size(); ++i) {
+      const detail::TimerStepEntry& e = h.window[i];
       gpu.push_back(e.gpu_s);
       wall.push_back(e.wall_s);
       work.add(e.work);
       gpu_sum += e.gpu_s;
     }
-    w.steps = step_window_.size();
+    w.steps = h.window.size();
     if (w.steps > 0) {
-      w.first_step = step_window_.front().step;
-      w.last_step = step_window_.back().step;
+      w.first_step = h.window.front().step;
+      w.last_step = h.window.back().step;
     }
-    w.gpu_time_s = gauge::summarize(std::move(gpu), config_.confidence_level);
-    w.wall_time_s = gauge::summarize(std::move(wall), config_.confidence_level);
-    w.throughput = timer_throughput(work, gpu_sum, config_.peak_flop_per_s);
+    w.gpu_time_s = gauge::summarize(std::move(gpu), config.confidence_level);
+    w.wall_time_s = gauge::summarize(std::move(wall), config.confidence_level);
+    w.throughput = timer_throughput(work, gpu_sum, config.peak_flop_per_s);
     auto& t = s.total;
-    t.steps = gpu_total_.n();
-    t.gpu_time_s = gpu_total_.summary();
-    t.wall_time_s = wall_total_.summary();
-    t.throughput = timer_throughput(work_total_, gpu_total_.sum(), config_.peak_flop_per_s);
+    t.steps = h.gpu_total.n();
+    t.gpu_time_s = h.gpu_total.summary();
+    t.wall_time_s = h.wall_total.summary();
+    t.throughput = timer_throughput(h.work_total, h.gpu_total.sum(), config.peak_flop_per_s);
   }
 
   void summarize_regions(TimerSummary& s) const {
+    const detail::TimerHistory& h = state_.history();
+    const auto& regions = state_.regions();
     double window_gpu = 0;
-    for (std::size_t i = 0; i < step_window_.size(); ++i) window_gpu += step_window_[i].gpu_s;
-    const std::size_t first = step_window_.empty() ? 0 : step_window_.front().step;
-    const double total_gpu = gpu_total_.sum();
-    for (const RegionState& r : regions_) {
+    for (std::size_t i = 0; i < h.window.size(); ++i) window_gpu += h.window[i].gpu_s;
+    const std::size_t first = h.window.empty() ? 0 : h.window.front().step;
+    const double total_gpu = h.gpu_total.sum();
+    for (const detail::TimerRegionState& r : regions) {
       TimerRegionSummary out;
       out.name = r.name;
-      out.kind = r.kind == Kind::phase ? "phase" : "region";
-      out.parent = r.parent == none ? std::string() : regions_[r.parent].name;
+      out.kind = r.kind == detail::TimerRegionKind::phase ? "phase" : "region";
+      out.parent = r.parent == detail::no_region ? std::string() : regions[r.parent].name;
       out.stream = r.first_foreign ? "other" : "timer";
       out.level = r.level;
       std::vector<double> values;
       values.reserve(r.window.size());
       double sum = 0;
       for (std::size_t i = 0; i < r.window.size(); ++i) {
-        const WindowEntry& e = r.window[i];
-        if (step_window_.empty() || e.step < first) continue;
+        const detail::TimerWindowEntry& e = r.window[i];
+        if (h.window.empty() || e.step < first) continue;
         values.push_back(e.value);
         sum += e.value;
         out.window.occurrences += e.count;
       }
       out.window.steps = values.size();
-      out.window.time_per_step_s = gauge::summarize(std::move(values), config_.confidence_level);
+      out.window.time_per_step_s = gauge::summarize(std::move(values), state_.config().confidence_level);
       if (out.window.steps > 0 && window_gpu > 0) out.window.share_of_step = detail::finite_or_nullopt(sum / window_gpu);
       out.total.steps = r.total_steps;
       out.total.occurrences = r.total_occurrences;
@@ -806,13 +637,15 @@ class Timer {
   }
 
   void add_warnings(TimerSummary& s) const {
+    const TimerCounters& counters = state_.counters();
+    const std::optional<std::size_t>& pool_at_warm = state_.pool_at_warm();
     char buf[512];
-    if (counters_.forced_waits > 0) {
+    if (counters.forced_waits > 0) {
       std::snprintf(buf, sizeof buf,
                     "%zu step(s) waited on the host because more than max_pending_steps = %zu steps were pending: "
                     "the host ran that far ahead of the device. Raise max_pending_steps to keep the loop free of "
                     "host synchronizations.",
-                    counters_.forced_waits, config_.max_pending_steps);
+                    counters.forced_waits, state_.config().max_pending_steps);
       s.warnings.push_back({warning_code::timer_forced_wait, Severity::warning, buf});
     }
     if (!pending_.empty()) {
@@ -822,17 +655,17 @@ class Timer {
                     pending_.size());
       s.warnings.push_back({warning_code::timer_unresolved_steps, Severity::info, buf});
     }
-    if (pool_at_warm_ && backend_.markers_created() > *pool_at_warm_) {
+    if (pool_at_warm && backend_.markers_created() > *pool_at_warm) {
       std::snprintf(buf, sizeof buf,
                     "the marker pool grew by %zu after the %zu warm-up steps (to %zu): steady-state steps "
                     "allocated. More regions appeared, or the host ran further ahead; raise warmup_steps.",
-                    backend_.markers_created() - *pool_at_warm_, config_.warmup_steps, backend_.markers_created());
+                    backend_.markers_created() - *pool_at_warm, state_.config().warmup_steps, backend_.markers_created());
       s.warnings.push_back({warning_code::timer_pool_grew_after_warmup, Severity::info, buf});
     }
-    if (counters_.failed_steps > 0) {
+    if (counters.failed_steps > 0) {
       s.warnings.push_back({warning_code::timer_resolution_failed, Severity::error,
-                            std::to_string(counters_.failed_steps) +
-                                " step(s) could not be resolved and were dropped; the last error: " + last_error_});
+                            std::to_string(counters.failed_steps) +
+                                " step(s) could not be resolved and were dropped; the last error: " + state_.last_error()});
     }
   }
 
@@ -843,46 +676,23 @@ class Timer {
       if (intervals_.front().owns_stop) backend_.release(intervals_.front().stop);
       intervals_.pop_front();
     }
-    for (auto& r : regions_) {
-      if (r.open) backend_.release(r.start);
-      r.open = false;
-    }
+    for (std::uint32_t id = 0; id < state_.region_count(); ++id)
+      if (state_.regions()[id].open) backend_.release(marks_[id].start);
     if (started_) backend_.release(step_start_);
     while (!pending_.empty()) pending_.pop_front();
     started_ = false;
   }
 
-  std::string name_;
   Backend backend_;
-  TimerConfig config_;
-  int level_ = timer_level::normal;
+  detail::TimerState state_;
   StepWork default_work_;
   std::vector<TimerSink> sinks_;
 
-  std::vector<RegionState> regions_;
-  std::vector<std::uint32_t> open_stack_;
-  std::uint32_t open_phase_ = none;
-
+  std::vector<OpenMark> marks_;  ///< by region id
   bool started_ = false;
   marker_type step_start_{};
-  double last_step_host_ = 0;
-  std::size_t steps_ = 0;
-  std::size_t cur_intervals_ = 0, cur_foreign_ = 0;
   detail::Ring<Interval> intervals_;
   detail::Ring<PendingStep> pending_;
-
-  detail::Ring<StepEntry> step_window_;
-  RunningStats gpu_total_, wall_total_;
-  WorkSums work_total_;
-  std::size_t measured_steps_ = 0;
-  bool warm_ = false;
-  std::optional<std::size_t> pool_at_warm_;
-
-  std::vector<double> scratch_;
-  std::vector<std::uint32_t> touched_;
-  TimerCounters counters_;
-  std::string deferred_error_;
-  std::string last_error_;
 };
 
 }  // namespace gauge

@@ -81,7 +81,8 @@
 ///
 /// Where the code is: the bookkeeping that does not depend on the backend (regions, the step in
 /// progress, folding resolved steps into the window and the totals) is gauge::detail::TimerState
-/// in gauge/detail/timer_state.hpp, compiled once per file whatever the backends; Timer<Backend>
+/// in gauge/detail/timer_state.hpp and summaries are built from it in
+/// gauge/detail/timer_summarize.hpp, compiled once per file whatever the backends; Timer<Backend>
 /// adds the markers, the streams and the backend's calls.
 
 #include <cstddef>
@@ -89,7 +90,6 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -102,6 +102,7 @@
 #include "gauge/core/warnings.hpp"
 #include "gauge/detail/ring.hpp"
 #include "gauge/detail/timer_state.hpp"
+#include "gauge/detail/timer_summarize.hpp"
 
 namespace gauge {
 
@@ -359,20 +360,8 @@ class Timer {
   /// The summary of the steps resolved so far (no waiting, nothing resolved): window, totals,
   /// regions, counters, warnings.
   TimerSummary summary() const {
-    TimerSummary s;
-    s.name = state_.name();
-    s.backend = Backend::name;
-    s.config = state_.config();
-    s.timer_resolution_s = backend_.timer_resolution();
-    s.counters = state_.counters();
-    s.counters.steps = state_.steps();
-    s.counters.pending_steps = pending_.size();
-    s.counters.markers_created = backend_.markers_created();
-    if (state_.pool_at_warm()) s.counters.markers_created_after_warmup = backend_.markers_created() - *state_.pool_at_warm();
-    summarize_steps(s);
-    summarize_regions(s);
-    add_warnings(s);
-    return s;
+    return detail::summarize_timer(state_, {Backend::name, backend_.timer_resolution(), backend_.markers_created(),
+                                            pending_.size()});
   }
 
   /// flush(), then the final summary (`final` true); a warning names regions still open and says
@@ -380,19 +369,7 @@ class Timer {
   TimerSummary finish() {
     flush();
     TimerSummary s = summary();
-    s.final = true;
-    std::string open;
-    for (std::uint32_t id : state_.open_regions()) open += (open.empty() ? "'" : ", '") + state_.regions()[id].name + "'";
-    const std::size_t unended = state_.unended_intervals();
-    if (!open.empty() || unended > 0) {
-      s.warnings.push_back(
-          {warning_code::timer_unfinished, Severity::info,
-           (open.empty() ? std::string() : "regions still open at finish(): " + open + "; ") +
-               (unended > 0 ? std::to_string(unended) +
-                                  " region occurrence(s) of a step not ended by step() are not counted"
-                            : std::string("they are not counted")) +
-               "."});
-    }
+    detail::finish_timer_summary(state_, s);
     return s;
   }
 
@@ -565,107 +542,6 @@ class Timer {
       case detail::TimerFold::warmup:
       case detail::TimerFold::measured:
         break;
-    }
-  }
-
-  // ---- summaries ----------------------------------------------------------------------------------
-
-  void summarize_steps(TimerSummary& s) const {
-    const TimerConfig& config = state_.config();
-    const detail::TimerHistory& h = state_.history();
-    auto& w = s.window;
-    std::vector<double> gpu, wall;
-    gpu.reserve(h.window.size());
-    wall.reserve(h.window.size());
-    WorkSums work;
-    double gpu_sum = 0;
-    for (std::size_t i = 0; i < h.window.size(); ++i) {
-      const detail::TimerStepEntry& e = h.window[i];
-      gpu.push_back(e.gpu_s);
-      wall.push_back(e.wall_s);
-      work.add(e.work);
-      gpu_sum += e.gpu_s;
-    }
-    w.steps = h.window.size();
-    if (w.steps > 0) {
-      w.first_step = h.window.front().step;
-      w.last_step = h.window.back().step;
-    }
-    w.gpu_time_s = gauge::summarize(std::move(gpu), config.confidence_level);
-    w.wall_time_s = gauge::summarize(std::move(wall), config.confidence_level);
-    w.throughput = timer_throughput(work, gpu_sum, config.peak_flop_per_s);
-    auto& t = s.total;
-    t.steps = h.gpu_total.n();
-    t.gpu_time_s = h.gpu_total.summary();
-    t.wall_time_s = h.wall_total.summary();
-    t.throughput = timer_throughput(h.work_total, h.gpu_total.sum(), config.peak_flop_per_s);
-  }
-
-  void summarize_regions(TimerSummary& s) const {
-    const detail::TimerHistory& h = state_.history();
-    const auto& regions = state_.regions();
-    double window_gpu = 0;
-    for (std::size_t i = 0; i < h.window.size(); ++i) window_gpu += h.window[i].gpu_s;
-    const std::size_t first = h.window.empty() ? 0 : h.window.front().step;
-    const double total_gpu = h.gpu_total.sum();
-    for (const detail::TimerRegionState& r : regions) {
-      TimerRegionSummary out;
-      out.name = r.name;
-      out.kind = r.kind == detail::TimerRegionKind::phase ? "phase" : "region";
-      out.parent = r.parent == detail::no_region ? std::string() : regions[r.parent].name;
-      out.stream = r.first_foreign ? "other" : "timer";
-      out.level = r.level;
-      std::vector<double> values;
-      values.reserve(r.window.size());
-      double sum = 0;
-      for (std::size_t i = 0; i < r.window.size(); ++i) {
-        const detail::TimerWindowEntry& e = r.window[i];
-        if (h.window.empty() || e.step < first) continue;
-        values.push_back(e.value);
-        sum += e.value;
-        out.window.occurrences += e.count;
-      }
-      out.window.steps = values.size();
-      out.window.time_per_step_s = gauge::summarize(std::move(values), state_.config().confidence_level);
-      if (out.window.steps > 0 && window_gpu > 0) out.window.share_of_step = detail::finite_or_nullopt(sum / window_gpu);
-      out.total.steps = r.total_steps;
-      out.total.occurrences = r.total_occurrences;
-      out.total.time_per_step_s = r.total.summary();
-      if (r.total_steps > 0 && total_gpu > 0) out.total.share_of_step = detail::finite_or_nullopt(r.total.sum() / total_gpu);
-      s.regions.push_back(std::move(out));
-    }
-  }
-
-  void add_warnings(TimerSummary& s) const {
-    const TimerCounters& counters = state_.counters();
-    const std::optional<std::size_t>& pool_at_warm = state_.pool_at_warm();
-    char buf[512];
-    if (counters.forced_waits > 0) {
-      std::snprintf(buf, sizeof buf,
-                    "%zu step(s) waited on the host because more than max_pending_steps = %zu steps were pending: "
-                    "the host ran that far ahead of the device. Raise max_pending_steps to keep the loop free of "
-                    "host synchronizations.",
-                    counters.forced_waits, state_.config().max_pending_steps);
-      s.warnings.push_back({warning_code::timer_forced_wait, Severity::warning, buf});
-    }
-    if (!pending_.empty()) {
-      std::snprintf(buf, sizeof buf,
-                    "%zu ended step(s) had not completed on the device yet and are not in this summary; "
-                    "finish() or flush() waits for them.",
-                    pending_.size());
-      s.warnings.push_back({warning_code::timer_unresolved_steps, Severity::info, buf});
-    }
-    if (pool_at_warm && backend_.markers_created() > *pool_at_warm) {
-      std::snprintf(buf, sizeof buf,
-                    "the marker pool grew by %zu after the %zu warm-up steps (to %zu): steady-state steps "
-                    "allocated. More regions appeared, or the host ran further ahead; raise warmup_steps.",
-                    backend_.markers_created() - *pool_at_warm, state_.config().warmup_steps, backend_.markers_created());
-      s.warnings.push_back({warning_code::timer_pool_grew_after_warmup, Severity::info, buf});
-    }
-    if (counters.failed_steps > 0) {
-      s.warnings.push_back({warning_code::timer_resolution_failed, Severity::error,
-                            std::to_string(counters.failed_steps) +
-                                " step(s) could not be resolved and were dropped; the last error: " + state_.last_error()});
     }
   }
 

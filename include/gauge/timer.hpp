@@ -79,16 +79,16 @@
 ///
 /// Not thread-safe: one Timer per thread (per stream). Not for use inside CUDA graph capture.
 ///
-/// Where the code is: the bookkeeping that does not depend on the backend (regions, the step in
-/// progress, folding resolved steps into the window and the totals) is gauge::detail::TimerState
-/// in gauge/detail/timer_state.hpp and summaries are built from it in
-/// gauge/detail/timer_summarize.hpp, compiled once per file whatever the backends; Timer<Backend>
-/// adds the markers, the streams and the backend's calls.
+/// Where the code is: this header is the public API. gauge::detail::TimerCore<Backend>
+/// (gauge/detail/timer_core.hpp) records, resolves and releases the markers; the bookkeeping that
+/// needs no markers (regions, the step in progress, folding resolved steps into the window and the
+/// totals) is gauge::detail::TimerState (gauge/detail/timer_state.hpp), and summaries are built
+/// from it in gauge/detail/timer_summarize.hpp; those two are no templates, compiled once per file
+/// whatever the backends.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -97,12 +97,9 @@
 
 #include "gauge/backends/timer_backends.hpp"
 #include "gauge/core/error.hpp"
-#include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
-#include "gauge/core/warnings.hpp"
-#include "gauge/detail/ring.hpp"
+#include "gauge/detail/timer_core.hpp"
 #include "gauge/detail/timer_state.hpp"
-#include "gauge/detail/timer_summarize.hpp"
 
 namespace gauge {
 
@@ -154,24 +151,24 @@ class Timer {
   /// kept and thrown by the Timer's next step(), flush() or finish().
   class Scope {
    public:
-    Scope(Scope&& o) noexcept : timer_(o.timer_), id_(o.id_), active_(o.active_) { o.active_ = false; }
+    Scope(Scope&& o) noexcept : core_(o.core_), id_(o.id_), active_(o.active_) { o.active_ = false; }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
     Scope& operator=(Scope&&) = delete;
     ~Scope() {
-      if (active_) timer_->stop_from_scope(id_);
+      if (active_) core_->stop_from_scope(id_);
     }
     /// Stops the region now (throws as Timer::stop); the destructor then does nothing.
     void stop() {
       if (!active_) return;
       active_ = false;
-      timer_->stop_enabled(id_);
+      core_->stop(id_);
     }
 
    private:
     friend class Timer;
-    Scope(Timer* t, std::uint32_t id, bool active) : timer_(t), id_(id), active_(active) {}
-    Timer* timer_;
+    Scope(detail::TimerCore<Backend>* core, std::uint32_t id, bool active) : core_(core), id_(id), active_(active) {}
+    detail::TimerCore<Backend>* core_;
     std::uint32_t id_;
     bool active_;
   };
@@ -180,27 +177,25 @@ class Timer {
   /// \param backend where markers come from (e.g. `CudaTimerBackend(stream)`).
   /// \param config settings (validated: ConfigError naming the bad value).
   explicit Timer(std::string name, Backend backend = Backend{}, TimerConfig config = {})
-      : backend_(std::move(backend)), state_(std::move(name), std::move(config)) {
-    pending_.reserve(state_.config().max_pending_steps + 1);
-  }
+      : core_(std::move(name), std::move(backend), std::move(config)) {}
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
   Timer(Timer&&) = delete;
   Timer& operator=(Timer&&) = delete;
 
   /// Releases every marker it holds (no waiting; CUDA frees pending events once they complete).
-  ~Timer() { release_all(); }
+  ~Timer() { core_.release_all(); }  // first, before the sinks and the backend go
 
   // ---- configuration ------------------------------------------------------------------------
 
   /// The settings (the level as last set).
-  const TimerConfig& config() const { return state_.config(); }
+  const TimerConfig& config() const { return core_.state().config(); }
   /// The current level: regions above it are no-ops.
-  int level() const { return state_.level(); }
+  int level() const { return core_.state().level(); }
   /// Sets the level (-1 .. 2; see `timer_level`). ConfigError for another value, or while a region
   /// or phase is open (change it between steps, after step()).
   Timer& level(int level) {
-    state_.set_level(level);
+    core_.state().set_level(level);
     return *this;
   }
   /// Sets the work step() counts when given none (e.g. a fixed batch).
@@ -210,12 +205,12 @@ class Timer {
   }
   /// Adds a sink called every `log_every` resolved steps after warm-up with the summary.
   Timer& on_log(TimerSink sink) {
-    if (!sink) throw ConfigError("Timer '" + state_.name() + "': on_log needs a callable sink");
+    if (!sink) throw ConfigError("Timer '" + core_.state().name() + "': on_log needs a callable sink");
     sinks_.push_back(std::move(sink));
     return *this;
   }
   /// The backend (e.g. a test's fake).
-  Backend& backend() { return backend_; }
+  Backend& backend() { return core_.backend(); }
 
   // ---- regions ------------------------------------------------------------------------------
 
@@ -224,79 +219,79 @@ class Timer {
   /// \throws ConfigError for an empty name, a level outside 0..2, or a name registered at another
   ///   level.
   TimerRegion region(std::string_view name, int level = timer_level::normal) {
-    return {find_or_register(name, level), level};
+    return {core_.find_or_register(name, level), level};
   }
 
   /// Starts `r` on the Timer's stream: one marker. No-op above the level.
   void start(TimerRegion r) {
-    if (r.level > state_.level()) return;
-    start_enabled(r.id, backend_.stream());
+    if (disabled(r.level)) return;
+    core_.start(r.id, core_.stream());
   }
   /// Starts `r` on another stream: both its markers go there (see the file comment).
   void start(TimerRegion r, stream_type stream) {
-    if (r.level > state_.level()) return;
-    start_enabled(r.id, stream);
+    if (disabled(r.level)) return;
+    core_.start(r.id, stream);
   }
   /// Starts the region `name` (registered at first use) on the Timer's stream. No-op above the
   /// level; otherwise a linear search of the names (use a handle in hot inner loops).
   void start(std::string_view name, int level = timer_level::normal) {
-    if (level > state_.level()) return detail::check_disabled_level(level, name);
-    start_enabled(find_or_register(name, level), backend_.stream());
+    if (disabled(level)) return detail::check_disabled_level(level, name);
+    core_.start(core_.find_or_register(name, level), core_.stream());
   }
   /// Starts the region `name` on another stream.
   void start(std::string_view name, stream_type stream, int level = timer_level::normal) {
-    if (level > state_.level()) return detail::check_disabled_level(level, name);
-    start_enabled(find_or_register(name, level), stream);
+    if (disabled(level)) return detail::check_disabled_level(level, name);
+    core_.start(core_.find_or_register(name, level), stream);
   }
 
   /// Stops `r`: one marker, on the stream it started on. No-op above the level.
   /// \throws ConfigError if `r` is not open (never started, or already stopped).
   void stop(TimerRegion r) {
-    if (r.level > state_.level()) return;
-    stop_enabled(r.id);
+    if (disabled(r.level)) return;
+    core_.stop(r.id);
   }
   /// Stops the region `name`. Pass the level it was started with: above the Timer's level the call
   /// is a no-op before any lookup (a disabled start registered nothing). ConfigError if no such
   /// region is open.
   void stop(std::string_view name, int level = timer_level::normal) {
-    if (level > state_.level()) return detail::check_disabled_level(level, name);
-    stop_enabled(state_.find_started(name));
+    if (disabled(level)) return detail::check_disabled_level(level, name);
+    core_.stop(core_.state().find_started(name));
   }
 
   /// Starts `r` and returns a Scope that stops it (RAII). A disabled region's Scope is inert.
   [[nodiscard]] Scope scope(TimerRegion r) {
-    if (r.level > state_.level()) return Scope(this, r.id, false);
-    start_enabled(r.id, backend_.stream());
-    return Scope(this, r.id, true);
+    if (disabled(r.level)) return Scope(&core_, r.id, false);
+    core_.start(r.id, core_.stream());
+    return Scope(&core_, r.id, true);
   }
   /// As scope(TimerRegion) on another stream.
   [[nodiscard]] Scope scope(TimerRegion r, stream_type stream) {
-    if (r.level > state_.level()) return Scope(this, r.id, false);
-    start_enabled(r.id, stream);
-    return Scope(this, r.id, true);
+    if (disabled(r.level)) return Scope(&core_, r.id, false);
+    core_.start(r.id, stream);
+    return Scope(&core_, r.id, true);
   }
   /// As scope(TimerRegion) by name.
   [[nodiscard]] Scope scope(std::string_view name, int level = timer_level::normal) {
-    if (level > state_.level()) {
+    if (disabled(level)) {
       detail::check_disabled_level(level, name);
-      return Scope(this, 0, false);
+      return Scope(&core_, 0, false);
     }
-    const std::uint32_t id = find_or_register(name, level);
-    start_enabled(id, backend_.stream());
-    return Scope(this, id, true);
+    const std::uint32_t id = core_.find_or_register(name, level);
+    core_.start(id, core_.stream());
+    return Scope(&core_, id, true);
   }
 
   /// Ends the open phase (if any) and starts phase `r` at one shared marker on the Timer's stream.
   /// The last phase of a step ends at step(). A region is a phase or a start/stop region, not
   /// both (ConfigError). A disabled phase is a no-op: the previous phase goes on.
   void phase(TimerRegion r) {
-    if (r.level > state_.level()) return;
-    phase_enabled(r.id);
+    if (disabled(r.level)) return;
+    core_.phase(r.id);
   }
   /// phase() by name.
   void phase(std::string_view name, int level = timer_level::normal) {
-    if (level > state_.level()) return detail::check_disabled_level(level, name);
-    phase_enabled(find_or_register(name, level));
+    if (disabled(level)) return detail::check_disabled_level(level, name);
+    core_.phase(core_.find_or_register(name, level));
   }
 
   // ---- steps --------------------------------------------------------------------------------
@@ -311,20 +306,10 @@ class Timer {
   /// \throws ConfigError kept from a Scope's destructor; CudaError from the backend; whatever a
   ///   sink throws. The step is recorded before a sink can throw.
   void step(const StepWork& work) {
-    state_.rethrow_deferred();
-    begin_if_needed();
-    const marker_type m = record_new(backend_.stream());
-    const double now = backend_.now();
-    if (state_.open_phase() != detail::no_region) end_phase(m);
-    PendingStep ps;
-    ps.step = state_.end_step(work, now);
-    ps.start = step_start_;
-    ps.end = m;
-    step_start_ = m;
-    pending_.push_back(ps);
-    while (pending_.size() > state_.config().max_pending_steps) {
-      if (!ready(pending_.front())) wait_for(pending_.front());
-      ++state_.counters().forced_waits;
+    core_.state().rethrow_deferred();
+    core_.end_step(work);
+    while (core_.pending_steps() > config().max_pending_steps) {
+      core_.wait_for_front(/*forced=*/true);
       resolve_front();
     }
     poll();
@@ -336,7 +321,7 @@ class Timer {
   /// how many. step() calls it; call it yourself to resolve while the loop is idle.
   std::size_t poll() {
     std::size_t n = 0;
-    while (!pending_.empty() && ready(pending_.front())) {
+    while (core_.pending_steps() > 0 && core_.front_ready()) {
       resolve_front();
       ++n;
     }
@@ -347,228 +332,42 @@ class Timer {
   /// other-stream region still running) and resolves them. Regions still open and the step in
   /// progress are not waited for.
   void flush() {
-    state_.rethrow_deferred();
+    core_.state().rethrow_deferred();
     poll();
-    if (pending_.empty()) return;
-    wait_for(pending_.back());
-    while (!pending_.empty()) {
-      if (!ready(pending_.front())) wait_for(pending_.front());
+    if (core_.pending_steps() == 0) return;
+    core_.wait_for_back();
+    while (core_.pending_steps() > 0) {
+      core_.wait_for_front();
       resolve_front();
     }
   }
 
   /// The summary of the steps resolved so far (no waiting, nothing resolved): window, totals,
   /// regions, counters, warnings.
-  TimerSummary summary() const {
-    return detail::summarize_timer(state_, {Backend::name, backend_.timer_resolution(), backend_.markers_created(),
-                                            pending_.size()});
-  }
+  TimerSummary summary() const { return core_.summary(); }
 
   /// flush(), then the final summary (`final` true); a warning names regions still open and says
   /// whether a step was in progress. The Timer stays usable.
   TimerSummary finish() {
     flush();
     TimerSummary s = summary();
-    detail::finish_timer_summary(state_, s);
+    detail::finish_timer_summary(core_.state(), s);
     return s;
   }
 
  private:
-  /// The start marker and the stream of a region's open occurrence (by region id).
-  struct OpenMark {
-    marker_type start{};
-    stream_type stream{};
-  };
-  /// A stopped region occurrence of an ended or current step. A phase's stop marker is the next
-  /// phase's start or the step marker: owned by those (`owns_stop` false).
-  struct Interval {
-    std::uint32_t region = 0;
-    marker_type start{}, stop{};
-    bool owns_stop = true;
-    bool foreign = false;
-  };
-  /// An ended step waiting to be resolved: what step() knew, and the markers that bound it.
-  struct PendingStep {
-    detail::TimerStepRecord step;
-    marker_type start{}, end{};
-  };
-
-  // ---- registration ---------------------------------------------------------------------------
-
-  std::uint32_t find_or_register(std::string_view name, int level) {
-    const std::uint32_t id = state_.find_for_use(name, level);
-    if (id != detail::no_region) return id;
-    // The region's slot first: a region is never registered without one.
-    if (marks_.size() == state_.region_count()) marks_.emplace_back();
-    return state_.add_region(name, level);
-  }
-
-  // ---- recording --------------------------------------------------------------------------------
-
-  void begin_if_needed() {
-    if (started_) return;
-    step_start_ = record_new(backend_.stream());
-    state_.begin(backend_.now());
-    started_ = true;
-    if (state_.warm()) state_.set_pool_at_warm(backend_.markers_created());
-  }
-  /// Acquires a marker and records it on `s`; releases it again if recording throws.
-  marker_type record_new(stream_type s) {
-    const marker_type m = backend_.acquire();
-    try {
-      backend_.record(m, s);
-    } catch (...) {
-      backend_.release(m);
-      throw;
-    }
-    ++state_.counters().markers_recorded;
-    return m;
-  }
-  void open_region(std::uint32_t id, marker_type m, stream_type s, bool foreign) {
-    marks_[id].start = m;
-    marks_[id].stream = s;
-    state_.open_region(id, foreign);
-  }
-  void close_region(std::uint32_t id, marker_type stop, bool owns_stop) {
-    Interval iv;
-    iv.region = id;
-    iv.start = marks_[id].start;
-    iv.stop = stop;
-    iv.owns_stop = owns_stop;
-    iv.foreign = state_.foreign(id);
-    intervals_.push_back(iv);
-    state_.close_region(id);
-  }
-  void start_enabled(std::uint32_t id, stream_type s) {
-    state_.check_start(id);
-    begin_if_needed();
-    const marker_type m = record_new(s);
-    open_region(id, m, s, !backend_.is_timer_stream(s));
-  }
-  void stop_enabled(std::uint32_t id) {
-    state_.check_stop(id);
-    const marker_type m = record_new(marks_[id].stream);
-    close_region(id, m, true);
-  }
-  void stop_from_scope(std::uint32_t id) noexcept {
-    try {
-      stop_enabled(id);
-    } catch (const std::exception& e) {
-      state_.defer_error(e.what());
-    }
-  }
-  void phase_enabled(std::uint32_t id) {
-    state_.check_phase(id);
-    begin_if_needed();
-    const marker_type m = record_new(backend_.stream());
-    if (state_.open_phase() != detail::no_region) end_phase(m);  // at most one phase is open: the current one
-    open_region(id, m, backend_.stream(), false);
-    state_.set_open_phase(id);
-  }
-  void end_phase(marker_type m) { close_region(state_.open_phase(), m, false); }
-
-  // ---- resolution -------------------------------------------------------------------------------
-
-  bool ready(const PendingStep& ps) {
-    ++state_.counters().queries;
-    if (!backend_.query(ps.end)) return false;
-    if (ps.step.foreign == 0) return true;
-    for (std::size_t k = 0; k < ps.step.intervals; ++k) {
-      const Interval& iv = intervals_[k];
-      if (!iv.foreign) continue;
-      ++state_.counters().queries;
-      if (!backend_.query(iv.stop)) return false;
-    }
-    return true;
-  }
-  /// Waits for `ps`'s step marker and its other-stream stops (each a host synchronization).
-  void wait_for(const PendingStep& ps) {
-    backend_.wait(ps.end);
-    ++state_.counters().host_synchronizations;
-    if (ps.step.foreign == 0) return;
-    // `ps` is pending_.front() or pending_.back(); find where its intervals start.
-    std::size_t first = 0;
-    for (std::size_t i = 0; i < pending_.size() && &pending_[i] != &ps; ++i) first += pending_[i].step.intervals;
-    for (std::size_t k = first; k < first + ps.step.intervals; ++k) {
-      const Interval& iv = intervals_[k];
-      if (!iv.foreign) continue;
-      ++state_.counters().queries;
-      if (backend_.query(iv.stop)) continue;
-      backend_.wait(iv.stop);
-      ++state_.counters().host_synchronizations;
-    }
-  }
-  /// Reads the front step's times, releases its markers, pops it, and (after warm-up) folds the
-  /// times into the window and totals. If reading fails, the step is dropped (counted, warned
-  /// about) and the error rethrown; everything resolved before is kept.
+  /// Whether a region of `level` is above the Timer's level (its calls are no-ops).
+  bool disabled(int level) const { return level > core_.state().level(); }
+  /// Resolves the oldest pending step (its markers completed) and logs to the sinks when due.
   void resolve_front() {
-    const PendingStep ps = pending_.front();
-    std::vector<double>& times = state_.scratch();
-    times.clear();
-    double gpu = 0;
-    std::exception_ptr error;
-    try {
-      gpu = backend_.elapsed(ps.start, ps.end);
-      for (std::size_t k = 0; k < ps.step.intervals; ++k) {
-        const Interval& iv = intervals_[k];
-        times.push_back(backend_.elapsed(iv.start, iv.stop));
-      }
-      state_.check_finite(ps.step.index, gpu);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    // Fold the times into the regions' per-step sums (needs the intervals before they are popped).
-    if (!error)
-      for (std::size_t k = 0; k < ps.step.intervals; ++k) state_.accumulate(intervals_[k].region, times[k]);
-    for (std::size_t k = 0; k < ps.step.intervals; ++k) {
-      const Interval& iv = intervals_.front();
-      backend_.release(iv.start);
-      if (iv.owns_stop) backend_.release(iv.stop);
-      intervals_.pop_front();
-    }
-    backend_.release(ps.start);
-    pending_.pop_front();
-    if (error) state_.fail_step(ps.step.index, error);
-    switch (state_.fold(ps.step, gpu)) {
-      case detail::TimerFold::warmed_up:
-        state_.set_pool_at_warm(backend_.markers_created());
-        break;
-      case detail::TimerFold::log_due:
-        if (!sinks_.empty()) {
-          const TimerSummary s = summary();
-          for (const auto& sink : sinks_) sink(s);
-        }
-        break;
-      case detail::TimerFold::warmup:
-      case detail::TimerFold::measured:
-        break;
-    }
+    if (!core_.resolve_front() || sinks_.empty()) return;
+    const TimerSummary s = summary();
+    for (const auto& sink : sinks_) sink(s);
   }
 
-  void release_all() noexcept {
-    for (std::size_t i = 0; i < pending_.size(); ++i) backend_.release(pending_[i].start);
-    while (!intervals_.empty()) {
-      backend_.release(intervals_.front().start);
-      if (intervals_.front().owns_stop) backend_.release(intervals_.front().stop);
-      intervals_.pop_front();
-    }
-    for (std::uint32_t id = 0; id < state_.region_count(); ++id)
-      if (state_.regions()[id].open) backend_.release(marks_[id].start);
-    if (started_) backend_.release(step_start_);
-    while (!pending_.empty()) pending_.pop_front();
-    started_ = false;
-  }
-
-  Backend backend_;
-  detail::TimerState state_;
+  detail::TimerCore<Backend> core_;  ///< the backend, the markers and the state
   StepWork default_work_;
   std::vector<TimerSink> sinks_;
-
-  std::vector<OpenMark> marks_;  ///< by region id
-  bool started_ = false;
-  marker_type step_start_{};
-  detail::Ring<Interval> intervals_;
-  detail::Ring<PendingStep> pending_;
 };
 
 }  // namespace gauge

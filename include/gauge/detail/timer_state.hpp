@@ -4,9 +4,10 @@
 /// keeps the regions (names, levels, kinds, nesting, which are open), the step in progress, the
 /// rolling window and the totals of the resolved steps, the counters and the errors kept for later,
 /// and does the bookkeeping on them: registration and misuse checks, opening and closing regions,
-/// ending a step, folding a resolved step's times in. Timer<Backend> (gauge/timer.hpp) adds what
-/// depends on the backend: the markers, the streams and the backend's calls (record, query, wait,
-/// elapsed, release); gauge/detail/timer_summarize.hpp builds summaries from a TimerState.
+/// ending a step, folding a resolved step's times in. TimerCore<Backend>
+/// (gauge/detail/timer_core.hpp) adds what depends on the backend: the markers, the streams and
+/// the backend's calls (record, query, wait, elapsed, release); gauge/detail/timer_summarize.hpp
+/// builds summaries from a TimerState.
 ///
 /// No template: this code is compiled once per translation unit, whatever the backends the
 /// Timers in it use.

@@ -90,7 +90,7 @@ Options parse(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     std::exit(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "gemm: error: %s\nRun with --help for more information.\n", e.what());
+    std::fprintf(stderr, "gemm: error: %s (see --help)\n", e.what());
     std::exit(2);
   }
   o.transa = transa[0];

@@ -65,7 +65,7 @@ struct Options {
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
-  std::fprintf(stderr, "training_loop: error: %s\nRun with --help for more information.\n", what.c_str());
+  std::fprintf(stderr, "training_loop: error: %s (see --help)\n", what.c_str());
   std::exit(2);
 }
 

@@ -59,7 +59,7 @@ def run(*args, env=None):
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, env=e, timeout=120)
 
 
-USAGE_HINT = "Run with --help for more information."
+USAGE_HINT = "(see --help)"
 
 
 def header_version():
@@ -80,9 +80,7 @@ def assert_usage_error(test, p, program, bad_text):
     test.assertEqual("", p.stdout)
     test.assertTrue(p.stderr.endswith("\n"), repr(p.stderr))
     lines = p.stderr.splitlines()
-    test.assertIn(len(lines), (1, 2), p.stderr)
-    if len(lines) == 2:
-        test.assertEqual(USAGE_HINT, lines[1], p.stderr)
+    test.assertEqual(1, len(lines), p.stderr)
     test.assertTrue(lines[0].startswith(program + ": error: "), p.stderr)
     test.assertIn(bad_text, lines[0])
 
@@ -511,7 +509,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console}", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:

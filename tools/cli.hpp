@@ -4,8 +4,8 @@
 /// `--opt value` and `--opt=value`; `-h, --help` with every option's description and default and
 /// a paragraph on exit codes (exit 0); `--version` printing "gauge X.Y.Z" (exit 0); a usage error
 /// (unknown option, bad or missing value, value outside the allowed set) as one line on stderr
-/// naming the bad text, "<tool>: error: <reason>", then the hint "Run with --help for more
-/// information.", and exit status 2. Internal to the tools: not installed.
+/// naming the bad text, "<tool>: error: <reason> (see --help)",
+/// and exit status 2. Internal to the tools: not installed.
 
 #include <CLI/CLI.hpp>
 
@@ -131,7 +131,7 @@ inline std::string usage_error_reason(const CLI::App& app, const CLI::ParseError
 }
 
 /// Parses the command line. --help and --version print to stdout and exit 0; a usage error
-/// prints "<tool>: error: <reason>" and the hint to stderr and exits with status 2.
+/// prints the one line "<tool>: error: <reason> (see --help)" to stderr and exits with status 2.
 inline void parse_or_exit(CLI::App& app, int argc, char** argv) {
   app.description(wrap(app.get_description(), 100));
   for (CLI::Option* o : app.get_options()) o->description(wrap(o->get_description(), 100 - 34));
@@ -140,7 +140,7 @@ inline void parse_or_exit(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     std::exit(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: error: %s\nRun with --help for more information.\n", app.get_name().c_str(),
+    std::fprintf(stderr, "%s: error: %s (see --help)\n", app.get_name().c_str(),
                  usage_error_reason(app, e).c_str());
     std::exit(exit_usage);
   }

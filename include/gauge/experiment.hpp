@@ -40,7 +40,8 @@
 #include "gauge/core/work.hpp"
 #include "gauge/protocol/seam.hpp"
 
-#if defined(__CUDACC__) || __has_include(<cuda_runtime.h>)
+#include "gauge/detail/cuda_available.hpp"
+#if GAUGE_HAS_CUDA_RUNTIME
 #include "gauge/backends/cuda_backend.hpp"
 #define GAUGE_HAS_CUDA_BACKEND 1
 #else

@@ -15,7 +15,8 @@
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/core/error.hpp"
 
-#if defined(__CUDACC__) || __has_include(<cuda_runtime.h>)
+#include "gauge/detail/cuda_available.hpp"
+#if GAUGE_HAS_CUDA_RUNTIME
 #include <cuda_runtime.h>
 
 #include "gauge/cuda/check.hpp"

@@ -13,7 +13,10 @@
 #include "gauge/core/environment.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
+#include "gauge/detail/cuda_available.hpp"
+#if GAUGE_HAS_CUDA_RUNTIME
 #include "gauge/env/cuda.hpp"
+#endif
 #include "gauge/env/host.hpp"
 #include "gauge/env/nvml.hpp"
 #include "gauge/env/tools.hpp"
@@ -108,7 +111,11 @@ inline Environment capture_environment(const EnvironmentOptions& options) {
   env.compiler = compiler_info();
   env.environment_variables = relevant_environment_variables();
   if (options.query_cuda) {
+#if GAUGE_HAS_CUDA_RUNTIME
     env.cuda = detect_cuda();
+#else
+    env.cuda.error = "built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h)";
+#endif
   } else {
     env.cuda.error = "not queried";
   }

@@ -6,6 +6,9 @@
 #include <random>
 #include <stdexcept>
 
+#include <cstdlib>
+#include <set>
+
 #include "catch.hpp"
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
@@ -490,6 +493,29 @@ TEST_CASE("silenced warning codes are not reported", "[protocol]") {
   exp.config(c);
   auto r = exp.run();
   CHECK_FALSE(r.has_warning("launch_bound"));
+}
+
+TEST_CASE("a silenced code gauge never emits warns unknown_silenced_code, GAUGE_SILENCE's codes are recorded", "[protocol]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = simple_config();
+  c.silenced_warnings = {"launch_bound", "lauch_bound"};  // the second is a typo
+  exp.config(c);
+  ::setenv("GAUGE_SILENCE", "outliers, bogus_code", 1);
+  auto r = exp.run();
+  ::unsetenv("GAUGE_SILENCE");
+  REQUIRE(r.has_warning("unknown_silenced_code"));
+  for (const auto& w : r.warnings)
+    if (w.code == "unknown_silenced_code") {
+      CHECK(w.severity == gauge::Severity::warning);
+      // std::set order: "bogus_code" < "lauch_bound"; the known ones are not named.
+      CHECK(w.message.find("silenced codes 'bogus_code', 'lauch_bound', which gauge never emits") == 0);
+    }
+  CHECK(r.config.silenced_warnings == std::set<std::string>{"bogus_code", "launch_bound", "lauch_bound", "outliers"});
+  // Only known codes: no warning.
+  c.silenced_warnings = {"launch_bound"};
+  exp.config(c);
+  CHECK_FALSE(exp.run().has_warning("unknown_silenced_code"));
 }
 
 TEST_CASE("a step that keeps slowing during measurement warns drift_during_measurement", "[protocol]") {

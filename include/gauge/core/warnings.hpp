@@ -48,6 +48,7 @@ inline constexpr const char* memory_grew_during_measurement = "memory_grew_durin
 inline constexpr const char* may_not_fit = "may_not_fit";
 inline constexpr const char* telemetry_unavailable = "telemetry_unavailable";
 inline constexpr const char* drift_during_measurement = "drift_during_measurement";
+inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
 }  // namespace warning_code
 
 /// One warning attached to a result or to the report's environment.
@@ -112,6 +113,9 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::cpu_governor_not_performance, Severity::warning, "the CPU frequency governor is not 'performance'",
      "any CPU's scaling_governor != performance"},
     {warning_code::no_gpu, Severity::info, "no CUDA device was found", "cudaGetDeviceCount == 0 or an error"},
+    {warning_code::unknown_silenced_code, Severity::warning,
+     "a silenced code (GAUGE_SILENCE or silenced_warnings) is no code gauge emits: a typo silences nothing",
+     "a silenced code not in this catalogue"},
     {"timer_forced_wait", Severity::warning, "the Timer had to wait on the host (too many pending steps)",
      "pending steps > TimerConfig::max_pending_steps"},
     {"timer_unresolved_steps", Severity::info, "steps not yet resolved are not in the summary", "summary() before flush()"},

@@ -152,20 +152,37 @@ inline void rule_launch_bound(const Result& r, const RunFacts& f, WarningSink& s
                    100 * *r.gpu_busy_fraction, human_time(*r.gpu_time.p50), human_time(*r.wall_time.p50)));
 }
 
+/// `unknown_silenced_code`: a silenced code (Config::silenced_warnings, which run() completes with
+/// GAUGE_SILENCE's codes) that is not in `warning_catalogue`, so it silences nothing.
+inline void rule_unknown_silenced(const Result& r, const RunFacts&, WarningSink& sink) {
+  std::string unknown;
+  for (const auto& code : r.config.silenced_warnings) {
+    bool known = false;
+    for (const auto& w : warning_catalogue) known = known || code == w.code;
+    if (!known) unknown += (unknown.empty() ? "'" : ", '") + code + "'";
+  }
+  if (unknown.empty()) return;
+  sink.add(warning_code::unknown_silenced_code, Severity::warning,
+           fmt::format("silenced {} {}, which gauge never emits: a typo silences nothing. The codes are in "
+                       "gauge::warning_catalogue and README.md's table of warnings.",
+                       unknown.find(',') == std::string::npos ? "code" : "codes", unknown));
+}
+
 /// A diagnosis rule over a finished result.
 using ResultRule = void (*)(const Result&, const RunFacts&, WarningSink&);
 
 /// The rules diagnose_result() applies, in order.
 inline const std::vector<ResultRule>& result_rules() {
-  static const std::vector<ResultRule> rules = {rule_noise_target, rule_outliers,         rule_drift,
+  static const std::vector<ResultRule> rules = {rule_noise_target,     rule_outliers,           rule_drift,
                                                 rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound};
   return rules;
 }
 
 /// Applies every rule to a finished result (its statistics computed). A failed result without
-/// samples gets only the build-mode rule.
+/// samples gets only the build-mode and silenced-code rules.
 inline void diagnose_result(const Result& r, const RunFacts& f, WarningSink& sink) {
   rule_debug_build(r, f, sink);
+  rule_unknown_silenced(r, f, sink);
   if (r.status != Status::ok && r.gpu_samples_s.empty()) return;
   for (ResultRule rule : result_rules()) rule(r, f, sink);
 }

@@ -84,7 +84,10 @@ class Protocol {
     r.time_clock = b_.time_clock();
     if (spec_.name.empty()) throw ConfigError("experiment name must not be empty");
     validate(config_);
-    WarningSink sink(config_.silenced_warnings);
+    // The codes GAUGE_SILENCE silences are recorded with the configuration, so the report says
+    // what was silenced however it was asked for.
+    for (const auto& code : silenced_by_environment()) r.config.silenced_warnings.insert(code);
+    WarningSink sink(r.config.silenced_warnings);
     t_begin_ = b_.now();
     phase_ = "prepare";
     bool prepared = false;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/format.hpp"
 
 extern char** environ;
 
@@ -132,9 +133,7 @@ inline ToolRecord run_tool(const std::vector<std::string>& argv, std::chrono::mi
     ::kill(-pid, SIGKILL);
     ::waitpid(pid, &status, 0);
     rec.seconds = elapsed();
-    char msg[96];
-    std::snprintf(msg, sizeof msg, "timed out after %.3g s (killed)", limit);
-    rec.error = msg;
+    rec.error = "timed out after " + detail::format_general(limit, 3) + " s (killed)";  // locale-independent
     return rec;
   }
   // Output closed; wait for the exit within what is left of the timeout.

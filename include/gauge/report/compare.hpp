@@ -778,7 +778,8 @@ inline std::string rule_text(const CompareOptions& o) {
       "({} resamples, seed {}; Efron & Tibshirani 1993); p is a two-sided Mann-Whitney U test (Mann & Whitney 1947). "
       "slower: interval above 1 + {:g} % and p < {:g} with the new samples stochastically larger; faster: interval "
       "below 1 - {:g} % and p < {:g} with them smaller; same: interval within 1 ± {:g} %; otherwise inconclusive.",
-      o.metric == Metric::gpu_time ? "GPU time" : "wall time", 100 * o.confidence_level, o.resamples, o.seed,
+      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time",
+      100 * o.confidence_level, o.resamples, o.seed,
       100 * o.threshold, 1 - o.confidence_level, 100 * o.threshold, 1 - o.confidence_level, 100 * o.threshold);
 }
 

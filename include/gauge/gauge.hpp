@@ -22,6 +22,7 @@
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
 
-#if defined(GAUGE_IMPLEMENTATION)
+// The compiled part is host code only: nvcc's device pass (__CUDA_ARCH__ defined) skips it.
+#if defined(GAUGE_IMPLEMENTATION) && !defined(__CUDA_ARCH__)
 #include "gauge/implementation.hpp"
 #endif

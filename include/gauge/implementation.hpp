@@ -14,6 +14,8 @@
 /// The header-only promise holds: nothing to build or link beyond the CUDA runtime; {fmt} is
 /// used header-only (gauge/detail/text.hpp).
 
+#if !defined(__CUDA_ARCH__)  // host code only: nvcc's device pass skips the whole file
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -131,3 +133,5 @@ std::string Report::summary() const {
 }
 
 }  // namespace gauge
+
+#endif  // !defined(__CUDA_ARCH__)

@@ -447,9 +447,10 @@ TEST_CASE("compare: verdicts on stored reports follow the rule", "[compare]") {
   // The median moves up 5 % while the bulk of the distribution moves down. Base: 140 x 1.0 and
   // 60 x 3.0 (median 1.0); new: 70 x 0.5 and 130 x 1.05 (median 1.05): every bootstrap median
   // ratio is 1.05, beyond 1 + 2 %. mannwhitneyu(base, new, method="asymptotic") -> (21800.0,
-  // 0.10352759761669464): not significant; with every count tripled -> (196200.0,
-  // 0.004760503016234488): significant, but U(base) > n1 n2 / 2 = 180000: the new samples are
-  // stochastically smaller. Both are inconclusive, not "slower".
+  // 0.10352759761669464); with every count tripled -> (196200.0, 0.004760503016234488). Both sides
+  // have two modes (70 % / 30 % and 35 % / 65 %, nothing between them), so the median does not
+  // decide: the mean (0.8575 / 1.6 = 0.5359375) and p90 (1.05 / 3.0 = 0.35) are far below 1, and
+  // the verdict is "faster", never "slower".
   for (int k : {1, 3}) {
     gauge::Result bimodal_base, bimodal_new;
     bimodal_base.name = bimodal_new.name = "bimodal";
@@ -462,8 +463,14 @@ TEST_CASE("compare: verdicts on stored reports follow the rule", "[compare]") {
     CHECK(e.ratio->low == Approx(1.05).epsilon(1e-15));
     CHECK(e.mann_whitney->u == (k == 1 ? 21800.0 : 196200.0));
     CHECK(e.mann_whitney->p_value == Approx(k == 1 ? 0.10352759761669464 : 0.004760503016234488).epsilon(1e-10));
-    CHECK(e.verdict == gauge::Verdict::inconclusive);
-    CHECK(e.reason.find(k == 1 ? "but Mann-Whitney p = 0.104 >= 0.05" : "stochastically smaller") != std::string::npos);
+    CHECK(e.bimodal);
+    REQUIRE(e.base_modes);
+    CHECK(e.base_modes->lower.weight == Approx(0.7));
+    CHECK(e.candidate_modes->upper.median == 1.05);
+    CHECK(e.statistics[1].interval.estimate == Approx(0.5359375).epsilon(1e-14));
+    CHECK(e.statistics[2].interval.estimate == Approx(0.35).epsilon(1e-14));
+    CHECK(e.verdict == gauge::Verdict::faster);
+    CHECK(e.reason.find("bimodal") != std::string::npos);
   }
 
   for (double bad : {0.0, 1.0, -0.1, std::nan("")}) {

@@ -38,6 +38,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/two_sample.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/read.hpp"
 
@@ -52,21 +53,31 @@ enum class Metric {
 /// Text name of a Metric ("gpu_time", "wall_time").
 inline const char* to_string(Metric m) { return m == Metric::gpu_time ? "gpu_time" : "wall_time"; }
 
-/// The outcome of comparing one experiment of two reports. With r = median(new) / median(base)
-/// (time ratio: below 1 is faster), [lo, hi] its bootstrap confidence interval at level c,
-/// p the two-sided Mann–Whitney p-value, alpha = 1 − c and t the noise threshold:
-/// - `slower`: lo > 1 + t, p < alpha and U(base) < n_base n_new / 2 — slower by more than the
-///   threshold with confidence c, and the U test rejects equal distributions in the same
-///   direction (new values tend to be larger);
-/// - `faster`: hi < 1 − t, p < alpha and U(base) > n_base n_new / 2 — faster by more than the
-///   threshold, likewise;
-/// - `same`: 1 − t <= lo and hi <= 1 + t — any difference is within the threshold, with
-///   confidence c (an equivalence test by interval inclusion; a significant U test does not
-///   change it: a real difference smaller than the noise threshold is "same");
-/// - `inconclusive`: anything else (the interval straddles 1 ± t; or it lies beyond, but the U
-///   test does not reject, or rejects in the other direction: the medians moved one way and the
-///   bulk of the distribution the other), or a side failed, or a side has too few finite samples for a
-///   distribution-free confidence interval of its median at level c (n <= 5 at 95 %).
+/// The outcome of comparing one experiment of two reports. The rule looks at the whole
+/// distribution of per-step times, not only at its middle (c: the confidence level, alpha = 1 − c,
+/// t: the noise threshold; ratios are new / base, below 1 is faster):
+/// 1. *Statistics.* The ratios of the median, the mean, p90 (when both sides have >= 100
+///    samples) and p99 (>= 1000 samples: at least 10 values beyond the percentile) are estimated
+///    with percentile-bootstrap intervals from one joint bootstrap (`bootstrap_ratios`). Each
+///    interval is at level 1 − alpha / k for the k statistics that decide (Bonferroni), so that
+///    the family of intervals holds at level c.
+/// 2. *Modes.* Each side is checked for two modes (`find_modes`; their medians must be more than
+///    two ticks of the timer apart). When either side is bimodal, its median jumps between the
+///    modes as their weights move a little, so the median does not decide; the modes of both
+///    sides are reported and compared instead (`bimodal`).
+/// 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
+///    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
+///    `faster` when some interval lies entirely below 1 − t and none above; `same` when every
+///    deciding interval lies within [1 − t, 1 + t] *and* the distributions do not differ
+///    materially: the two-sided Mann–Whitney U test (a distribution test) does not reject at
+///    alpha, or no decile p10…p90 of new / base lies outside 1 ± t (a real shift smaller than
+///    t stays `same`); otherwise `inconclusive`, with the reason.
+/// 4. *Without samples.* When a side stored no samples but its summary has the median's
+///    distribution-free interval, the median's ratio interval is [lo_new / hi_base, hi_new /
+///    lo_base] (coverage >= 1 − 2 (1 − c_summary), conservative); the summary's mean, p90 and p99
+///    only veto `same` (no interval without samples). `from_summary` says so.
+/// A side that failed, or that has fewer finite samples than a distribution-free interval of
+/// its median at level c needs (n <= 5 at 95 %) and no summary, is `inconclusive`.
 enum class Verdict { faster, slower, same, inconclusive };
 
 /// Text name of a Verdict ("faster", "slower", "same", "inconclusive").
@@ -117,42 +128,6 @@ inline void validate(const CompareOptions& o) {
     throw ConfigError("compare: clock_tolerance must be > 0, got " + detail::format_number(o.clock_tolerance));
 }
 
-/// A percentile-bootstrap confidence interval of a ratio of medians (candidate / base).
-struct RatioInterval {
-  double estimate = 0;        ///< median(candidate) / median(base) of the samples themselves
-  double low = 0;             ///< lower bound: the (1 − level)/2 quantile of the bootstrap ratios
-  double high = 0;            ///< upper bound: the (1 + level)/2 quantile
-  double level = 0.95;        ///< confidence level
-  std::size_t resamples = 0;  ///< bootstrap resamples B
-  std::uint64_t seed = 0;     ///< generator seed
-  /// How the interval is computed.
-  static constexpr const char* method =
-      "percentile bootstrap of median(new)/median(base), both samples resampled independently with "
-      "replacement (Efron & Tibshirani 1993, ch. 13), medians and quantiles by linear interpolation "
-      "(Hyndman-Fan type 7)";
-};
-
-/// A two-sided Mann–Whitney U test of two independent samples.
-struct MannWhitney {
-  /// U of the first sample: R1 − n1 (n1 + 1) / 2, the number of pairs (x, y) with x > y, ties
-  /// counting 1/2 (scipy.stats.mannwhitneyu's statistic). Below n1 n2 / 2: x tends to be smaller.
-  double u = 0;
-  double p_value = 1;  ///< two-sided p-value, in [0, 1]
-  /// Standardized statistic (max(U1, U2) − n1 n2 / 2 − 1/2) / sigma with the tie-corrected sigma;
-  /// asymptotic method only.
-  std::optional<double> z;
-  std::string method;  ///< "exact" or "asymptotic"
-  std::size_t n1 = 0;  ///< size of the first sample
-  std::size_t n2 = 0;  ///< size of the second sample
-};
-
-/// How `mann_whitney_u` computes the p-value.
-enum class MannWhitneyMethod {
-  automatic,   ///< exact when both samples have at most 8 values and there are no ties, else asymptotic
-  exact,       ///< the exact null distribution of U (no ties allowed; n1 n2 <= 10^6)
-  asymptotic,  ///< the normal approximation with tie and continuity corrections
-};
-
 /// One difference between two environments, or between the settings of two matched experiments.
 struct EnvironmentDifference {
   std::string what;       ///< e.g. "CUDA driver", "GPU 0 name", "gemm: backend"
@@ -174,10 +149,24 @@ struct ExperimentComparison {
   Metric metric = Metric::gpu_time;  ///< which samples were compared
   std::size_t base_n = 0;            ///< finite samples of the base
   std::size_t candidate_n = 0;       ///< finite samples of the new report
-  std::optional<double> base_median_s;       ///< median of the base's samples, seconds per step
-  std::optional<double> candidate_median_s;  ///< median of the new samples, seconds per step
-  std::optional<RatioInterval> ratio;        ///< new / base, when both sides have samples
+  std::optional<double> base_median_s;       ///< median of the base's samples (or summary), seconds per step
+  std::optional<double> candidate_median_s;  ///< median of the new samples (or summary), seconds per step
+  /// The median's ratio new / base with its interval (the entry of `statistics` for the median).
+  std::optional<RatioInterval> ratio;
+  /// Every statistic's ratio with its interval, in the order median, mean, p90, p99 (those the
+  /// sample sizes allow); from summaries: the median with an interval, the others point estimates
+  /// only (low == high == estimate, `resamples` 0).
+  std::vector<StatisticRatio> statistics;
+  /// The statistics that decided the verdict (the median is left out when a side is bimodal).
+  std::vector<Statistic> deciding;
   std::optional<MannWhitney> mann_whitney;   ///< when both sides have samples
+  /// The largest |decile ratio − 1| over p10…p90 (the shift of the distribution's body), with
+  /// the decile's percentile; when both sides have samples.
+  std::optional<std::pair<int, double>> largest_decile_shift;
+  bool bimodal = false;                      ///< a side has two modes (`base_modes`, `candidate_modes`)
+  std::optional<Modes> base_modes;           ///< two-group split of the base's samples
+  std::optional<Modes> candidate_modes;      ///< two-group split of the new samples
+  bool from_summary = false;                 ///< a side had no samples: compared from the summaries
   Verdict verdict = Verdict::inconclusive;   ///< see Verdict for the rule
   std::string reason;                        ///< the verdict in words, with the numbers
   bool base_failed = false;                  ///< the base experiment failed
@@ -218,37 +207,44 @@ struct Comparison {
                         [](const auto& d) { return d.invalidates; }) &&
            std::all_of(experiments.begin(), experiments.end(), [](const auto& e) { return e.comparable(); });
   }
+  /// True when some matched experiment is `inconclusive`, or no experiment was compared at all.
+  bool any_inconclusive() const {
+    return experiments.empty() ||
+           std::any_of(experiments.begin(), experiments.end(), [](const auto& e) { return e.verdict == Verdict::inconclusive; });
+  }
 };
 
-namespace detail::compare {
+/// The outcome of a comparison used as a gate (e.g. in CI), in order of precedence.
+enum class GateOutcome {
+  pass,            ///< every experiment `same` or `faster`, comparable            (gauge-compare exit 0)
+  regression,      ///< some experiment slower, failed, or missing from the new one (exit 1)
+  not_comparable,  ///< a difference of environment or method invalidates it       (exit 3)
+  inconclusive,    ///< some experiment inconclusive, or none compared             (exit 4)
+};
 
-/// Throws ConfigError unless `x` is non-empty and every value is finite and > 0.
-inline void check_positive_samples(const char* function, const char* which, const std::vector<double>& x) {
-  if (x.empty()) throw ConfigError(std::string(function) + ": " + which + " is empty");
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (!(std::isfinite(x[i]) && x[i] > 0))
-      throw ConfigError(std::string(function) + ": " + which + "[" + std::to_string(i) + "] = " +
-                        format_number(x[i]) + " is not a finite time > 0");
-}
-
-/// Uniform integer in [0, n), 1 <= n < 2^64, from 64-bit draws: Lemire's multiply-shift with
-/// rejection (Lemire 2019, "Fast Random Integer Generation in an Interval", ACM TOMACS 29(1)),
-/// unbiased. Unlike std::uniform_int_distribution, whose algorithm each standard library chooses,
-/// this gives the same sequence everywhere for a given std::mt19937_64 (whose output the C++
-/// standard fixes).
-inline std::uint64_t uniform_index(std::mt19937_64& gen, std::uint64_t n) {
-  __extension__ typedef unsigned __int128 u128;  // GCC and Clang
-  u128 m = static_cast<u128>(gen()) * n;
-  auto low = static_cast<std::uint64_t>(m);
-  if (low < n) {
-    const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
-    while (low < threshold) {
-      m = static_cast<u128>(gen()) * n;
-      low = static_cast<std::uint64_t>(m);
-    }
+/// Text name of a GateOutcome ("pass", "regression", "not_comparable", "inconclusive").
+inline const char* to_string(GateOutcome g) {
+  switch (g) {
+    case GateOutcome::pass: return "pass";
+    case GateOutcome::regression: return "regression";
+    case GateOutcome::not_comparable: return "not_comparable";
+    case GateOutcome::inconclusive: return "inconclusive";
   }
-  return static_cast<std::uint64_t>(m >> 64);
+  return "?";
 }
+
+/// The gate's outcome: `regression` first (a regression fails whatever else holds), then
+/// `not_comparable` unless `allow_not_comparable`, then `inconclusive` unless
+/// `allow_inconclusive`, else `pass`. Neither "cannot compare" nor "cannot tell" passes a gate by
+/// default: a gate that passes without evidence can wave any regression through.
+inline GateOutcome gate(const Comparison& c, bool allow_not_comparable = false, bool allow_inconclusive = false) {
+  if (c.any_regression()) return GateOutcome::regression;
+  if (!allow_not_comparable && !c.comparable()) return GateOutcome::not_comparable;
+  if (!allow_inconclusive && c.any_inconclusive()) return GateOutcome::inconclusive;
+  return GateOutcome::pass;
+}
+
+namespace detail::compare {
 
 /// Type-7 median of `v` (reordered in place), n >= 1.
 inline double median_in_place(std::vector<double>& v) {
@@ -259,27 +255,6 @@ inline double median_in_place(std::vector<double>& v) {
   if (n % 2 == 1) return a;
   const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(mid + 1), v.end());
   return lerp(a, b, 0.5);
-}
-
-/// Type-7 median of a bootstrap resample of ascending `sorted` (n draws with replacement). The
-/// resample's order statistics are those of the drawn indices, so it counts the draws per index
-/// (`counts`, resized to n) and walks to the middle: O(n), no comparisons.
-inline double resample_median_sorted(const std::vector<double>& sorted, std::mt19937_64& gen,
-                                     std::vector<std::uint32_t>& counts) {
-  const std::size_t n = sorted.size();
-  counts.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(uniform_index(gen, n))];
-  const std::size_t mid = (n - 1) / 2;  // 0-based rank of the (lower) middle value
-  std::size_t seen = 0, j = 0;
-  while (seen + counts[j] <= mid) seen += counts[j++];
-  const double a = sorted[j];
-  if (n % 2 == 1) return a;
-  std::size_t k = j;
-  if (seen + counts[k] <= mid + 1) {  // the upper middle value is the next drawn index
-    seen += counts[k++];
-    while (counts[k] == 0) ++k;
-  }
-  return lerp(a, sorted[k], 0.5);
 }
 
 /// The finite values of `x`.
@@ -308,143 +283,6 @@ inline std::string format_p(double p) {
 }
 
 }  // namespace detail::compare
-
-/// Percentile-bootstrap confidence interval of the ratio of medians median(candidate) /
-/// median(base) (Efron & Tibshirani 1993, *An Introduction to the Bootstrap*, ch. 13, the
-/// percentile interval; two-sample bootstrap, ch. 8). Each of B replicates draws n_base values
-/// from `base` and n_candidate from `candidate`, uniformly with replacement and independently
-/// (base first, then candidate, from one std::mt19937_64 seeded with `seed`; indices into the
-/// sorted samples by Lemire's method), and takes the ratio of their type-7 medians; the bounds are
-/// the type-7 quantiles (1 − level)/2 and (1 + level)/2 of the B ratios. O(B (n_base +
-/// n_candidate)) time: at B = 2000, about 0.3 s for 10^4 samples a side and 3 s for 10^5.
-///
-/// \param base, candidate per-step times (any unit, the same for both), finite and > 0.
-/// \param level confidence level in (0, 1).
-/// \param resamples B >= 100.
-/// \param seed generator seed: equal inputs and seed give an equal interval on every platform.
-/// \throws ConfigError naming an empty sample, a sample value that is not finite and > 0 (with its
-///   index), a level outside (0, 1) or B < 100.
-inline RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& candidate,
-                                            double level = 0.95, std::size_t resamples = 2000,
-                                            std::uint64_t seed = CompareOptions{}.seed) {
-  detail::check_level("bootstrap_median_ratio", level);
-  detail::compare::check_positive_samples("bootstrap_median_ratio", "base", base);
-  detail::compare::check_positive_samples("bootstrap_median_ratio", "candidate", candidate);
-  if (resamples < 100)
-    throw ConfigError("bootstrap_median_ratio: resamples must be >= 100, got " + std::to_string(resamples));
-  RatioInterval out;
-  out.level = level;
-  out.resamples = resamples;
-  out.seed = seed;
-  std::vector<double> a = base, b = candidate;
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  out.estimate = detail::percentile_unchecked(b, 50) / detail::percentile_unchecked(a, 50);
-  std::mt19937_64 gen(seed);
-  std::vector<double> ratios(resamples);
-  std::vector<std::uint32_t> counts;
-  for (auto& r : ratios) {
-    const double mb = detail::compare::resample_median_sorted(a, gen, counts);
-    const double mc = detail::compare::resample_median_sorted(b, gen, counts);
-    r = mc / mb;
-  }
-  std::sort(ratios.begin(), ratios.end());
-  out.low = detail::percentile_unchecked(ratios, 100.0 * (1.0 - level) / 2.0);
-  out.high = detail::percentile_unchecked(ratios, 100.0 * (1.0 + level) / 2.0);
-  return out;
-}
-
-/// Two-sided Mann–Whitney U test (Mann & Whitney 1947, "On a Test of Whether one of Two Random
-/// Variables is Stochastically Larger than the Other", Ann. Math. Statist. 18(1)) of the null
-/// hypothesis that a value from `x` is as likely to be below as above a value from `y`.
-///
-/// U1 = R1 − n1 (n1 + 1) / 2 with R1 the sum of the midranks of `x` in the pooled sample; U2 =
-/// n1 n2 − U1. Asymptotic p-value: 2 · P(Z >= z), z = (max(U1, U2) − n1 n2 / 2 − 1/2) / sigma,
-/// sigma^2 = n1 n2 / 12 · ((n + 1) − sum(t^3 − t) / (n (n − 1))) over tie groups of size t (tie
-/// correction, e.g. Lehmann 1975, *Nonparametrics*), with the continuity correction 1/2; exact
-/// p-value: 2 · P(U >= max(U1, U2)) under the null distribution of U (Mann & Whitney's recurrence),
-/// both capped at 1. The same as `scipy.stats.mannwhitneyu(x, y, alternative="two-sided",
-/// method=...)`; automatic differs from SciPy's "auto" only in using the exact method when
-/// *both* samples have at most 8 values (SciPy: either).
-///
-/// \param x, y samples of any unit, finite; n1, n2 >= 1.
-/// \throws ConfigError for an empty sample, a non-finite value (naming it), or `exact` with ties
-///   or with n1 n2 > 10^6.
-inline MannWhitney mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y,
-                                  MannWhitneyMethod method = MannWhitneyMethod::automatic) {
-  const std::size_t n1 = x.size(), n2 = y.size();
-  if (n1 == 0 || n2 == 0) throw ConfigError("mann_whitney_u: a sample is empty (n1 = " + std::to_string(n1) + ", n2 = " + std::to_string(n2) + ")");
-  const std::size_t n = n1 + n2;
-  std::vector<std::pair<double, std::size_t>> pooled(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = i < n1 ? x[i] : y[i - n1];
-    if (!std::isfinite(v))
-      throw ConfigError(std::string("mann_whitney_u: ") + (i < n1 ? "x[" + std::to_string(i) : "y[" + std::to_string(i - n1)) +
-                        "] = " + detail::format_number(v) + " is not finite");
-    pooled[i] = {v, i};
-  }
-  std::sort(pooled.begin(), pooled.end());
-  double r1 = 0;         // sum of the midranks of x
-  double tie_term = 0;   // sum of t^3 - t over tie groups
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
-    while (j + 1 < n && pooled[j + 1].first == pooled[i].first) ++j;
-    const double midrank = 0.5 * (static_cast<double>(i + 1) + static_cast<double>(j + 1));
-    const double t = static_cast<double>(j - i + 1);
-    tie_term += t * t * t - t;
-    for (std::size_t k = i; k <= j; ++k)
-      if (pooled[k].second < n1) r1 += midrank;
-    i = j + 1;
-  }
-  const double nn1 = static_cast<double>(n1), nn2 = static_cast<double>(n2), nn = static_cast<double>(n);
-  MannWhitney out;
-  out.n1 = n1;
-  out.n2 = n2;
-  out.u = r1 - nn1 * (nn1 + 1) / 2;
-  const double u_max = std::max(out.u, nn1 * nn2 - out.u);
-  const bool ties = tie_term > 0;
-  bool exact = method == MannWhitneyMethod::exact;
-  if (method == MannWhitneyMethod::automatic) exact = n1 <= 8 && n2 <= 8 && !ties;
-  if (exact) {
-    if (ties) throw ConfigError("mann_whitney_u: the exact method needs samples without ties");
-    if (nn1 * nn2 > 1e6) throw ConfigError("mann_whitney_u: the exact method is limited to n1 n2 <= 1e6");
-    // counts[i][j][u]: arrangements of i x-values and j y-values with U = u (U counts pairs x > y):
-    // f(i, j, u) = f(i - 1, j, u - j) + f(i, j - 1, u)  (the largest value is an x, or a y).
-    const std::size_t m = n1, k = n2;
-    std::vector<std::vector<double>> prev(k + 1), cur(k + 1);
-    for (std::size_t j = 0; j <= k; ++j) prev[j] = {1.0};  // i = 0: one arrangement, U = 0
-    for (std::size_t i = 1; i <= m; ++i) {
-      cur[0] = {1.0};
-      for (std::size_t j = 1; j <= k; ++j) {
-        std::vector<double> f(i * j + 1, 0.0);
-        for (std::size_t u = 0; u < prev[j].size(); ++u) f[u + j] += prev[j][u];
-        for (std::size_t u = 0; u < cur[j - 1].size(); ++u) f[u] += cur[j - 1][u];
-        cur[j] = std::move(f);
-      }
-      std::swap(prev, cur);
-    }
-    const std::vector<double>& f = prev[k];
-    double total = 0, tail = 0;
-    const auto u0 = static_cast<std::size_t>(std::llround(u_max));
-    for (std::size_t u = 0; u < f.size(); ++u) {
-      total += f[u];
-      if (u >= u0) tail += f[u];
-    }
-    out.method = "exact";
-    out.p_value = std::min(1.0, 2.0 * tail / total);
-    return out;
-  }
-  out.method = "asymptotic";
-  const double sigma = std::sqrt(nn1 * nn2 / 12.0 * ((nn + 1) - tie_term / (nn * (nn - 1))));
-  if (!(sigma > 0)) {  // every value tied: no evidence of a difference
-    out.p_value = 1.0;
-    return out;
-  }
-  const double z = (u_max - nn1 * nn2 / 2 - 0.5) / sigma;
-  out.z = z;
-  out.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));  // 2 * P(Z >= z)
-  return out;
-}
 
 namespace detail::compare {
 
@@ -580,6 +418,165 @@ inline std::vector<EnvironmentDifference> environment_differences(const Environm
   return d;
 }
 
+namespace detail::compare {
+
+/// Type-7 median of a copy of `v` (n >= 1).
+inline double sorted_median(std::vector<double> v) { return median_in_place(v); }
+
+/// "median +30.00 % [+29.1, +30.9]"-style text of a ratio.
+inline std::string statistic_text(const StatisticRatio& s) {
+  if (s.interval.resamples == 0) return fmt::format("{} {:.4f}", to_string(s.statistic), s.interval.estimate);
+  return fmt::format("{} {:.4f} [{:.4f}, {:.4f}]", to_string(s.statistic), s.interval.estimate, s.interval.low,
+                     s.interval.high);
+}
+
+/// "1.000 ms (52 %) and 1.250 ms (48 %)": the two modes of a split.
+inline std::string modes_text(const Modes& m) {
+  return fmt::format("{} ({:.0f} %) and {} ({:.0f} %)", format_time(m.lower.median), 100 * m.lower.weight,
+                     format_time(m.upper.median), 100 * m.upper.weight);
+}
+
+/// Verdict from both sides' summaries when a side stored no samples (rule 4 at `Verdict`); false
+/// when a summary lacks the median's interval.
+inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o) {
+  if (!sa.median_ci || !sb.median_ci || !sa.p50 || !sb.p50 || !(sa.median_ci->low > 0) || !(sb.median_ci->low > 0))
+    return false;
+  const double t = o.threshold;
+  c.from_summary = true;
+  c.base_median_s = sa.p50;
+  c.candidate_median_s = sb.p50;
+  StatisticRatio med;
+  med.statistic = Statistic::median;
+  med.interval.estimate = *sb.p50 / *sa.p50;
+  med.interval.low = sb.median_ci->low / sa.median_ci->high;
+  med.interval.high = sb.median_ci->high / sa.median_ci->low;
+  med.interval.level = std::max(0.0, 1 - (1 - sa.median_ci->level) - (1 - sb.median_ci->level));
+  c.ratio = med.interval;
+  c.statistics.push_back(med);
+  c.deciding = {Statistic::median};
+  std::string moved;
+  auto point = [&](Statistic st, const std::optional<double>& x, const std::optional<double>& y) {
+    if (!x || !y || !(*x > 0)) return;
+    StatisticRatio r;
+    r.statistic = st;
+    r.interval.estimate = r.interval.low = r.interval.high = *y / *x;
+    c.statistics.push_back(r);
+    if (r.interval.estimate > 1 + t || r.interval.estimate < 1 - t)
+      moved += (moved.empty() ? "" : ", ") + statistic_text(r);
+  };
+  point(Statistic::mean, sa.mean, sb.mean);
+  point(Statistic::p90, sa.p90, sb.p90);
+  point(Statistic::p99, sa.p99, sb.p99);
+  const auto& r = med.interval;
+  const std::string head = fmt::format("from the summaries (a side stored no samples): median new/base {:.4f} [{:.4f}, {:.4f}] "
+                                       "at >= {:g} %", r.estimate, r.low, r.high, 100 * r.level);
+  if (r.low > 1 + t) {
+    c.verdict = Verdict::slower;
+    c.reason = fmt::format("{}: the whole interval is above 1 + {:g} %", head, 100 * t);
+  } else if (r.high < 1 - t && moved.empty()) {
+    c.verdict = Verdict::faster;
+    c.reason = fmt::format("{}: the whole interval is below 1 - {:g} %", head, 100 * t);
+  } else if (r.low >= 1 - t && r.high <= 1 + t && moved.empty()) {
+    c.verdict = Verdict::same;
+    c.reason = fmt::format("{}: within 1 ± {:g} %, and the mean, p90 and p99 moved less than that (tails not tested: "
+                           "store samples to test them)", head, 100 * t);
+  } else {
+    c.verdict = Verdict::inconclusive;
+    c.reason = moved.empty()
+                   ? fmt::format("{} straddles a bound of 1 ± {:g} %; store samples for a sharper comparison", head, 100 * t)
+                   : fmt::format("{}; but {} moved beyond 1 ± {:g} %, with no interval without samples: store samples "
+                                 "(max_samples_in_report) to decide", head, moved, 100 * t);
+  }
+  return true;
+}
+
+/// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`).
+inline void compare_samples(ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
+                            const Result& base, const Result& candidate, const CompareOptions& o) {
+  const double t = o.threshold, alpha = 1 - o.confidence_level;
+  // Modes, with two ticks of each side's timer (per step) as the least separation.
+  auto tick = [](const Result& r) {
+    const double k = static_cast<double>(std::max<std::size_t>(1, r.sampling.steps_per_sample));
+    return r.sampling.timer_resolution_s > 0 ? r.sampling.timer_resolution_s / k : 0.0;
+  };
+  std::vector<double> sa = a, sb = b;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  c.base_modes = find_modes(sa, 2 * tick(base));
+  c.candidate_modes = find_modes(sb, 2 * tick(candidate));
+  c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
+  // Statistics: the sample sizes decide which tails have >= 10 values beyond them.
+  const std::size_t n = std::min(a.size(), b.size());
+  std::vector<Statistic> stats = {Statistic::median, Statistic::mean};
+  if (n >= 100) stats.push_back(Statistic::p90);
+  if (n >= 1000) stats.push_back(Statistic::p99);
+  for (Statistic st : stats)
+    if (!(st == Statistic::median && c.bimodal)) c.deciding.push_back(st);
+  const double each = 1 - alpha / static_cast<double>(c.deciding.size());
+  c.statistics = bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
+  c.ratio = c.statistics.front().interval;
+  c.mann_whitney = mann_whitney_u(a, b);
+  int worst = 10;
+  double shift = 0;
+  for (int d = 10; d <= 90; d += 10) {
+    const double r = percentile_unchecked(sb, d) / percentile_unchecked(sa, d);
+    if (std::fabs(r - 1) > std::fabs(shift)) shift = r - 1, worst = d;
+  }
+  c.largest_decile_shift = std::make_pair(worst, shift);
+
+  std::string above, below, undecided;
+  for (const auto& s : c.statistics) {
+    if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) == c.deciding.end()) continue;
+    const auto& i = s.interval;
+    auto add = [&](std::string& list) { list += (list.empty() ? "" : ", ") + statistic_text(s); };
+    if (i.low > 1 + t) add(above);
+    else if (i.high < 1 - t) add(below);
+    else if (i.low < 1 - t || i.high > 1 + t) add(undecided);  // else within 1 ± t
+  }
+  const std::string level = fmt::format("intervals at {:.4g} % each, {:g} % together", 100 * each, 100 * o.confidence_level);
+  const std::string test = fmt::format("Mann-Whitney p = {}", format_p(c.mann_whitney->p_value));
+  std::string modes;
+  if (c.bimodal) {
+    modes = "bimodal: ";
+    if (c.base_modes->bimodal) modes += "base modes " + modes_text(*c.base_modes);
+    if (c.candidate_modes->bimodal)
+      modes += std::string(c.base_modes->bimodal ? "; " : "") + "new modes " + modes_text(*c.candidate_modes);
+    if (c.base_modes->bimodal && c.candidate_modes->bimodal)
+      modes += fmt::format(" (mode ratios {:.4f} and {:.4f})", c.candidate_modes->lower.median / c.base_modes->lower.median,
+                           c.candidate_modes->upper.median / c.base_modes->upper.median);
+    modes += "; the median jumps between the modes, so it does not decide; ";
+  }
+  if (!above.empty()) {
+    c.verdict = Verdict::slower;
+    c.reason = fmt::format("{}{} above 1 + {:g} % ({}){}", modes, above, 100 * t, level,
+                           below.empty() ? "" : "; faster at " + below);
+  } else if (!below.empty()) {
+    c.verdict = Verdict::faster;
+    c.reason = fmt::format("{}{} below 1 - {:g} % ({})", modes, below, 100 * t, level);
+  } else if (!undecided.empty()) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}{} straddles a bound of 1 ± {:g} % ({}): more samples or a quieter machine would decide",
+                           modes, undecided, 100 * t, level);
+  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but how often each mode occurs changed ({} < {:g}): "
+                           "the typical step alternates between the modes; compare the modes, not the medians",
+                           modes, 100 * t, level, test, alpha);
+  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the median, mean and tails are within 1 ± {:g} %, but the distributions differ ({} < {:g}) "
+                           "and their p{} moved {:+.2f} %: part of the steps changed; look at the plots",
+                           modes, 100 * t, test, alpha, worst, 100 * shift);
+  } else {
+    c.verdict = Verdict::same;
+    std::string all;
+    for (const auto& s : c.statistics) all += (all.empty() ? "" : ", ") + statistic_text(s);
+    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {})", modes, all, 100 * t, level, test);
+  }
+}
+
+}  // namespace detail::compare
+
 /// Compares one experiment of two reports (no matching, no environment): the samples of
 /// `options.metric`, the ratio of medians with its bootstrap interval, the U test, the verdict
 /// (rule at `Verdict`) and the differences of settings between the two results.
@@ -603,31 +600,11 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     if (ta != tb) c.dimension_differences.push_back(key + ": " + ta + " → " + tb);
   }
   c.differences = result_differences(base, candidate, options.clock_tolerance);
-
   const bool gpu = options.metric == Metric::gpu_time;
   const std::vector<double> a = finite(gpu ? base.gpu_samples_s : base.wall_samples_s);
   const std::vector<double> b = finite(gpu ? candidate.gpu_samples_s : candidate.wall_samples_s);
   c.base_n = a.size();
   c.candidate_n = b.size();
-  const double level = options.confidence_level;
-  const double t = options.threshold;
-  const std::size_t needed = min_samples_for_ci(level);
-  if (!a.empty()) {
-    std::vector<double> tmp = a;
-    c.base_median_s = median_in_place(tmp);
-  }
-  if (!b.empty()) {
-    std::vector<double> tmp = b;
-    c.candidate_median_s = median_in_place(tmp);
-  }
-  auto positive = [](const std::vector<double>& v) {
-    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
-  };
-  if (!a.empty() && !b.empty() && positive(a) && positive(b)) {
-    c.ratio = bootstrap_median_ratio(a, b, level, options.resamples, options.seed);
-    c.mann_whitney = mann_whitney_u(a, b);
-  }
-
   if (c.base_failed || c.candidate_failed) {
     c.verdict = Verdict::inconclusive;
     c.reason = std::string(c.base_failed && c.candidate_failed ? "both experiments failed"
@@ -638,48 +615,31 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
                                                     : std::string());
     return c;
   }
+  const double level = options.confidence_level;
+  const std::size_t needed = min_samples_for_ci(level);
   if (a.size() < needed || b.size() < needed) {
+    const Summary& sa = gpu ? base.gpu_time : base.wall_time;
+    const Summary& sb = gpu ? candidate.gpu_time : candidate.wall_time;
+    if (compare_summaries(c, sa, sb, options)) return c;
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("too few samples: n = {} (base) and {} (new); {} or more per side give a distribution-free "
-                           "{:g} % confidence interval of the median",
+                           "{:g} % confidence interval of the median, and no summary with one was stored",
                            a.size(), b.size(), needed, 100 * level);
+    if (!a.empty()) c.base_median_s = sorted_median(a);
+    if (!b.empty()) c.candidate_median_s = sorted_median(b);
     return c;
   }
-  if (!c.ratio) {
+  c.base_median_s = sorted_median(a);
+  c.candidate_median_s = sorted_median(b);
+  auto positive = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+  };
+  if (!positive(a) || !positive(b)) {
     c.verdict = Verdict::inconclusive;
-    c.reason = "a sample is not positive: the ratio of medians is undefined";
+    c.reason = "a sample is not a time > 0: ratios of its statistics are undefined";
     return c;
   }
-  const auto& r = *c.ratio;
-  const auto& u = *c.mann_whitney;
-  const double alpha = 1 - level;
-  const double half = static_cast<double>(a.size()) * static_cast<double>(b.size()) / 2;
-  const bool new_larger = u.u < half;   // base values tend to be below the new ones
-  const bool new_smaller = u.u > half;
-  const std::string interval = fmt::format("new/base {:.4f} [{:.4f}, {:.4f}] at {:g} %", r.estimate, r.low, r.high, 100 * level);
-  const std::string test = fmt::format("Mann-Whitney p = {}", format_p(u.p_value));
-  if (r.low > 1 + t && u.p_value < alpha && new_larger) {
-    c.verdict = Verdict::slower;
-    c.reason = fmt::format("{}: the whole interval is above 1 + {:g} % and {} < {:g}", interval, 100 * t, test, alpha);
-  } else if (r.high < 1 - t && u.p_value < alpha && new_smaller) {
-    c.verdict = Verdict::faster;
-    c.reason = fmt::format("{}: the whole interval is below 1 - {:g} % ({:.3g}x speedup) and {} < {:g}", interval, 100 * t,
-                           1 / r.estimate, test, alpha);
-  } else if (r.low >= 1 - t && r.high <= 1 + t) {
-    c.verdict = Verdict::same;
-    c.reason = fmt::format("{}: the whole interval is within 1 ± {:g} % ({})", interval, 100 * t, test);
-  } else {
-    c.verdict = Verdict::inconclusive;
-    if ((r.low > 1 + t || r.high < 1 - t) && u.p_value < alpha)
-      c.reason = fmt::format("{} is beyond 1 ± {:g} %, but the U test ({}) finds the new samples stochastically {}: "
-                             "the median moved one way, the bulk of the distribution the other; look at the plots",
-                             interval, 100 * t, test, new_larger ? "larger" : "smaller");
-    else if (r.low > 1 + t || r.high < 1 - t)
-      c.reason = fmt::format("{} is beyond 1 ± {:g} %, but {} >= {:g}", interval, 100 * t, test, alpha);
-    else
-      c.reason = fmt::format("{} straddles a bound of 1 ± {:g} %: more samples or a quieter machine would decide ({})",
-                             interval, 100 * t, test);
-  }
+  compare_samples(c, a, b, base, candidate, options);
   return c;
 }
 
@@ -774,21 +734,43 @@ namespace detail::compare {
 /// The verdict rule and methods in one paragraph, for the renderings.
 inline std::string rule_text(const CompareOptions& o) {
   return fmt::format(
-      "Verdict: new/base is the ratio of median {} per step; its {:g} % interval is a percentile bootstrap "
-      "({} resamples, seed {}; Efron & Tibshirani 1993); p is a two-sided Mann-Whitney U test (Mann & Whitney 1947). "
-      "slower: interval above 1 + {:g} % and p < {:g} with the new samples stochastically larger; faster: interval "
-      "below 1 - {:g} % and p < {:g} with them smaller; same: interval within 1 ± {:g} %; otherwise inconclusive.",
-      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time",
-      100 * o.confidence_level, o.resamples, o.seed,
-      100 * o.threshold, 1 - o.confidence_level, 100 * o.threshold, 1 - o.confidence_level, 100 * o.threshold);
+      "Verdict: ratios new/base of the median, mean, p90 (n >= 100) and p99 (n >= 1000) of {} per step, each with a "
+      "percentile-bootstrap interval ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % together (Bonferroni); "
+      "the median does not decide when a side is bimodal (two modes: Otsu split, each >= 10 %, empty middle). "
+      "slower: some interval above 1 + {:g} %; faster: some below 1 - {:g} % and none above; same: all within 1 ± {:g} % "
+      "and no decile moved beyond it with a two-sided Mann-Whitney U test (Mann & Whitney 1947) at p < {:g}; "
+      "otherwise inconclusive. Without samples: the summaries' median intervals.",
+      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time", o.resamples, o.seed,
+      100 * o.confidence_level, 100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level);
 }
 
+/// The verdict with "(bimodal)" or "(summary)" when it applies.
+inline std::string verdict_text(const ExperimentComparison& e) {
+  std::string v = to_string(e.verdict);
+  if (e.bimodal) v += " (bimodal)";
+  if (e.from_summary) v += " (summary)";
+  return v;
+}
+
+/// The statistic the table shows: the median, or the first deciding one when the median does
+/// not decide (a bimodal side: its median jumps between modes and must not be read as a change).
+inline const StatisticRatio* shown_statistic(const ExperimentComparison& e) {
+  if (e.statistics.empty()) return nullptr;
+  if (e.deciding.empty() || e.deciding.front() == Statistic::median || e.statistics.front().statistic != Statistic::median)
+    return &e.statistics.front();
+  for (const auto& s : e.statistics)
+    if (s.statistic == e.deciding.front()) return &s;
+  return &e.statistics.front();
+}
 inline std::string ratio_text(const ExperimentComparison& e) {
-  if (!e.ratio) return "-";
-  return fmt::format("{:.4f} [{:.4f}, {:.4f}]", e.ratio->estimate, e.ratio->low, e.ratio->high);
+  const StatisticRatio* s = shown_statistic(e);
+  if (!s) return "-";
+  const std::string name = s->statistic == Statistic::median ? "" : std::string(to_string(s->statistic)) + " ";
+  return fmt::format("{}{:.4f} [{:.4f}, {:.4f}]", name, s->interval.estimate, s->interval.low, s->interval.high);
 }
 inline std::string change_text(const ExperimentComparison& e) {
-  return e.ratio ? signed_percent(e.ratio->estimate - 1) : "-";
+  const StatisticRatio* s = shown_statistic(e);
+  return s ? signed_percent(s->interval.estimate - 1) : "-";
 }
 inline std::string p_text(const ExperimentComparison& e) {
   return e.mann_whitney ? format_p(e.mann_whitney->p_value) : "-";
@@ -815,15 +797,15 @@ inline std::string to_text(const Comparison& c) {
   const std::string ci_head = fmt::format("new/base [{:g} % CI]", 100 * c.options.confidence_level);
   std::size_t width = 10;
   for (const auto& e : c.experiments) width = std::max(width, e.label.size());
-  out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<27}  {:>9}  {:>9}  {}\n", "experiment", width, "base median", "new median",
+  out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", "experiment", width, "base median", "new median",
                      ci_head, "change", "p (U)", "verdict");
   for (const auto& e : c.experiments) {
-    out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<27}  {:>9}  {:>9}  {}\n", e.label, width,
+    out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", e.label, width,
                        detail::format_time(e.base_median_s), detail::format_time(e.candidate_median_s), ratio_text(e),
-                       change_text(e), p_text(e), to_string(e.verdict));
+                       change_text(e), p_text(e), verdict_text(e));
   }
   for (const auto& e : c.experiments) {
-    out += fmt::format("  {}: {}: {}\n", e.label, to_string(e.verdict), e.reason);
+    out += fmt::format("  {}: {}: {}\n", e.label, verdict_text(e), e.reason);
     for (const auto& dd : e.dimension_differences) out += fmt::format("    ignored dimension {}\n", dd);
   }
   bool any_invalid = !c.comparable();
@@ -858,7 +840,7 @@ inline std::string to_markdown(const Comparison& c) {
   out += "|---|---:|---:|---|---:|---:|---|\n";
   for (const auto& e : c.experiments)
     out += fmt::format("| {} | {} | {} | {} | {} | {} | **{}** |\n", md_cell(e.label), detail::format_time(e.base_median_s),
-                       detail::format_time(e.candidate_median_s), ratio_text(e), change_text(e), p_text(e), to_string(e.verdict));
+                       detail::format_time(e.candidate_median_s), ratio_text(e), change_text(e), p_text(e), verdict_text(e));
   out += "\n";
   for (const auto& e : c.experiments) {
     out += fmt::format("- {}: {}\n", md_cell(e.label), md_cell(e.reason));
@@ -891,12 +873,33 @@ inline void to_json(nlohmann::json& j, const EnvironmentDifference& d) {
 inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
   auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json dims = nlohmann::json::object();
-  for (const auto& [k, v] : e.dimensions) std::visit([&](const auto& x) { dims[k] = x; }, v);
-  nlohmann::json ratio = nullptr, mw = nullptr;
-  if (e.ratio)
-    ratio = {{"estimate", e.ratio->estimate}, {"low", e.ratio->low},         {"high", e.ratio->high},
-             {"level", e.ratio->level},       {"resamples", e.ratio->resamples}, {"seed", e.ratio->seed},
-             {"method", RatioInterval::method}};
+  for (const auto& kv : e.dimensions) {
+    const std::string& key = kv.first;
+    std::visit([&](const auto& x) { dims[key] = x; }, kv.second);
+  }
+  auto interval = [](const RatioInterval& r) {
+    return nlohmann::json{{"estimate", r.estimate}, {"low", r.low},         {"high", r.high},
+                          {"level", r.level},       {"resamples", r.resamples}, {"seed", r.seed},
+                          {"method", RatioInterval::method}};
+  };
+  auto modes = [](const std::optional<Modes>& m) {
+    if (!m) return nlohmann::json(nullptr);
+    auto one = [](const Mode& x) {
+      return nlohmann::json{{"median_s", x.median}, {"weight", x.weight}, {"n", x.n}, {"low_s", x.low}, {"high_s", x.high}};
+    };
+    return nlohmann::json{{"bimodal", m->bimodal}, {"lower", one(m->lower)}, {"upper", one(m->upper)},
+                          {"middle_fraction", m->middle_fraction}, {"method", Modes::method}};
+  };
+  nlohmann::json ratio = nullptr, mw = nullptr, stats = nlohmann::json::array(), deciding = nlohmann::json::array();
+  if (e.ratio) ratio = interval(*e.ratio);
+  for (const auto& st : e.statistics) {
+    nlohmann::json one = interval(st.interval);
+    one["statistic"] = to_string(st.statistic);
+    stats.push_back(std::move(one));
+  }
+  for (Statistic st : e.deciding) deciding.push_back(to_string(st));
+  nlohmann::json shift = nullptr;
+  if (e.largest_decile_shift) shift = {{"percentile", e.largest_decile_shift->first}, {"change", e.largest_decile_shift->second}};
   if (e.mann_whitney)
     mw = {{"u", e.mann_whitney->u}, {"p_value", e.mann_whitney->p_value}, {"z", opt(e.mann_whitney->z)},
           {"method", e.mann_whitney->method}, {"n1", e.mann_whitney->n1}, {"n2", e.mann_whitney->n2}};
@@ -910,6 +913,13 @@ inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
                      {"base_median_s", opt(e.base_median_s)},
                      {"new_median_s", opt(e.candidate_median_s)},
                      {"ratio", ratio},
+                     {"statistics", stats},
+                     {"deciding", deciding},
+                     {"largest_decile_shift", shift},
+                     {"bimodal", e.bimodal},
+                     {"base_modes", modes(e.base_modes)},
+                     {"new_modes", modes(e.candidate_modes)},
+                     {"from_summary", e.from_summary},
                      {"mann_whitney", mw},
                      {"verdict", to_string(e.verdict)},
                      {"reason", e.reason},
@@ -926,7 +936,7 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
   const auto& o = c.options;
   j = nlohmann::json{
       {"schema", "gauge.comparison"},
-      {"schema_version", "1.0.0"},
+      {"schema_version", "1.1.0"},
       {"options",
        {{"threshold", o.threshold},
         {"confidence_level", o.confidence_level},
@@ -939,6 +949,7 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
       {"new", c.candidate_source},
       {"comparable", c.comparable()},
       {"any_regression", c.any_regression()},
+      {"any_inconclusive", c.any_inconclusive()},
       {"environment_differences", c.environment_differences},
       {"experiments", c.experiments},
       {"only_in_base", c.only_in_base},

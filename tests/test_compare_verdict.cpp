@@ -1,0 +1,286 @@
+// The comparison's verdict looks at the whole distribution (issue "Trust"): the failing inputs of
+// that issue, each with the right verdict, and the two-sample statistics behind it against values
+// computed independently (by hand, or NumPy 2.x / SciPy 1.17 as annotated).
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "gauge/core/two_sample.hpp"
+#include "gauge/report/compare.hpp"
+
+namespace {
+
+std::vector<double> repeat(std::size_t n, double v) { return std::vector<double>(n, v); }
+
+std::vector<double> join(std::vector<double> a, const std::vector<double>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+gauge::Result result(const std::vector<double>& samples) {
+  gauge::Result r;
+  r.name = "step";
+  r.gpu_samples_s = samples;
+  return r;
+}
+
+const gauge::StatisticRatio& stat(const gauge::ExperimentComparison& e, gauge::Statistic s) {
+  for (const auto& x : e.statistics)
+    if (x.statistic == s) return x;
+  FAIL("statistic " << gauge::to_string(s) << " missing");
+  return e.statistics.front();
+}
+
+}  // namespace
+
+TEST_CASE("verdict: a slow minority of steps is a regression, although the median is unchanged", "[compare][trust]") {
+  // Base: 10,000 steps of 1.000 ms. New: 85 % at 1.000 ms, 15 % at 3.000 ms.
+  // NumPy: mean ratio 1.3, p90 ratio 3.0, p99 ratio 3.0, median ratio 1.0;
+  // scipy.stats.mannwhitneyu(base, new, method="asymptotic").statistic == 42500000.0.
+  const auto base = result(repeat(10000, 1.0e-3));
+  const auto candidate = result(join(repeat(8500, 1.0e-3), repeat(1500, 3.0e-3)));
+  const auto e = gauge::compare_results(base, candidate);
+  INFO(e.reason);
+  CHECK(e.verdict == gauge::Verdict::slower);
+  CHECK(e.regression());
+  CHECK(stat(e, gauge::Statistic::median).interval.estimate == 1.0);
+  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(1.3).epsilon(1e-12));
+  CHECK(stat(e, gauge::Statistic::p90).interval.low == Approx(3.0).epsilon(1e-15));
+  CHECK(stat(e, gauge::Statistic::p99).interval.estimate == Approx(3.0).epsilon(1e-15));
+  CHECK(e.mann_whitney->u == 42500000.0);
+  CHECK(e.mann_whitney->p_value < 1e-100);
+  CHECK(e.candidate_modes->bimodal);  // 85 % / 15 %, nothing between: the median does not decide
+  CHECK_FALSE(e.base_modes->bimodal);
+  // The gate fails with "regression".
+  gauge::Comparison c;
+  c.experiments.push_back(e);
+  CHECK(gauge::gate(c) == gauge::GateOutcome::regression);
+  CHECK(gauge::gate(c, true, true) == gauge::GateOutcome::regression);
+}
+
+TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %", "[compare][trust]") {
+  // Base: 52 % at 1.00 ms, 48 % at 1.25 ms; new: 48 % / 52 % (4,000 samples each). NumPy: median
+  // ratio 1.25, mean ratio 1.0089285714285716, deciles p10..p90 all 1.0 except p50 = 1.25;
+  // scipy.stats.mannwhitneyu(base, new, method="asymptotic") -> (7680000.0, 0.0003469233380555662).
+  const auto base = result(join(repeat(2080, 1.00e-3), repeat(1920, 1.25e-3)));
+  const auto candidate = result(join(repeat(1920, 1.00e-3), repeat(2080, 1.25e-3)));
+  const auto e = gauge::compare_results(base, candidate);
+  INFO(e.reason);
+  CHECK(e.bimodal);
+  CHECK(e.base_modes->bimodal);
+  CHECK(e.candidate_modes->bimodal);
+  CHECK(e.base_modes->lower.median == 1.00e-3);
+  CHECK(e.base_modes->upper.median == 1.25e-3);
+  CHECK(e.base_modes->lower.weight == Approx(0.52).epsilon(1e-12));
+  CHECK(e.candidate_modes->lower.weight == Approx(0.48).epsilon(1e-12));
+  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(1.0089285714285716).epsilon(1e-12));
+  CHECK(e.mann_whitney->u == 7680000.0);
+  CHECK(e.mann_whitney->p_value == Approx(0.0003469233380555662).epsilon(1e-9));
+  CHECK(e.largest_decile_shift->first == 50);
+  CHECK(e.verdict == gauge::Verdict::inconclusive);  // never "slower"
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) == e.deciding.end());
+  CHECK(e.reason.find("bimodal") != std::string::npos);
+  CHECK(e.reason.find("how often each mode occurs changed") != std::string::npos);
+  // The table shows the mean's change (+0.89 %), not the median's jump.
+  gauge::Comparison c;
+  c.experiments.push_back(e);
+  const std::string text = gauge::to_text(c);
+  INFO(text);
+  CHECK(text.find("+0.89 %") != std::string::npos);
+  CHECK(text.find("+25.00 %") == std::string::npos);
+  CHECK(text.find("inconclusive (bimodal)") != std::string::npos);
+  CHECK(gauge::gate(c) == gauge::GateOutcome::inconclusive);
+  CHECK(gauge::gate(c, false, true) == gauge::GateOutcome::pass);
+}
+
+TEST_CASE("verdict: a real shift smaller than the threshold stays same, a larger one is slower", "[compare][trust]") {
+  // 2,000 evenly spread values in [1.000, 1.010) ms; new = base x 1.01 (+1 %), then x 1.05 (+5 %).
+  std::vector<double> base, small, large;
+  for (int i = 0; i < 2000; ++i) {
+    const double v = 1.0e-3 * (1.0 + 0.01 * (i + 0.5) / 2000.0);
+    base.push_back(v);
+    small.push_back(v * 1.01);
+    large.push_back(v * 1.05);
+  }
+  auto e = gauge::compare_results(result(base), result(small));
+  INFO(e.reason);
+  CHECK(e.mann_whitney->p_value < 1e-10);  // the U test rejects: the shift is real...
+  CHECK(e.verdict == gauge::Verdict::same);  // ...but below the 2 % threshold
+  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(1.01).epsilon(1e-12));
+  e = gauge::compare_results(result(base), result(large));
+  CHECK(e.verdict == gauge::Verdict::slower);
+  for (const auto& s : e.statistics) CHECK(s.interval.low > 1.02);
+  e = gauge::compare_results(result(large), result(base));
+  CHECK(e.verdict == gauge::Verdict::faster);
+}
+
+TEST_CASE("verdict: a moved body of the distribution vetoes same", "[compare][trust]") {
+  // Base: 1,000 values evenly spread over [1.0, 1.1] ms (u_i = (i + 0.5) / 1000, base_i =
+  // 1 + 0.1 u_i); new_i = base_i (1 - 0.04 (1 - u_i)^2): the fast half got up to 4 % faster, the
+  // slow end unchanged; one broad mode on both sides. NumPy: mean ratio 0.98698413, median ratio
+  // 0.99, p90 0.9995967900660575, p10 0.9676287906415588 (the largest decile shift, -3.24 %);
+  // scipy.stats.mannwhitneyu(base, new, method="asymptotic") -> (589854.0, 3.4444519203949165e-12).
+  // Median, mean and p90 are within 1 +- 2 %, but p10 moved beyond it: not "same".
+  std::vector<double> base, candidate;
+  for (int i = 0; i < 1000; ++i) {
+    const double u = (i + 0.5) / 1000;
+    base.push_back(1e-3 * (1 + 0.1 * u));
+    candidate.push_back(base.back() * (1 - 0.04 * (1 - u) * (1 - u)));
+  }
+  const auto e = gauge::compare_results(result(base), result(candidate));
+  INFO(e.reason);
+  CHECK_FALSE(e.bimodal);
+  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(0.98698413).epsilon(1e-8));
+  CHECK(stat(e, gauge::Statistic::median).interval.estimate == Approx(0.9899999909523809).epsilon(1e-12));
+  CHECK(e.largest_decile_shift->first == 10);
+  CHECK(e.largest_decile_shift->second == Approx(0.9676287906415588 - 1).epsilon(1e-10));
+  CHECK(e.mann_whitney->u == 589854.0);
+  CHECK(e.mann_whitney->p_value == Approx(3.4444519203949165e-12).epsilon(1e-6));
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  CHECK(e.reason.find("p10 moved -3.24 %") != std::string::npos);
+  // Two values only (200 x 0.95 ms, 800 x 1.00 ms against 1,000 x 1.00 ms) are two modes: the
+  // same veto, named as modes whose frequency changed. mannwhitneyu -> p = 3.1361053807143556e-50.
+  const auto two = gauge::compare_results(result(repeat(1000, 1.0e-3)), result(join(repeat(200, 0.95e-3), repeat(800, 1.0e-3))));
+  CHECK(two.candidate_modes->bimodal);
+  CHECK(two.mann_whitney->p_value == Approx(3.1361053807143556e-50).epsilon(1e-6));
+  CHECK(two.verdict == gauge::Verdict::inconclusive);
+  CHECK(two.reason.find("how often each mode occurs changed") != std::string::npos);
+}
+
+TEST_CASE("verdict: without stored samples, the summaries' median intervals decide", "[compare][trust]") {
+  gauge::Result base, candidate;
+  base.name = candidate.name = "step";
+  base.gpu_time.p50 = 1.0e-3;
+  base.gpu_time.median_ci = gauge::ConfidenceInterval{};
+  base.gpu_time.median_ci->low = 0.999e-3;
+  base.gpu_time.median_ci->high = 1.001e-3;
+  base.gpu_time.median_ci->level = 0.95;
+  candidate.gpu_time = base.gpu_time;
+  // Same summaries: [0.999 / 1.001, 1.001 / 0.999] = [0.998002, 1.002002], within 1 +- 2 %.
+  auto e = gauge::compare_results(base, candidate);
+  INFO(e.reason);
+  CHECK(e.from_summary);
+  CHECK(e.verdict == gauge::Verdict::same);
+  CHECK(e.ratio->low == Approx(0.999 / 1.001).epsilon(1e-12));
+  CHECK(e.ratio->high == Approx(1.001 / 0.999).epsilon(1e-12));
+  CHECK(e.ratio->level == Approx(0.90).epsilon(1e-12));  // >= 1 - 2 x 5 %
+  // New median 1.1 ms [1.099, 1.101]: low 1.099 / 1.001 > 1.02: slower.
+  candidate.gpu_time.p50 = 1.1e-3;
+  candidate.gpu_time.median_ci->low = 1.099e-3;
+  candidate.gpu_time.median_ci->high = 1.101e-3;
+  e = gauge::compare_results(base, candidate);
+  CHECK(e.verdict == gauge::Verdict::slower);
+  // Same medians, but the new p99 is 3x the base's: no interval without samples, so not "same".
+  candidate.gpu_time = base.gpu_time;
+  base.gpu_time.p99 = 1.1e-3;
+  candidate.gpu_time.p99 = 3.3e-3;
+  e = gauge::compare_results(base, candidate);
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  CHECK(e.reason.find("p99 3.0000") != std::string::npos);
+  // No samples and no summary interval: inconclusive, and the gate fails unless allowed.
+  base.gpu_time = candidate.gpu_time = gauge::Summary{};
+  e = gauge::compare_results(base, candidate);
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  CHECK(e.reason.find("too few samples: n = 0 (base) and 0 (new)") != std::string::npos);
+  gauge::Comparison c;
+  c.experiments.push_back(e);
+  CHECK(gauge::gate(c) == gauge::GateOutcome::inconclusive);
+  // Zero samples: not a time, inconclusive.
+  e = gauge::compare_results(result(repeat(50, 0.0)), result(repeat(50, 0.0)));
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  // Nothing compared at all is inconclusive too.
+  CHECK(gauge::gate(gauge::Comparison{}) == gauge::GateOutcome::inconclusive);
+}
+
+TEST_CASE("gate: not comparable fails unless allowed; a regression wins over everything", "[compare][trust]") {
+  std::vector<double> a;
+  for (int i = 0; i < 200; ++i) a.push_back(1.0e-3 * (1 + 0.001 * (i % 10)));
+  gauge::Comparison c;
+  c.experiments.push_back(gauge::compare_results(result(a), result(a)));
+  REQUIRE(c.experiments[0].verdict == gauge::Verdict::same);
+  CHECK(gauge::gate(c) == gauge::GateOutcome::pass);
+  c.environment_differences.push_back({"GPU 0 name", "NVIDIA H200", "NVIDIA H100", true});
+  CHECK_FALSE(c.comparable());
+  CHECK(gauge::gate(c) == gauge::GateOutcome::not_comparable);
+  CHECK(gauge::gate(c, true) == gauge::GateOutcome::pass);
+  c.only_in_base.push_back("gone");
+  CHECK(gauge::gate(c) == gauge::GateOutcome::regression);
+  CHECK(std::string(gauge::to_string(gauge::GateOutcome::not_comparable)) == "not_comparable");
+}
+
+TEST_CASE("two-sample: the joint bootstrap's median equals bootstrap_median_ratio, mean and p90 by hand", "[compare]") {
+  const std::vector<double> x = {1.021, 0.987, 1.112, 0.953, 1.045, 1.003, 0.972, 1.088, 1.015, 0.995, 1.061};
+  const std::vector<double> y = {1.102, 1.075, 1.160, 1.051, 1.133, 1.089, 1.121, 1.067, 1.098, 1.145, 1.083, 1.110, 1.058};
+  const auto joint = gauge::bootstrap_ratios(x, y, {gauge::Statistic::mean, gauge::Statistic::median}, 0.9, 5000, 3);
+  const auto alone = gauge::bootstrap_median_ratio(x, y, 0.9, 5000, 3);
+  CHECK(joint[1].interval.low == alone.low);
+  CHECK(joint[1].interval.high == alone.high);
+  // np.mean(y) / np.mean(x) = 1.0747627772156745 (sum(y) = 14.292, sum(x) = 11.252).
+  CHECK(joint[0].interval.estimate == Approx(1.0747627772156745).epsilon(1e-12));
+  // By hand: base {1, 1, 1, 1} is constant; a resample of {1, 2} has mean 1, 1.5 or 2 and p90
+  // (type 7: 1 + 0.9 (x(2) - x(1))) 1, 1.9 or 2, with probabilities 1/4, 1/2, 1/4: the 0.3 and
+  // 0.7 quantiles of the ratios are 1.5 (mean) and 1.9 (p90); 0.2 and 0.8 quantiles: 1 and 2.
+  auto r = gauge::bootstrap_ratios({1, 1, 1, 1}, {1, 2}, {gauge::Statistic::mean, gauge::Statistic::p90}, 0.4, 20000, 4);
+  CHECK(r[0].interval.estimate == 1.5);
+  CHECK(r[0].interval.low == 1.5);
+  CHECK(r[0].interval.high == 1.5);
+  CHECK(r[1].interval.estimate == Approx(1.9).epsilon(1e-15));
+  CHECK(r[1].interval.low == Approx(1.9).epsilon(1e-15));
+  CHECK(r[1].interval.high == Approx(1.9).epsilon(1e-15));
+  r = gauge::bootstrap_ratios({1, 1, 1, 1}, {2, 1}, {gauge::Statistic::mean, gauge::Statistic::p90}, 0.6, 20000, 5);
+  CHECK(r[0].interval.low == 1.0);
+  CHECK(r[0].interval.high == 2.0);
+  CHECK(r[1].interval.low == 1.0);
+  CHECK(r[1].interval.high == 2.0);
+  CHECK_THROWS_AS(gauge::bootstrap_ratios(x, y, {}), gauge::ConfigError);
+  CHECK_THROWS_WITH(gauge::bootstrap_median_ratio({}, y), Catch::Contains("bootstrap_median_ratio: base is empty"));
+}
+
+TEST_CASE("two-sample: find_modes splits two modes and leaves one broad mode alone", "[compare]") {
+  // Unimodal: 1,000 quantiles of a normal (scipy.stats.norm.ppf((i + 0.5) / 1000)) — the Otsu
+  // split is at the mean and 26 % of the values lie in the middle half between the halves'
+  // medians; a uniform grid: 25 %; an exponential's quantiles: ~23 %. None is bimodal.
+  std::vector<double> normal, uniform, expo;
+  for (int i = 0; i < 1000; ++i) {
+    const double p = (i + 0.5) / 1000;
+    // Inverse normal CDF by bisection on std::erfc (independent of the code under test).
+    double lo = -10, hi = 10;
+    for (int k = 0; k < 200; ++k) {
+      const double mid = (lo + hi) / 2;
+      (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+    }
+    normal.push_back(10 + lo);
+    uniform.push_back(1 + p);
+    expo.push_back(1 - std::log(1 - p));
+  }
+  for (const auto* v : {&normal, &uniform, &expo}) {
+    const auto m = gauge::find_modes(*v);
+    INFO("middle fraction " << m.middle_fraction);
+    CHECK_FALSE(m.bimodal);
+    CHECK(m.middle_fraction > 0.2);
+  }
+  // Two tight modes: 700 values around 1.0 and 300 around 2.0 (+-1 %): bimodal, weights 0.7 / 0.3.
+  std::vector<double> two;
+  for (int i = 0; i < 700; ++i) two.push_back(1.0 + 0.01 * (i - 350) / 350.0);
+  for (int i = 0; i < 300; ++i) two.push_back(2.0 + 0.01 * (i - 150) / 150.0);
+  auto m = gauge::find_modes(two);
+  CHECK(m.bimodal);
+  CHECK(m.lower.n == 700);
+  CHECK(m.upper.n == 300);
+  CHECK(m.lower.median == Approx(1.0).margin(1e-4));
+  CHECK(m.upper.median == Approx(2.0).margin(1e-4));
+  CHECK(m.middle_fraction == 0);
+  // Outliers are a tail, not a mode: 1 % at 5.0.
+  auto tail = join(repeat(990, 1.0), repeat(10, 5.0));
+  CHECK_FALSE(gauge::find_modes(tail).bimodal);
+  // Quantization: 90 % at 10 us and 10 % at 11 us with a 1 us clock are one mode seen through
+  // the clock (medians 1 us apart, not more than two ticks); without the clock, two modes.
+  auto quantized = join(repeat(900, 10e-6), repeat(100, 11e-6));
+  CHECK_FALSE(gauge::find_modes(quantized, 2e-6).bimodal);
+  CHECK(gauge::find_modes(quantized).bimodal);
+  // Fewer than 20 values: never bimodal.
+  CHECK_FALSE(gauge::find_modes(join(repeat(10, 1.0), repeat(9, 2.0))).bimodal);
+  CHECK_THROWS_AS(gauge::find_modes({2.0, 1.0}), gauge::ConfigError);
+}

@@ -389,6 +389,71 @@ class CompareCli(unittest.TestCase):
         assert_usage_error(self, p, "gauge-compare", "NEW is required")
 
 
+class CompareGate(unittest.TestCase):
+    """gauge-compare --fail-on-regression: not comparable and inconclusive fail the gate unless allowed."""
+
+    def variant(self, name, change):
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        change(doc)
+        path = os.path.join(scratch("gate"), name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def test_another_gpu_fails_the_gate_with_exit_3(self):
+        def rename(doc):
+            doc["environment"]["cuda"]["devices"][0]["name"] = "NVIDIA H100"
+            doc["experiments"][0]["device"]["name"] = "NVIDIA H100"
+        renamed = self.variant("renamed.json", rename)
+        p = run(COMPARE, report("base.json"), renamed, "--fail-on-regression")
+        self.assertIn("NOT COMPARABLE", p.stdout)
+        self.assertRegex(p.stdout, r"\ngemm .* same\n")  # the same samples
+        self.assertEqual(3, p.returncode, p.stderr)
+        self.assertIn("not comparable", p.stderr)
+        p = run(COMPARE, report("base.json"), renamed, "--fail-on-regression", "--allow-not-comparable")
+        self.assertEqual(0, p.returncode, p.stderr)
+        p = run(COMPARE, report("base.json"), renamed)  # not a gate: exit 0
+        self.assertEqual(0, p.returncode, p.stderr)
+
+    def test_no_samples_is_compared_from_the_summary_or_fails_the_gate(self):
+        def drop(doc):
+            doc["experiments"][0]["samples"] = {"gpu_time_per_step_s": [], "wall_time_per_step_s": []}
+        empty = self.variant("no-samples.json", drop)
+        p = run(COMPARE, report("base.json"), empty, "--fail-on-regression", "--format", "json")
+        e = json.loads(p.stdout)["experiments"][0]
+        self.assertTrue(e["from_summary"], p.stdout)
+        self.assertEqual("same", e["verdict"])  # the same summary: median interval [lo/hi, hi/lo]
+        ci = json.load(open(report("base.json")))["experiments"][0]["gpu_time_s"]["median_ci"]
+        self.assertAlmostEqual(ci["low"] / ci["high"], e["ratio"]["low"], places=12)
+        self.assertEqual(0, p.returncode, p.stderr)
+
+        def nulls(doc):
+            n = len(doc["experiments"][0]["samples"]["gpu_time_per_step_s"])
+            doc["experiments"][0]["samples"]["gpu_time_per_step_s"] = [None] * n
+            doc["experiments"][0]["gpu_time_s"]["median_ci"] = None
+        all_null = self.variant("null-samples.json", nulls)
+        p = run(COMPARE, report("base.json"), all_null, "--fail-on-regression")
+        self.assertEqual(4, p.returncode, p.stdout)
+        self.assertIn("inconclusive: gemm", p.stderr)
+        p = run(COMPARE, report("base.json"), all_null, "--fail-on-regression", "--allow-inconclusive")
+        self.assertEqual(0, p.returncode, p.stderr)
+
+    def test_a_slow_minority_fails_the_gate(self):
+        def slow_tail(doc):
+            s = doc["experiments"][0]["samples"]["gpu_time_per_step_s"]
+            for i in range(0, len(s), 5):  # every fifth step 3x slower: median unchanged
+                s[i] *= 3
+        slow = self.variant("slow-tail.json", slow_tail)
+        p = run(COMPARE, report("base.json"), slow, "--fail-on-regression", "--format", "json")
+        e = json.loads(p.stdout)["experiments"][0]
+        a, b = gpu_samples(report("base.json")), gpu_samples(slow)
+        self.assertAlmostEqual(float(np.mean(b) / np.mean(a)),
+                               [s for s in e["statistics"] if s["statistic"] == "mean"][0]["estimate"], places=12)
+        self.assertEqual("slower", e["verdict"], e["reason"])
+        self.assertEqual(1, p.returncode)
+
+
 class ExportCli(unittest.TestCase):
     """gauge-export: Google Benchmark's compare.py reads its JSON; CSV parses; Markdown renders."""
 
@@ -439,7 +504,7 @@ class CompareFlags(FlagConventions, unittest.TestCase):
 
     NAME = "gauge-compare"
     OPTIONS = [("--threshold", "2%", "Noise threshold"), ("--confidence", "95%", "Confidence level"),
-               ("--fail-on-regression", None, "Exit 1"), ("--format", "text", "Markdown table"),
+               ("--fail-on-regression", None, "exit 1 when an experiment is slower"), ("--format", "text", "Markdown table"),
                ("--metric", "gpu", "wall time"), ("--ignore-dimension", None, "repeatable"),
                ("--resamples", "2000", "Bootstrap resamples"), ("--seed", "20261130", "Seed")]
     B, S = report("base.json"), report("same.json")

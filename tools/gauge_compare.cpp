@@ -6,10 +6,11 @@
 //                 [--resamples 2000] [--seed N] [--help] [--version]
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11; see tools/cli.hpp).
-// Exit status: 0 compared (no regression, or --fail-on-regression not given); 1 a regression
-// (an experiment slower, or failed where the base did not) with --fail-on-regression; 2 bad
-// input or usage (missing file, invalid JSON, not a gauge report, newer major schema version,
-// missing key, unknown option, bad value), with a one-line reason on stderr.
+// Exit status (gauge::gate): 0 compared (with --fail-on-regression: every experiment same or
+// faster, and comparable); with --fail-on-regression: 1 a regression (slower, failed where the
+// base did not, or missing from the new report), 3 not comparable (unless
+// --allow-not-comparable), 4 inconclusive or nothing compared (unless --allow-inconclusive);
+// 2 bad input or usage, with a one-line reason on stderr.
 
 #include <gauge/report/compare.hpp>
 #include <gauge/report/read.hpp>
@@ -29,11 +30,15 @@ namespace {
 
 const char* const exit_codes =
     "Exit status:\n"
-    "  0  compared: no regression, or --fail-on-regression not given\n"
+    "  0  compared; with --fail-on-regression: every experiment same or faster, and comparable\n"
     "  1  with --fail-on-regression: a regression (an experiment slower, failed where the base did\n"
     "     not, or missing from the new report), listed on stderr\n"
     "  2  bad usage or bad input (missing file, invalid JSON, not a gauge report, newer major\n"
-    "     schema version, missing key), with a one-line reason on stderr";
+    "     schema version, missing key), with a one-line reason on stderr\n"
+    "  3  with --fail-on-regression: not comparable (another GPU, driver, clocks or method), unless\n"
+    "     --allow-not-comparable\n"
+    "  4  with --fail-on-regression: an experiment inconclusive, or none compared, unless\n"
+    "     --allow-inconclusive";
 
 /// An input error (a report that cannot be read): printed as one line, exit status 2.
 struct BadInput {
@@ -70,6 +75,8 @@ struct Arguments {
   std::vector<std::string> reports;
   gauge::CompareOptions options;
   bool fail_on_regression = false;
+  bool allow_not_comparable = false;
+  bool allow_inconclusive = false;
   std::string format = "text";
 };
 
@@ -85,7 +92,7 @@ Arguments parse(int argc, char** argv) {
   app.add_option("NEW", a.reports[1], "The new report, compared against BASE")->required()->type_name("NEW.json");
   std::string threshold = "2%", confidence = "95%", metric = "gpu";
   app.add_option("--threshold", threshold,
-                 "Noise threshold on the ratio of medians: changes within 1 +- threshold are 'same' "
+                 "Noise threshold on the ratios new/base (median, mean, p90, p99): changes within 1 +- threshold are 'same' "
                  "(a percentage such as 2% or a fraction below 1 such as 0.02)")
       ->type_name("PERCENT")
       ->check(fraction_or_percent());
@@ -94,7 +101,12 @@ Arguments parse(int argc, char** argv) {
       ->type_name("PERCENT")
       ->check(fraction_or_percent());
   app.add_flag("--fail-on-regression", a.fail_on_regression,
-               "Exit 1 when an experiment is slower, failed where the base did not, or is missing from NEW");
+               "Gate: exit 1 when an experiment is slower, failed where the base did not, or is missing from NEW; "
+               "3 when the reports are not comparable; 4 when an experiment is inconclusive");
+  app.add_flag("--allow-not-comparable", a.allow_not_comparable,
+               "With --fail-on-regression: pass a comparison of different GPUs, drivers, clocks or methods");
+  app.add_flag("--allow-inconclusive", a.allow_inconclusive,
+               "With --fail-on-regression: pass experiments whose verdict is inconclusive");
   app.add_option("--format", a.format, "Output: a text table, a Markdown table, or the comparison as JSON")
       ->check(gauge::tools::one_of({"text", "markdown", "json"}));
   app.add_option("--metric", metric, "Samples to compare: GPU time or wall time per step (gpu_time and wall_time also accepted)")
@@ -142,21 +154,31 @@ int main(int argc, char** argv) {
       std::fputs(gauge::to_text(c).c_str(), stdout);
     }
     std::fflush(stdout);
-    if (args.fail_on_regression && c.any_regression()) {
-      std::fprintf(stderr, "gauge-compare: regression: ");
-      bool first = true;
-      for (const auto& e : c.experiments)
-        if (e.regression()) {
-          std::fprintf(stderr, "%s%s (%s)", first ? "" : ", ", e.label.c_str(),
-                       e.candidate_failed ? "failed" : gauge::to_string(e.verdict));
-          first = false;
-        }
-      for (const auto& l : c.only_in_base) {
-        std::fprintf(stderr, "%s%s (missing from the new report)", first ? "" : ", ", l.c_str());
-        first = false;
+    if (!args.fail_on_regression) return 0;
+    switch (gauge::gate(c, args.allow_not_comparable, args.allow_inconclusive)) {
+      case gauge::GateOutcome::pass:
+        return 0;
+      case gauge::GateOutcome::regression: {
+        std::string list;
+        for (const auto& e : c.experiments)
+          if (e.regression())
+            list += (list.empty() ? "" : ", ") + e.label + " (" + (e.candidate_failed ? "failed" : gauge::to_string(e.verdict)) + ")";
+        for (const auto& l : c.only_in_base) list += (list.empty() ? "" : ", ") + l + " (missing from the new report)";
+        std::fprintf(stderr, "gauge-compare: regression: %s\n", list.c_str());
+        return 1;
       }
-      std::fprintf(stderr, "\n");
-      return 1;
+      case gauge::GateOutcome::not_comparable:
+        std::fprintf(stderr, "gauge-compare: not comparable: a difference of environment or method can change the numbers "
+                             "without a change of code (listed above; --allow-not-comparable to pass)\n");
+        return 3;
+      case gauge::GateOutcome::inconclusive: {
+        std::string list;
+        for (const auto& e : c.experiments)
+          if (e.verdict == gauge::Verdict::inconclusive) list += (list.empty() ? "" : ", ") + e.label;
+        std::fprintf(stderr, "gauge-compare: inconclusive: %s (--allow-inconclusive to pass)\n",
+                     list.empty() ? "no experiment was compared" : list.c_str());
+        return 4;
+      }
     }
     return 0;
   } catch (const BadInput& e) {

@@ -785,6 +785,7 @@ TEST_CASE("summarize rejects non-finite samples, bad levels and overflowing span
 TEST_CASE("Summary names its methods", "[statistics]") {
   CHECK(std::string(gauge::Summary::percentile_method) ==
         "linear interpolation (Hyndman-Fan type 7, NumPy default)");
-  CHECK(std::string(gauge::Summary::outlier_method) == "Tukey fences (1.5 IQR mild, 3 IQR severe)");
+  CHECK(std::string(gauge::Summary::outlier_method) ==
+        "Tukey fences (1.5 IQR mild, 3 IQR severe), the IQR at least the clock's tick per step");
   CHECK(contains(gauge::Summary::median_ci_method, "Binomial(n, 1/2)"));
 }

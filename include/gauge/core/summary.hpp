@@ -80,7 +80,8 @@ struct Summary {
       "distribution-free order statistics x(l), x(n+1-l), narrowest with exact Binomial(n, 1/2) "
       "coverage >= level (Conover 1999; Hahn & Meeker 1991)";
   /// How `outliers` are counted.
-  static constexpr const char* outlier_method = "Tukey fences (1.5 IQR mild, 3 IQR severe)";
+  static constexpr const char* outlier_method =
+      "Tukey fences (1.5 IQR mild, 3 IQR severe), the IQR at least the clock's tick per step";
 };
 
 }  // namespace gauge

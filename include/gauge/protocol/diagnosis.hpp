@@ -33,6 +33,9 @@ inline constexpr double outliers_fraction = 0.05;
 inline constexpr std::size_t drift_min_samples = 30;
 /// A sample should span at least this many timer ticks (quantization then moves it ≤ 1 %).
 inline constexpr double timer_resolution_ticks = 100;
+/// The host backend takes enough steps per sample that a sample spans this many ticks of the host
+/// clock (quantization then moves it <= 0.1 %), within measure.max_sample_time.
+inline constexpr double host_ticks_per_sample = 1000;
 /// The stream's events (or enqueuing) must see at least this fraction of the wall time...
 inline constexpr double on_stream_fraction = 0.5;
 /// ...after allowing this much host latency per wall round (launch and synchronize), seconds.

@@ -123,7 +123,10 @@ class Protocol {
     monitor_.stop(r);
     if (prepared) b_.finish();
     r.total_time_s = b_.now() - t_begin_;
-    r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level);
+    // The clock's tick per step: a sample of k steps reads in steps of tick / k.
+    const double tick_per_step =
+        r.sampling.timer_resolution_s / static_cast<double>(std::max<std::size_t>(1, r.sampling.steps_per_sample));
+    r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, tick_per_step);
     r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
     r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
     r.wall_throughput = throughput(r.work, r.wall_time.p50);
@@ -312,7 +315,10 @@ class Protocol {
                                      human_time(elapsed)) + v.reason;
         break;
       }
-      std::size_t n = floor_ratio(to_seconds(w.round_time), estimate);
+      // A round spans at least timer_resolution_ticks ticks of the clock, so that a coarse clock
+      // (a host clock of 1 ms) still gives a per-step time within 1 %.
+      const double round_time = std::max(to_seconds(w.round_time), thresholds::timer_resolution_ticks * b_.timer_resolution());
+      std::size_t n = floor_ratio(round_time, estimate);
       n = std::clamp<std::size_t>(n, 1, max_round);
       n = std::min(n, w.max_steps - rec.steps);
       const double start = b_.now() - t0;
@@ -368,8 +374,19 @@ class Protocol {
       s.steps_per_sample = m.steps_per_sample;
       s.steps_per_sample_reason = "set by measure.steps_per_sample";
     } else if (b_.gate_support() == GateSupport::not_needed) {
-      s.steps_per_sample = 1;
-      s.steps_per_sample_reason = "host backend: markers are host timestamps with no device cost";
+      // Host clock: markers cost no device time, but the clock ticks. Enough steps per sample
+      // that one tick is at most 1 / host_ticks_per_sample of a sample, capped by max_sample_time.
+      const double tick = r.sampling.timer_resolution_s;
+      const double step = std::max(T, 1e-12);
+      const auto k_tick = tick > 0 ? static_cast<std::size_t>(std::ceil(thresholds::host_ticks_per_sample * tick / step)) : 1;
+      std::size_t k_cap = floor_ratio(to_seconds(m.max_sample_time), step);
+      k_cap = std::clamp<std::size_t>(k_cap, 1, max_round_);
+      const std::size_t k = std::clamp<std::size_t>(k_tick, 1, k_cap);
+      s.steps_per_sample = k;
+      s.steps_per_sample_reason = fmt::format(
+          "host clock: one tick ({}) is {:.3g} % of a step ({}); k = {} makes it {:.3g} % of a sample{}", human_time(tick),
+          100 * tick / step, human_time(step), k, 100 * tick / (step * static_cast<double>(k)),
+          k < k_tick ? fmt::format(", capped by max_sample_time {}", human_time(to_seconds(m.max_sample_time))) : "");
     } else {
       // Calibrate the event cost with one round of r steps each way, r sized like a warm-up round
       // (at least 8 steps, at most half the round limit).

@@ -284,3 +284,16 @@ TEST_CASE("two-sample: find_modes splits two modes and leaves one broad mode alo
   CHECK_FALSE(gauge::find_modes(join(repeat(10, 1.0), repeat(9, 2.0))).bimodal);
   CHECK_THROWS_AS(gauge::find_modes({2.0, 1.0}), gauge::ConfigError);
 }
+
+TEST_CASE("verdict: a result whose diagnosis says its time is wrong gets no verdict", "[compare][trust]") {
+  // The step launched its work on another stream: the events timed nothing (0.05 us per step).
+  const auto base = result(repeat(100, 1.0e-3));
+  auto candidate = result(repeat(100, 0.05e-6));
+  gauge::Warning w;
+  w.code = "work_not_on_stream";
+  w.severity = gauge::Severity::error;
+  candidate.warnings.push_back(w);
+  const auto e = gauge::compare_results(base, candidate);
+  CHECK(e.verdict == gauge::Verdict::inconclusive);  // not "faster" by 20,000x
+  CHECK(e.reason.find("the new result carries an error warning (work_not_on_stream)") != std::string::npos);
+}

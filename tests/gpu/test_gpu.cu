@@ -183,6 +183,68 @@ TEST_CASE("graph mode times replays and an uncapturable step fails with a clear 
   GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+TEST_CASE("graph mode: a step whose work is on another stream fails naming the cause", "[gpu][trust]") {
+  // The capture sees nothing of a kernel launched on a private stream: replays would time an empty
+  // graph (~0.05 us for a 1 ms kernel). It must fail, not report "ok".
+  cudaStream_t other = nullptr;
+  GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  auto exp = gauge::Experiment("graph_other_stream", [&](cudaStream_t) { spin_kernel<<<1, 32, 0, other>>>(1000000, nullptr); });
+  exp.config(quick());
+  exp.graph();
+  auto r = exp.run();
+  GAUGE_CUDA_CHECK(cudaStreamSynchronize(other));
+  cudaStreamDestroy(other);
+  INFO(r.error.value_or("(no error)"));
+  CHECK(r.status == gauge::Status::failed);
+  REQUIRE(r.error);
+  CHECK(r.error->find("holds no kernel, copy or memset") != std::string::npos);
+  CHECK(r.error->find("another stream") != std::string::npos);
+}
+
+TEST_CASE("a step that allocates names the likely cause of the gate timeout", "[gpu][trust]") {
+  auto exp = gauge::Experiment("alloc_step", [](cudaStream_t s) {
+    void* p = nullptr;
+    GAUGE_CUDA_CHECK(cudaMalloc(&p, 1 << 20));
+    spin_kernel<<<1, 32, 0, s>>>(20000, nullptr);
+    GAUGE_CUDA_CHECK(cudaFree(p));
+  });
+  auto c = quick();
+  c.measure.gate_timeout = 100ms;
+  exp.config(c);
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.has_warning("gate_timeout"));
+  bool named = false;
+  for (const auto& w : r.warnings)
+    if (w.code == "gate_timeout") named = w.message.find("cudaMalloc/cudaFree") != std::string::npos;
+  CHECK(named);
+}
+
+/// Writes through a null-page pointer: an illegal address, which loses the CUDA context.
+__global__ void illegal_write_kernel(int* p) { p[threadIdx.x] = 1; }
+
+TEST_CASE("after an illegal memory access, later experiments fail fast naming the lost context", "[gpu][trust]") {
+  // Its own process (each GPU test case runs alone): the context cannot be recovered.
+  auto bad = gauge::Experiment("illegal", [](cudaStream_t s) { illegal_write_kernel<<<1, 1, 0, s>>>(reinterpret_cast<int*>(0x8)); });
+  auto r1 = bad.run();
+  REQUIRE(r1.status == gauge::Status::failed);
+  REQUIRE(r1.error);
+  INFO(*r1.error);
+  CHECK(r1.error->find(cudaGetErrorString(cudaErrorIllegalAddress)) != std::string::npos);
+  CHECK(r1.error->find("the CUDA context is lost") != std::string::npos);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto next = gauge::Experiment("after", [](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(1000, nullptr); });
+  auto r2 = next.run();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(r2.status == gauge::Status::failed);
+  REQUIRE(r2.error);
+  INFO(*r2.error);
+  CHECK(r2.error->find("the CUDA context was lost by an earlier error") != std::string::npos);
+  CHECK(r2.error->find(cudaGetErrorString(cudaErrorIllegalAddress)) != std::string::npos);
+  CHECK(r2.error->find("restart the process") != std::string::npos);
+  CHECK(seconds < 1.0);  // fails fast
+}
+
 TEST_CASE("a failing CUDA call names the call, the device and the CUDA error", "[gpu]") {
   void* p = nullptr;
   try {

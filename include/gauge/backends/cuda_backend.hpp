@@ -62,6 +62,7 @@ class CudaBackend {
   /// Selects the device (restored at finish()), initializes the context outside any timing,
   /// creates the stream. Throws CudaError (e.g. no device).
   DeviceRecord prepare(const Config& config) {
+    detail::check_context_alive();
     int count = 0;
     GAUGE_CUDA_CHECK(cudaGetDeviceCount(&count));
     if (config.device >= count) {
@@ -168,6 +169,28 @@ class CudaBackend {
                   (failure.empty() ? std::string("cudaStreamEndCapture: ") + cudaGetErrorString(end) : failure) +
                   "; a step that synchronizes, allocates or launches on another stream cannot be "
                   "captured: use gpu_timing = automatic");
+    }
+    // A capture without the step's work (only empty, event or allocation nodes) would time
+    // nothing: the step launched its work on another stream than the one it was given.
+    std::size_t nodes = 0, work = 0;
+    if (cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess && nodes > 0) {
+      std::vector<cudaGraphNode_t> all(nodes);
+      if (cudaGraphGetNodes(graph, all.data(), &nodes) == cudaSuccess)
+        for (std::size_t i = 0; i < nodes; ++i) {
+          cudaGraphNodeType type{};
+          if (cudaGraphNodeGetType(all[i], &type) != cudaSuccess) ++work;  // unknown: count it as work
+          else if (type != cudaGraphNodeTypeEmpty && type != cudaGraphNodeTypeWaitEvent &&
+                   type != cudaGraphNodeTypeEventRecord && type != cudaGraphNodeTypeMemAlloc &&
+                   type != cudaGraphNodeTypeMemFree)
+            ++work;
+        }
+    }
+    (void)cudaGetLastError();
+    if (work == 0) {
+      (void)cudaGraphDestroy(graph);
+      throw Error("the CUDA graph captured from the step holds no kernel, copy or memset (" + std::to_string(nodes) +
+                  " nodes): the step launched its work on another stream than the one it is given (a stale or "
+                  "private stream?), so its replays would time nothing. Launch on the stream passed to the step");
     }
     cudaError_t inst = cudaGraphInstantiate(&graph_exec_, graph, 0);
     (void)cudaGraphDestroy(graph);

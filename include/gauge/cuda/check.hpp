@@ -11,14 +11,62 @@
 
 namespace gauge::detail {
 
+/// True for the errors after which, in the CUDA Runtime API reference's words, "the process
+/// [is left] in an inconsistent state and any further CUDA work will return the same error": an
+/// illegal address, a launch timeout, a device-side assert, a hardware stack error, an illegal
+/// instruction, a misaligned address, an invalid address space, an invalid PC, a launch failure.
+inline bool is_sticky_cuda_error(cudaError_t code) {
+  switch (code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The first sticky error this process saw ("<call>: <error>"), empty while the context is whole.
+/// One per program (an inline function's static).
+inline std::string& lost_context_record() {
+  static std::string first;
+  return first;
+}
+
 /// Throws CudaError for `code` unless it is cudaSuccess. `call` is the call's source text.
-/// Clears the (non-sticky) error state so later calls are not blamed for this one.
+/// Clears the (non-sticky) error state so later calls are not blamed for this one. A sticky error
+/// (is_sticky_cuda_error) is recorded the first time; its message, and that of every later
+/// failure while the context is lost, says so: the process must restart to use the GPU again.
 inline void cuda_check(cudaError_t code, const char* call) {
   if (code == cudaSuccess) return;
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) device = -1;
   (void)cudaGetLastError();
-  throw CudaError(call, device, static_cast<int>(code), cudaGetErrorString(code));
+  std::string what = cudaGetErrorString(code);
+  std::string& lost = lost_context_record();
+  if (!lost.empty()) {
+    what += "; the CUDA context was lost by an earlier error (" + lost +
+            "): every later CUDA call in this process fails, restart the process";
+  } else if (is_sticky_cuda_error(code)) {
+    lost = std::string(call) + ": " + cudaGetErrorString(code);
+    what += "; the CUDA context is lost: every later CUDA call in this process fails, restart the process";
+  }
+  throw CudaError(call, device, static_cast<int>(code), what);
+}
+
+/// Throws Error at once when an earlier sticky error lost the context (see cuda_check): later
+/// experiments fail fast with the first error named, instead of at a confusing call.
+inline void check_context_alive() {
+  const std::string& lost = lost_context_record();
+  if (lost.empty()) return;
+  throw Error("the CUDA context was lost by an earlier error (" + lost +
+              "): every later CUDA call in this process fails; restart the process to measure on the GPU again");
 }
 
 /// A CUDA device UUID in nvidia-smi's spelling: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".

@@ -265,8 +265,12 @@ class Protocol {
       sink.add(warning_code::gate_timeout, Severity::warning,
                fmt::format("the launch gate timed out after {}: the step seems to synchronize the "
                                "host, so gauge fell back to ungated timing, which includes host launch "
-                               "latency for short steps. Declare it with .synchronizes_host() to skip "
-                               "the gate (and this {} wait).",
+                               "latency for short steps. Likely causes: cudaMalloc/cudaFree (or a library "
+                               "that allocates) inside the step, cudaDeviceSynchronize or "
+                               "cudaStreamSynchronize, a blocking cudaMemcpy to or from pageable host "
+                               "memory, or reading a device value on the host. Move allocations out of the "
+                               "step (or use cudaMallocAsync on the step's stream), or declare it with "
+                               ".synchronizes_host() to skip the gate (and this {} wait).",
                                human_time(timeout), human_time(timeout)));
     } else {
       steps_per_round = std::max(k, (steps_per_round / 2) / k * k);

@@ -615,6 +615,23 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
                                                     : std::string());
     return c;
   }
+  // A result whose own diagnosis says its time is likely wrong (severity error, e.g.
+  // work_not_on_stream) cannot support a verdict either way.
+  auto errors = [](const Result& r) {
+    std::string codes;
+    for (const auto& w : r.warnings)
+      if (w.severity == Severity::error) codes += (codes.empty() ? "" : ", ") + w.code;
+    return codes;
+  };
+  const std::string base_errors = errors(base), candidate_errors = errors(candidate);
+  if (!base_errors.empty() || !candidate_errors.empty()) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}: the {} time is likely wrong, so no verdict",
+                           !candidate_errors.empty() ? "the new result carries an error warning (" + candidate_errors + ")"
+                                                     : "the base result carries an error warning (" + base_errors + ")",
+                           !candidate_errors.empty() ? "new" : "base");
+    return c;
+  }
   const double level = options.confidence_level;
   const std::size_t needed = min_samples_for_ci(level);
   if (a.size() < needed || b.size() < needed) {

@@ -46,6 +46,22 @@ TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
   CHECK(failed.toString().find("failed") != std::string::npos);
   CHECK_THROWS_AS(no_slower_than(base, -0.01), gauge::ConfigError);
   CHECK_THROWS_AS(gauge::catch2::baseline(reports_dir / "base.json", "nope"), gauge::ReportError);
+
+  // A slow minority does not pass: 1,000 steps of 1 ms against 850 at 1 ms and 150 at 3 ms (the
+  // median ratio is exactly 1; NumPy: the mean ratio 1.3, p90 and p99 ratios 3.0).
+  gauge::Result ref, minority;
+  ref.name = minority.name = "step";
+  ref.backend = minority.backend = "host";
+  ref.gpu_samples_s.assign(1000, 1e-3);
+  minority.gpu_samples_s.assign(850, 1e-3);
+  minority.gpu_samples_s.insert(minority.gpu_samples_s.end(), 150, 3e-3);
+  auto tail = no_slower_than(ref, 0.03);
+  CHECK_FALSE(tail.match(minority));
+  INFO(tail.toString());
+  CHECK(tail.toString().find("mean 1.3000") != std::string::npos);
+  CHECK(tail.toString().find("p90 3.0000") != std::string::npos);
+  CHECK(tail.toString().find("(slower)") != std::string::npos);
+  CHECK(no_slower_than(ref, 0.03).match(ref));
 }
 
 TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]") {

@@ -91,13 +91,16 @@ inline Result baseline(const std::filesystem::path& path, const std::string& nam
 }
 
 /// Matches a Result that is no slower than a baseline by more than a tolerance, at a confidence
-/// level: with r = median(result) / median(baseline) of the per-step samples and [lo, hi] its
-/// percentile-bootstrap interval at the level (bootstrap_median_ratio; Efron & Tibshirani 1993),
-/// it matches when hi <= 1 + tolerance — the data show, with that confidence, that the result is
-/// at most `tolerance` slower. It does not match when the interval reaches beyond (slower, or too
-/// noisy to tell: the description says which), when either side failed or has too few samples
-/// for a distribution-free CI of its median (n <= 5 at 95 %), or when the two ran on different
-/// devices or backends (unless allow_other_device()).
+/// level, over the whole distribution: the ratios result / baseline of the median, mean, p90 (both
+/// sides >= 100 samples) and p99 (>= 1000) of the per-step samples get percentile-bootstrap
+/// intervals at level 1 − (1 − level) / k for the k of them that decide (`compare_results`; the
+/// median does not decide when a side is bimodal), and it matches when every upper bound is <=
+/// 1 + tolerance — the data show, with that confidence, that neither the typical step nor the
+/// mean nor the slow tail is more than `tolerance` slower. It does not match when an interval
+/// reaches beyond (slower, or too noisy to tell: the description says which), when either side
+/// failed, carries an error warning or has too few samples for a distribution-free CI of its
+/// median (n <= 5 at 95 %), or when the two ran on different devices or backends (unless
+/// allow_other_device()).
 ///
 /// Stricter than `gauge-compare --fail-on-regression`, which fails only when a slowdown is shown
 /// (lo > 1 + threshold): a unit test asserts that performance is confirmed, a CI gate that a
@@ -145,22 +148,29 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     if (!allow_other_device_ && (result.backend != baseline_.backend || result.device.name != baseline_.device.name))
       return fail("the baseline ran on " + baseline_.device.name + " (" + baseline_.backend + "), this result on " +
                   result.device.name + " (" + result.backend + "); allow_other_device() to compare anyway");
-    const auto a = detail::samples_of(baseline_, m);
-    const auto b = detail::samples_of(result, m);
-    const std::size_t needed = gauge::detail::compare::min_samples_for_ci(options_.confidence_level);
-    if (a.size() < needed || b.size() < needed)
-      return fail(fmt::format("too few samples for a {:g} % interval: n = {} (baseline) and {} (result), {} needed",
-                              100 * options_.confidence_level, a.size(), b.size(), needed));
-    for (const auto* v : {&a, &b})
-      for (double x : *v)
-        if (!(x > 0)) return fail("a sample is not a positive time");
-    const RatioInterval r = bootstrap_median_ratio(a, b, options_.confidence_level, options_.resamples, options_.seed);
-    const bool ok = r.high <= 1 + tolerance_;
-    outcome_ = fmt::format("median {} {} vs {} (baseline): new/base {:.4f} [{:.4f}, {:.4f}]; upper bound {} 1 + {:g} %{}",
-                           detail::metric_words(m, result), gauge::detail::format_time(median(b)),
-                           gauge::detail::format_time(median(a)), r.estimate, r.low, r.high, ok ? "<=" : ">",
-                           100 * tolerance_,
-                           ok ? "" : r.low > 1 + tolerance_ ? " (slower)" : " (cannot confirm: more samples or a quieter machine)");
+    // The whole distribution, as gauge-compare sees it: median, mean, p90 and p99 (as the sample
+    // sizes allow; the median not when a side is bimodal), each interval at level 1 - alpha / k.
+    const ExperimentComparison e = compare_results(baseline_, result, options_);
+    if (e.deciding.empty()) return fail(e.reason);
+    std::string detail_text, beyond;
+    bool ok = true, shown_slower = false;
+    for (const auto& s : e.statistics) {
+      if (std::find(e.deciding.begin(), e.deciding.end(), s.statistic) == e.deciding.end()) continue;
+      const auto& i = s.interval;
+      detail_text += fmt::format("{}{} {:.4f} [{:.4f}, {:.4f}]", detail_text.empty() ? "" : ", ", to_string(s.statistic),
+                                 i.estimate, i.low, i.high);
+      if (i.high > 1 + tolerance_) {
+        ok = false;
+        beyond += (beyond.empty() ? "" : ", ") + std::string(to_string(s.statistic));
+        shown_slower = shown_slower || i.low > 1 + tolerance_;
+      }
+    }
+    outcome_ = fmt::format("{} {} vs {} (baseline, medians); new/base {}{}: {}", detail::metric_words(m, result),
+                           gauge::detail::format_time(e.candidate_median_s), gauge::detail::format_time(e.base_median_s),
+                           detail_text, e.bimodal ? " (bimodal: the median does not decide)" : "",
+                           ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance_)
+                              : fmt::format("{} beyond 1 + {:g} %{}", beyond, 100 * tolerance_,
+                                            shown_slower ? " (slower)" : " (cannot confirm: more samples or a quieter machine)"));
     return ok;
   }
 
@@ -171,7 +181,6 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   }
 
  private:
-  static double median(std::vector<double> v) { return gauge::detail::compare::median_in_place(v); }
   bool fail(std::string why) const {
     outcome_ = std::move(why);
     return false;

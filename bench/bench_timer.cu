@@ -47,6 +47,10 @@
 #define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
 #include <gauge/timer.hpp>
+// What this file uses beyond gauge.hpp (GAUGE_IMPLEMENTATION declares nothing in nvcc's device pass).
+#include <gauge/env/environment.hpp>
+#include <gauge/report/console.hpp>
+#include <gauge/report/json.hpp>
 
 namespace {
 

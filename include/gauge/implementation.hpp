@@ -8,7 +8,9 @@
 ///   #include <gauge/gauge.hpp>
 /// \endcode
 /// or include this header once. Every other file includes only what it uses (gauge/gauge.hpp),
-/// so they compile in about a second. Forgetting it gives linker errors naming
+/// so they compile in about a second. The compiled part is host code: in a .cu file, nvcc's
+/// device pass skips it, so include the headers of what the file calls itself (e.g.
+/// gauge/report/json.hpp for `write_file_atomic`) rather than relying on this one. Forgetting it gives linker errors naming
 /// `gauge::detail::run_protocol` or `gauge::Report::write`.
 ///
 /// The header-only promise holds: nothing to build or link beyond the CUDA runtime; {fmt} is

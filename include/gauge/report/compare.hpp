@@ -71,7 +71,9 @@ inline const char* to_string(Metric m) { return m == Metric::gpu_time ? "gpu_tim
 ///    deciding interval lies within [1 − t, 1 + t] *and* the distributions do not differ
 ///    materially: the two-sided Mann–Whitney U test (a distribution test) does not reject at
 ///    alpha, or no decile p10…p90 of new / base lies outside 1 ± t (a real shift smaller than
-///    t stays `same`); otherwise `inconclusive`, with the reason.
+///    t stays `same`), or both sides have the same two modes (each mode's median within 1 ± t:
+///    only their weights moved, which the mean and tails price); otherwise `inconclusive`, with
+///    the reason.
 /// 4. *Without samples.* When a side stored no samples but its summary has the median's
 ///    distribution-free interval, the median's ratio interval is [lo_new / hi_base, hi_new /
 ///    lo_base] (coverage >= 1 − 2 (1 − c_summary), conservative); the summary's mean, p90 and p99
@@ -535,6 +537,12 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   }
   const std::string level = fmt::format("intervals at {:.4g} % each, {:g} % together", 100 * each, 100 * o.confidence_level);
   const std::string test = fmt::format("Mann-Whitney p = {}", format_p(c.mann_whitney->p_value));
+  // Both sides have the same two modes (each mode's median within 1 ± t): a shift of weight
+  // between them moves the median and the deciles near the gap, but its cost shows in the mean
+  // and the tails, which decide.
+  const bool modes_match = c.base_modes->bimodal && c.candidate_modes->bimodal &&
+                           std::fabs(c.candidate_modes->lower.median / c.base_modes->lower.median - 1) <= t &&
+                           std::fabs(c.candidate_modes->upper.median / c.base_modes->upper.median - 1) <= t;
   std::string modes;
   if (c.bimodal) {
     modes = "bimodal: ";
@@ -557,12 +565,12 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}{} straddles a bound of 1 ± {:g} % ({}): more samples or a quieter machine would decide",
                            modes, undecided, 100 * t, level);
-  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal) {
+  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match) {
     c.verdict = Verdict::inconclusive;
-    c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but how often each mode occurs changed ({} < {:g}): "
-                           "the typical step alternates between the modes; compare the modes, not the medians",
-                           modes, 100 * t, level, test, alpha);
-  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t) {
+    c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but the modes differ and the distributions "
+                           "too ({} < {:g}; p{} moved {:+.2f} %): a mode appeared, vanished or moved; look at the plots",
+                           modes, 100 * t, level, test, alpha, worst, 100 * shift);
+  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t && !c.bimodal) {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}the median, mean and tails are within 1 ± {:g} %, but the distributions differ ({} < {:g}) "
                            "and their p{} moved {:+.2f} %: part of the steps changed; look at the plots",
@@ -570,8 +578,14 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   } else {
     c.verdict = Verdict::same;
     std::string all;
-    for (const auto& s : c.statistics) all += (all.empty() ? "" : ", ") + statistic_text(s);
-    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {})", modes, all, 100 * t, level, test);
+    for (const auto& s : c.statistics)
+      if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) != c.deciding.end())
+        all += (all.empty() ? "" : ", ") + statistic_text(s);
+    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {}){}", modes, all, 100 * t, level, test,
+                           modes_match && c.mann_whitney->p_value < alpha
+                               ? fmt::format("; the same modes, their weights moved ({:.0f} % → {:.0f} % in the lower one)",
+                                             100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)
+                               : "");
   }
 }
 
@@ -755,7 +769,8 @@ inline std::string rule_text(const CompareOptions& o) {
       "percentile-bootstrap interval ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % together (Bonferroni); "
       "the median does not decide when a side is bimodal (two modes: Otsu split, each >= 10 %, empty middle). "
       "slower: some interval above 1 + {:g} %; faster: some below 1 - {:g} % and none above; same: all within 1 ± {:g} % "
-      "and no decile moved beyond it with a two-sided Mann-Whitney U test (Mann & Whitney 1947) at p < {:g}; "
+      "and no decile moved beyond it with a two-sided Mann-Whitney U test (Mann & Whitney 1947) at p < {:g}, unless "
+      "both sides have the same two modes; "
       "otherwise inconclusive. Without samples: the summaries' median intervals.",
       o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time", o.resamples, o.seed,
       100 * o.confidence_level, 100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level);

@@ -90,7 +90,7 @@ gauge::TimerSummary hand_made_timer() {
   t.name = "train";
   t.window.last_step = 1199;
   t.window.gpu_time_s = gauge::summarize({1.5e-3, 1.52e-3, 1.6e-3});
-  t.window.throughput.tokens_per_s = 2.69e6;
+  t.window.throughput.items_per_second["tokens"] = 2.69e6;
   t.window.throughput.mfu = 0.412;
   gauge::TimerRegionSummary forward;
   forward.name = "forward";
@@ -101,7 +101,7 @@ gauge::TimerSummary hand_made_timer() {
   forward.total.share_of_step = 0.329;
   t.regions.push_back(forward);
   t.total.steps = 1000;
-  t.total.throughput.tokens_per_s = 2.69e6;
+  t.total.throughput.items_per_second["tokens"] = 2.69e6;
   t.total.throughput.mfu = 0.412;
   t.counters.steps = 1000;
   t.counters.region_boundaries = 5000;

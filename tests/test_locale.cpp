@@ -12,12 +12,15 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/export.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/warmup.hpp"
+
+using gauge::testing::contains;
 
 namespace {
 
@@ -152,8 +155,6 @@ void check_same(const Rendered& expected, const Rendered& got) {
   CHECK(got.timer == expected.timer);
   CHECK(got.warmup == expected.warmup);
 }
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 }  // namespace
 

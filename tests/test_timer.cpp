@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "fake_timer_backend.hpp"
 #include "gauge/backends/timer_backends.hpp"
 #include "gauge/report.hpp"
@@ -25,6 +26,9 @@
 // ---- counting every heap allocation of the program while `g_counting` is set ----------------------
 // (Replaces the global operator new/delete for the whole test binary; counting is off unless a test
 // turns it on around code that must not allocate.)
+using gauge::testing::config_error_of;
+using gauge::testing::contains;
+
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
@@ -55,19 +59,6 @@ long allocations_of(F&& f) {
   g_counting = false;
   return g_allocations.load();
 }
-
-/// The message of the ConfigError `f` throws ("" if it throws none).
-template <class F>
-std::string config_error_of(F&& f) {
-  try {
-    f();
-  } catch (const gauge::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 gauge::TimerConfig no_warmup() {
   gauge::TimerConfig c;

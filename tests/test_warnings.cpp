@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "gauge/core/warnings.hpp"
 
 #ifndef GAUGE_SOURCE_DIR
@@ -18,11 +19,9 @@
 namespace {
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const std::string text = gauge::testing::read_text(path);
+  REQUIRE_FALSE(text.empty());
+  return text;
 }
 
 }  // namespace

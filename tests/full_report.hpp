@@ -247,11 +247,13 @@ inline TimerSummary full_timer() {
   s.window.last_step = 117;
   s.window.gpu_time_s = summarize({3e-3, 3.1e-3, 3.2e-3}, 0.9);
   s.window.wall_time_s = summarize({3.05e-3, 3.1e-3, 3.3e-3}, 0.9);
-  s.window.throughput = {2.6e6, 640.0, 4.0e14, std::nullopt, 0.4};
+  s.window.throughput.items_per_second = {{"tokens", 2.6e6}, {"samples", 640.0}};
+  s.window.throughput.flop_per_second = 4.0e14;
+  s.window.throughput.mfu = 0.4;
   s.total.steps = 113;
   s.total.gpu_time_s = {113, 0.35, 2.9e-3, 3.1e-3, 1e-4, 3.4e-3, 3.1e-3, 3.2e-3, 3.35e-3};
   s.total.wall_time_s = {113, 0.36, 3e-3, 3.2e-3, 1.1e-4, 3.5e-3, 3.2e-3, 3.3e-3, 3.45e-3};
-  s.total.throughput.tokens_per_s = 2.5e6;
+  s.total.throughput.items_per_second["tokens"] = 2.5e6;
   TimerRegionSummary fwd;
   fwd.name = "forward";
   fwd.kind = "phase";

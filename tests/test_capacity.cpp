@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/json.hpp"
@@ -20,11 +21,8 @@ namespace {
 template <class Step>
 auto fake_experiment(FakeDevice& dev, Step step) {
   auto exp = gauge::make_experiment<FakeBackend>("fake", step, FakeBackend(&dev));
-  gauge::Config c;
-  c.warmup.min_time = 0ms;
+  gauge::Config c = gauge::testing::fast_config(20ms);
   c.warmup.round_time = 1ms;
-  c.measure.min_time = 20ms;
-  c.measure.round_time = 1ms;
   c.telemetry_interval = 0ms;  // readings at round boundaries only: deterministic on the virtual clock
   exp.config(c);
   return exp;

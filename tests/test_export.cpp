@@ -99,7 +99,7 @@ TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 418
   CHECK(count(csv, "\n") == 4);
   const std::string header = csv.substr(0, csv.find('\n'));
   CHECK(header.rfind("name,dim.K,dim.M,dim.N,dim.alignment_bytes,dim.bytes,", 0) == 0);
-  CHECK(header.find(",status,backend,device,steps_per_sample,gpu_n,gpu_median_s,gpu_ci_low_s,gpu_ci_high_s,") != std::string::npos);
+  CHECK(header.find(",status,backend,device,steps_per_sample,time_n,time_median_s,time_ci_low_s,time_ci_high_s,") != std::string::npos);
   CHECK(header.find(",warnings,error") != std::string::npos);
   // The epilogue "none (alpha=1, beta=0)" holds a comma: quoted.
   CHECK(count(csv, ",\"none (alpha=1, beta=0)\",") == 2);

@@ -2,15 +2,17 @@
 // offers is registered once, found by name, and an unknown name is an error naming the choices.
 
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
+#include "gauge/core/statistics.hpp"
 #include "gauge/report/formats.hpp"
 
 TEST_CASE("export formats: the registry holds the four formats, in order, once each", "[export]") {
   std::string names;
   for (const auto& f : gauge::export_formats()) names += f.name + ",";
   CHECK(names == "gbench,csv,markdown,console,");
-  CHECK(gauge::find_export_format("csv").description == "one row per experiment (RFC 4180)");
+  CHECK(gauge::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
 }
 
 TEST_CASE("export formats: an unknown name names itself and the registered ones", "[export]") {
@@ -35,4 +37,76 @@ TEST_CASE("export formats: console writes the summary of a stored report, csv ma
   CHECK(console.find("copy") != std::string::npos);
   CHECK(console.find("2 us") != std::string::npos);  // 2e-6 s, by hand
   CHECK(gauge::find_export_format("csv").write(report, {}) == gauge::csv_table(report.results));
+}
+
+namespace {
+/// A report with one host-backend result and one host Timer with a region, built by hand.
+gauge::StoredReport report_with_timer() {
+  gauge::StoredReport report;
+  gauge::Result r;
+  r.name = "sort";
+  r.backend = "host";
+  r.time_label = "CPU time";
+  r.gpu_time = gauge::summarize({1e-3, 1e-3});
+  report.results.push_back(r);
+  gauge::TimerSummary t;
+  t.name = "train";
+  t.backend = "host";
+  t.window.steps = 3;
+  t.window.gpu_time_s = gauge::summarize({1e-3, 2e-3, 3e-3});   // median 2 ms
+  t.window.wall_time_s = gauge::summarize({1e-3, 2e-3, 4e-3});  // median 2 ms
+  t.window.throughput.items_per_second["tokens"] = 1e6;
+  t.warnings.push_back(gauge::make_warning(gauge::warning_code::timer_unfinished, "open"));
+  gauge::TimerRegionSummary fwd;
+  fwd.name = "forward";
+  fwd.window.steps = 3;
+  fwd.window.time_per_step_s = gauge::summarize({5e-4, 6e-4, 7e-4});  // median 0.6 ms
+  fwd.window.share_of_step = 0.3;
+  t.regions.push_back(fwd);
+  gauge::TimerRegionSummary unused;  // never occurred in the window: no row
+  unused.name = "eval";
+  t.regions.push_back(unused);
+  report.timers.push_back(t);
+  return report;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(text.substr(at, end - at));
+  return lines;
+}
+}  // namespace
+
+TEST_CASE("export formats: csv and markdown have a row per timer region, marked, and never say gpu on the host",
+          "[export]") {
+  const gauge::StoredReport report = report_with_timer();
+  const std::string csv = gauge::find_export_format("csv").write(report, {});
+  const auto rows = lines_of(csv);
+  REQUIRE(rows.size() == 4);  // header, sort, train's step, train's forward
+  CHECK(rows[0] ==
+        "name,status,backend,device,steps_per_sample,time_n,time_median_s,time_ci_low_s,time_ci_high_s,time_min_s,"
+        "time_p5_s,time_p25_s,time_p75_s,time_p95_s,time_p99_s,time_max_s,time_mean_s,time_stddev_s,wall_n,"
+        "wall_median_s,flop_per_s,bytes_per_s,tokens_per_s,wall_flop_per_s,wall_bytes_per_s,warnings,error,kind,"
+        "time_label,share_of_step");
+  CHECK(csv.find("gpu") == std::string::npos);
+  CHECK(rows[1].rfind("sort,ok,host,,1,2,0.001,", 0) == 0);
+  CHECK(rows[1].find(",experiment,CPU time,") != std::string::npos);
+  // The step row: n 3, median 2 ms, wall n 3 and median 2 ms, 1e6 tokens/s, the Timer's warning.
+  CHECK(rows[2].rfind("timer:train/step,ok,host,,1,3,0.002,", 0) == 0);
+  CHECK(rows[2].find(",3,0.002,,,1000000,,,timer_unfinished,,timer_step,CPU time,") != std::string::npos);
+  // The region row: median 0.6 ms, no wall time, its share of the step last.
+  CHECK(rows[3].rfind("timer:train/forward,ok,host,,1,3,0.0006,", 0) == 0);
+  CHECK(rows[3].find(",,,,,,,,,timer_region,CPU time,0.3") != std::string::npos);
+
+  const std::string md = gauge::find_export_format("markdown").write(report, {});
+  CHECK(lines_of(md).size() == 2 + 3);
+  CHECK(md.find("| timer:train/step (timer step) | ok | 2 ms |") != std::string::npos);
+  CHECK(md.find("| timer:train/forward (timer region, 30 % of the step) | ok | 600 us |") != std::string::npos);
+  CHECK(md.find("1 Mtokens/s") != std::string::npos);
+
+  const std::string console = gauge::find_export_format("console").write(report, {});
+  CHECK(console.find("timer train: ") != std::string::npos);
+  CHECK(console.find("(CPU time)") != std::string::npos);
+  CHECK(console.find("timer train: timer_unfinished: open") != std::string::npos);
 }

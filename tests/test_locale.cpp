@@ -12,12 +12,15 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/export.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/warmup.hpp"
+
+using gauge::testing::contains;
 
 namespace {
 
@@ -90,7 +93,7 @@ gauge::TimerSummary hand_made_timer() {
   t.name = "train";
   t.window.last_step = 1199;
   t.window.gpu_time_s = gauge::summarize({1.5e-3, 1.52e-3, 1.6e-3});
-  t.window.throughput.tokens_per_s = 2.69e6;
+  t.window.throughput.items_per_second["tokens"] = 2.69e6;
   t.window.throughput.mfu = 0.412;
   gauge::TimerRegionSummary forward;
   forward.name = "forward";
@@ -101,7 +104,7 @@ gauge::TimerSummary hand_made_timer() {
   forward.total.share_of_step = 0.329;
   t.regions.push_back(forward);
   t.total.steps = 1000;
-  t.total.throughput.tokens_per_s = 2.69e6;
+  t.total.throughput.items_per_second["tokens"] = 2.69e6;
   t.total.throughput.mfu = 0.412;
   t.counters.steps = 1000;
   t.counters.region_boundaries = 5000;
@@ -153,8 +156,6 @@ void check_same(const Rendered& expected, const Rendered& got) {
   CHECK(got.warmup == expected.warmup);
 }
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 }  // namespace
 
 TEST_CASE("locale: text output is the same under a comma decimal point", "[export][locale]") {
@@ -164,9 +165,9 @@ TEST_CASE("locale: text output is the same under a comma decimal point", "[expor
   const Rendered classic = render();
 
   // The hand-computed numbers, with '.' as the decimal point.
-  CHECK(contains(classic.csv, ",1.344e-05,"));        // gemm gpu_median_s
-  CHECK(contains(classic.csv, ",0.0009765625,"));     // copy gpu_median_s
-  CHECK(contains(classic.csv, ",1099511627776,"));    // copy gpu_bytes_per_s, no grouping
+  CHECK(contains(classic.csv, ",1.344e-05,"));        // gemm time_median_s
+  CHECK(contains(classic.csv, ",0.0009765625,"));     // copy time_median_s
+  CHECK(contains(classic.csv, ",1099511627776,"));    // copy bytes_per_s, no grouping
   CHECK(contains(classic.csv, "gemm,8192,,bf16,0.5,"));  // dimensions M, bytes (none), dtype, scale
   CHECK(contains(classic.markdown, "| gemm (M=8192, dtype=bf16, scale=0.5) | ok | 13.44 us |"));
   CHECK(contains(classic.markdown, "| 111.6 TFLOP/s |"));

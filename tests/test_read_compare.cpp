@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
@@ -32,12 +33,7 @@ const fs::path source_dir = data_dir.parent_path().parent_path();
 
 gauge::StoredReport stored(const std::string& name) { return gauge::read_report(reports_dir / name); }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const fs::path& p) { return gauge::testing::read_text(p.string()); }
 
 /// The message of the ReportError `f` throws ("" if it throws none).
 std::string error_of(const std::function<void()>& f) {
@@ -100,11 +96,7 @@ gauge::Result fake_result(const std::string& name, double seconds) {
   gauge::testing::FakeDevice dev;
   auto exp = gauge::make_experiment<gauge::testing::FakeBackend>(
       name, [&](gauge::testing::FakeStream s) { s.kernel(seconds); }, gauge::testing::FakeBackend(&dev));
-  gauge::Config c;
-  c.warmup.min_time = 0ms;
-  c.measure.min_time = 1500us;
-  c.measure.round_time = 1ms;
-  exp.config(c);
+  exp.config(gauge::testing::fast_config(1500us));
   exp.dimension("M", 4096).dimension("dtype", "bf16").dimension("scale", 0.5).dimension("transposed", false);
   exp.flop(2.0 * 4096 * 4096 * 4096).bytes(3.0 * 4096 * 4096 * 2).items("tiles", 1024);
   return exp.run();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
@@ -32,20 +33,9 @@ fs::path fresh_dir(const std::string& name) {
   return d;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& p) { return gauge::testing::read_text(p.string()); }
 
-gauge::Config quick_config() {
-  gauge::Config c;
-  c.warmup.min_time = 0ms;
-  c.measure.min_time = 0ms;
-  c.measure.round_time = 1ms;
-  return c;
-}
+gauge::Config quick_config() { return gauge::testing::fast_config(); }
 
 gauge::Result fake_result(const char* name, bool throws = false) {
   FakeDevice dev;

@@ -440,7 +440,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   CHECK(s.window.first_step == std::optional<std::size_t>(115));
   CHECK(s.window.gpu_time_s.p50 == std::optional<double>(3.1e-3));
   CHECK(s.window.throughput.mfu == std::optional<double>(0.4));
-  CHECK_FALSE(s.window.throughput.bytes_per_s.has_value());
+  CHECK_FALSE(s.window.throughput.bytes_per_second.has_value());
   CHECK(s.total.gpu_time_s.sum == std::optional<double>(0.35));
   CHECK(s.total.wall_time_s.p99 == std::optional<double>(3.45e-3));
   REQUIRE(s.regions.size() == 2);

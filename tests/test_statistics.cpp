@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
+
+using gauge::testing::contains;
 
 namespace {
 
@@ -310,16 +313,7 @@ std::vector<double> iota_vector(std::size_t n) {
 /// The message of the ConfigError `f` throws, or "" when it throws nothing.
 template <class F>
 std::string config_error_message(F&& f) {
-  try {
-    f();
-  } catch (const gauge::ConfigError& e) {
-    return e.what();
-  }
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return gauge::testing::config_error_of(std::forward<F>(f));
 }
 
 const std::vector<const DataSet*>& data_sets() {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "fake_timer_backend.hpp"
 #include "gauge/backends/timer_backends.hpp"
 #include "gauge/report.hpp"
@@ -25,6 +26,9 @@
 // ---- counting every heap allocation of the program while `g_counting` is set ----------------------
 // (Replaces the global operator new/delete for the whole test binary; counting is off unless a test
 // turns it on around code that must not allocate.)
+using gauge::testing::config_error_of;
+using gauge::testing::contains;
+
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
@@ -55,19 +59,6 @@ long allocations_of(F&& f) {
   g_counting = false;
   return g_allocations.load();
 }
-
-/// The message of the ConfigError `f` throws ("" if it throws none).
-template <class F>
-std::string config_error_of(F&& f) {
-  try {
-    f();
-  } catch (const gauge::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 gauge::TimerConfig no_warmup() {
   gauge::TimerConfig c;
@@ -176,10 +167,10 @@ TEST_CASE("the window summarizes the last W steps with type-7 percentiles and to
   CHECK(*s.window.wall_time_s.p50 == Approx(4e-3));
   // Throughput over the GPU step time (3 + 4 + 5 + 6 + 7 = 25 ms), not the host's 20 ms:
   // 5 x 1000 tokens / 25 ms = 200 000 tokens/s; 5e9 FLOP / 25 ms = 2e11 FLOP/s, MFU 2e11 / 1e12 = 0.2.
-  CHECK(*s.window.throughput.tokens_per_s == Approx(200000));
-  CHECK(*s.window.throughput.flop_per_s == Approx(2e11));
+  CHECK(*s.window.throughput.item_per_second("tokens") == Approx(200000));
+  CHECK(*s.window.throughput.flop_per_second == Approx(2e11));
   CHECK(*s.window.throughput.mfu == Approx(0.2));
-  CHECK_FALSE(s.window.throughput.samples_per_s);  // never declared
+  CHECK_FALSE(s.window.throughput.item_per_second("samples"));  // never declared
   const auto fwd = region_named(s, "forward");
   CHECK(fwd.window.steps == 5);
   CHECK(*fwd.window.time_per_step_s.p50 == Approx(5e-3));
@@ -200,7 +191,7 @@ TEST_CASE("the window summarizes the last W steps with type-7 percentiles and to
   // Total wall {0, 1, ..., 6} ms = 21 ms; throughput over the 28 ms of GPU step time:
   // 7000 tokens / 28 ms = 250 000 tokens/s, 7e9 FLOP / 28 ms / 1e12 = MFU 0.25.
   CHECK(*s.total.wall_time_s.sum == Approx(21e-3));
-  CHECK(*s.total.throughput.tokens_per_s == Approx(250000));
+  CHECK(*s.total.throughput.item_per_second("tokens") == Approx(250000));
   CHECK(*s.total.throughput.mfu == Approx(0.25));
   CHECK(*region_named(s, "forward").total.share_of_step == Approx(1.0));
 }
@@ -219,9 +210,9 @@ TEST_CASE("a rate is reported only when every step of the set declared that work
   // was enqueued (its first marker lands at 1 ms, with the step's). Steps 1..3 take 1 ms each on
   // the device: 4 x 2 samples / 3 ms.
   CHECK(*s.total.gpu_time_s.min == 0.0);
-  CHECK_FALSE(s.total.throughput.tokens_per_s);  // steps 0 and 2 declared no tokens
-  REQUIRE(s.total.throughput.samples_per_s);
-  CHECK(*s.total.throughput.samples_per_s == Approx(8 / 3e-3));
+  CHECK_FALSE(s.total.throughput.item_per_second("tokens"));  // steps 0 and 2 declared no tokens
+  REQUIRE(s.total.throughput.item_per_second("samples"));
+  CHECK(*s.total.throughput.item_per_second("samples") == Approx(8 / 3e-3));
   CHECK_FALSE(s.total.throughput.mfu);  // no FLOP, no peak
 }
 
@@ -275,7 +266,7 @@ TEST_CASE("steady state: one marker per boundary, no host synchronization, bound
   CHECK(*f.total.wall_time_s.mean == Approx(350e-6));
   CHECK(*region_named(f, "backward").total.share_of_step == Approx(200.0 / 350.0));
   // 4096 tokens per 350 us step.
-  CHECK(*f.total.throughput.tokens_per_s == Approx(4096 / 350e-6));
+  CHECK(*f.total.throughput.item_per_second("tokens") == Approx(4096 / 350e-6));
 }
 
 TEST_CASE("nested regions are timed on their own and repeated occurrences in a step add up", "[timer]") {
@@ -366,7 +357,7 @@ TEST_CASE("flush waits once for the last step and resolves every pending step", 
   // The host ran ahead (0 s of host time per step): throughput comes from the steps' time on the
   // device clock, 100 tokens per 1 ms, not from the host's clock (which would say infinite).
   CHECK(*s.window.wall_time_s.max == 0.0);
-  CHECK(*s.window.throughput.tokens_per_s == Approx(100 / 1e-3));
+  CHECK(*s.window.throughput.item_per_second("tokens") == Approx(100 / 1e-3));
   const auto f = t.finish();  // nothing left to wait for
   CHECK(dev.waits == 1);
   CHECK(f.final);
@@ -772,4 +763,56 @@ TEST_CASE("HostTimerBackend times a CPU-only loop with no pending steps and no w
   CHECK(*w.total.share_of_step > 0);
   CHECK(*w.total.share_of_step <= 1.0);
   CHECK(t.backend().markers_created() <= 4);  // begin + start + stop + step, recycled
+}
+
+TEST_CASE("Timer and Experiment share the work and throughput vocabulary", "[timer]") {
+  // A Work (the Experiment's type) is a StepWork: FLOP, bytes and the items tokens and samples.
+  gauge::Work w;
+  w.flop = 6e9;
+  w.bytes = 2048;
+  w.items = {{"tokens", 4096}, {"samples", 8}};
+  const gauge::StepWork s = w;
+  CHECK(*s.flop() == 6e9);
+  CHECK(*s.bytes() == 2048);
+  CHECK(*s.tokens() == 4096);
+  CHECK(*s.samples() == 8);
+  const gauge::Work back = s.to_work();
+  CHECK(back.flop == w.flop);
+  CHECK(back.bytes == w.bytes);
+  CHECK(back.items == w.items);
+  CHECK(gauge::StepWork().to_work().empty());
+  gauge::Work images;
+  images.items["images"] = 3;
+  CHECK(contains(config_error_of([&] { gauge::StepWork bad = images; (void)bad; }), "\"images\""));
+  // The Timer's throughput is a Throughput: tokens/s is the item "tokens". Two steps of 1 ms and
+  // 3 ms of device time, 500 tokens and 2e9 FLOP each: 1000 tokens / 4 ms = 250000 tokens/s.
+  FakeTimerDevice dev;
+  FakeTimer t("train", FakeTimerBackend(&dev), no_warmup());
+  t.work(w);  // a Work where a StepWork is taken
+  const auto r = t.region("forward");
+  for (double d : {1e-3, 3e-3}) {
+    t.start(r);
+    dev.kernel(0, d);
+    t.stop(r);
+    t.step(gauge::StepWork().tokens(500).flop(2e9));
+    dev.run_until_idle();
+    t.poll();
+  }
+  const gauge::TimerSummary sum = t.summary();
+  const gauge::Throughput& rate = sum.total.throughput;  // the core's type
+  REQUIRE(rate.item_per_second("tokens"));
+  CHECK(*rate.item_per_second("tokens") == Approx(250000));
+  CHECK(*rate.flop_per_second == Approx(1e12));
+  CHECK_FALSE(rate.item_per_second("samples"));
+  CHECK_FALSE(rate.bytes_per_second);
+}
+
+TEST_CASE("a host Timer's console summary says CPU time, a CUDA one GPU time", "[timer]") {
+  gauge::TimerSummary s;
+  s.name = "train";
+  s.backend = "host";
+  CHECK(contains(gauge::timer_summary_text(s), "(CPU time)"));
+  CHECK_FALSE(contains(gauge::timer_summary_text(s), "GPU"));
+  s.backend = "cuda";
+  CHECK(contains(gauge::timer_summary_text(s), "(GPU time)"));
 }

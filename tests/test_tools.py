@@ -487,8 +487,8 @@ class ExportCli(unittest.TestCase):
         self.assertEqual("none (alpha=1, beta=0)", rows[0]["dim.epilogue"])
         self.assertEqual("", rows[2]["dim.M"])
         for i, r in enumerate(rows):
-            self.assertEqual(float(np.median(gpu_samples(report("multi-base.json"), i))), float(r["gpu_median_s"]))
-            self.assertEqual("30", r["gpu_n"])
+            self.assertEqual(float(np.median(gpu_samples(report("multi-base.json"), i))), float(r["time_median_s"]))
+            self.assertEqual("30", r["time_n"])
 
     def test_markdown_and_errors(self):
         md = self.export("base.json", "--format", "markdown")
@@ -585,7 +585,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                 self.assertEqual(0, joined.returncode, joined.stderr)
                 self.assertEqual(spaced.stdout, joined.stdout)
         rows = list(csv.DictReader(io.StringIO(run(EXPORT, self.B, "--format=csv").stdout)))
-        self.assertEqual(float(np.median(gpu_samples(self.B))), float(rows[0]["gpu_median_s"]))
+        self.assertEqual(float(np.median(gpu_samples(self.B))), float(rows[0]["time_median_s"]))
         p = run(EXPORT, self.B, "--format=gbench", "--time-unit=us", "--metric=wall", "--no-repetitions")
         self.assertEqual(0, p.returncode, p.stderr)
         benchmarks = json.loads(p.stdout)["benchmarks"]

@@ -1,6 +1,7 @@
 // The warning catalogue (gauge/core/warnings.hpp) is the one list of warning codes: every
 // `warning_code::` constant in the headers is in it, and README.md's table says the same.
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -8,8 +9,8 @@
 #include <string>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "gauge/core/warnings.hpp"
-#include "gauge/core/timer_summary.hpp"
 
 #ifndef GAUGE_SOURCE_DIR
 #error "GAUGE_SOURCE_DIR must be defined (tests/CMakeLists.txt)"
@@ -18,11 +19,9 @@
 namespace {
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const std::string text = gauge::testing::read_text(path);
+  REQUIRE_FALSE(text.empty());
+  return text;
 }
 
 }  // namespace
@@ -38,19 +37,38 @@ TEST_CASE("every warning_code constant in the headers is in the catalogue, once"
   // The constants, read from the headers' text (a second source: the declarations themselves).
   std::set<std::string> declared;
   const std::regex decl(R"re(inline constexpr const char\* (\w+) = "(\w+)";)re");
-  for (const char* header : {"/include/gauge/core/warnings.hpp", "/include/gauge/core/timer_summary.hpp"}) {
-    const std::string text = read_file(std::string(GAUGE_SOURCE_DIR) + header);
+  // Every header is read: a `warning_code` block anywhere but core/warnings.hpp fails the test.
+  std::set<std::string> files_with_codes;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(GAUGE_SOURCE_DIR) + "/include")) {
+    if (entry.path().extension() != ".hpp") continue;
+    const std::string text = read_file(entry.path().string());
     const auto ns = text.find("namespace warning_code {");
-    REQUIRE(ns != std::string::npos);
+    if (ns == std::string::npos) continue;
+    files_with_codes.insert(entry.path().filename().string());
     const std::string block = text.substr(ns, text.find("}  // namespace warning_code", ns) - ns);
     for (std::sregex_iterator it(block.begin(), block.end(), decl), end; it != end; ++it) {
       CHECK((*it)[1] == (*it)[2]);  // the constant's name is its code
       declared.insert((*it)[2]);
     }
   }
-  CHECK(declared.size() == 28);  // counted by hand: 23 in warnings.hpp, 5 Timer codes
+  CHECK(files_with_codes == std::set<std::string>{"warnings.hpp"});
+  CHECK(declared.size() == 28);  // counted by hand: 23 of Experiment and environment, 5 of the Timer
   CHECK(declared == catalogue);
   CHECK(std::string(gauge::warning_code::timer_forced_wait) == "timer_forced_wait");
+}
+
+TEST_CASE("make_warning takes the severity from the catalogue", "[warnings]") {
+  const gauge::Warning forced = gauge::make_warning(gauge::warning_code::timer_forced_wait, "waited");
+  CHECK(forced.code == "timer_forced_wait");
+  CHECK(forced.severity == gauge::Severity::warning);  // README: timer_forced_wait | warning
+  CHECK(forced.message == "waited");
+  CHECK(gauge::make_warning(gauge::warning_code::timer_resolution_failed, "x").severity == gauge::Severity::error);
+  CHECK(gauge::make_warning(gauge::warning_code::timer_unfinished, "x").severity == gauge::Severity::info);
+  CHECK(gauge::make_warning(gauge::warning_code::work_not_on_stream, "x").severity == gauge::Severity::error);
+  REQUIRE(gauge::find_warning_info("outliers") != nullptr);
+  CHECK(gauge::find_warning_info("outliers")->severity == gauge::Severity::info);
+  CHECK(gauge::find_warning_info("no_such_code") == nullptr);
+  CHECK(gauge::make_warning("no_such_code", "x").severity == gauge::Severity::warning);
 }
 
 TEST_CASE("README.md's table of warnings equals the catalogue", "[warnings]") {

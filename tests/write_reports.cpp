@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fake_backend.hpp"
+#include "test_helpers.hpp"
 #include "full_report.hpp"
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/experiment.hpp"
@@ -30,13 +31,7 @@ using gauge::testing::FakeStream;
 
 namespace {
 
-gauge::Config quick() {
-  gauge::Config c;
-  c.warmup.min_time = 0ms;
-  c.measure.min_time = 2ms;
-  c.measure.round_time = 1ms;
-  return c;
-}
+gauge::Config quick() { return gauge::testing::fast_config(2ms); }
 
 template <class Step>
 gauge::Result fake(FakeDevice& dev, const std::string& name, Step step, gauge::Config c = quick()) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gauge/core/config.hpp"
@@ -87,6 +88,15 @@ struct StoppingRecord {
   double target_relative_ci_width = 0;            ///< the target from the configuration
   bool target_met = false;                        ///< relative_ci_width <= target
 };
+
+/// What the per-step samples of a result (or a Timer) from `backend` are, by default: {"CPU
+/// time", "host steady clock"} for "host", else {"GPU time", "CUDA events"}. Used for reports
+/// written before schema 1.2 (results of 1.2 and later carry `time_label` and `time_clock`) and
+/// for Timer summaries, which name only their backend.
+inline std::pair<std::string, std::string> legacy_time_names(const std::string& backend) {
+  if (backend == "host") return {"CPU time", "host steady clock"};
+  return {"GPU time", "CUDA events"};
+}
 
 /// The result of one experiment (one entry of the report's `experiments` list).
 struct Result {

@@ -23,61 +23,13 @@
 
 #include "gauge/core/error.hpp"
 #include "gauge/core/format.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/running_statistics.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/core/work.hpp"
 
 namespace gauge {
-
-/// Warning codes of the Timer (stable; DESIGN.md, "Warnings are the product").
-namespace warning_code {
-/// More steps were pending than `TimerConfig::max_pending_steps`: the Timer waited on the host.
-inline constexpr const char* timer_forced_wait = "timer_forced_wait";
-/// Steps recorded but not yet resolved are not in the summary (summary() without flush()).
-inline constexpr const char* timer_unresolved_steps = "timer_unresolved_steps";
-/// Regions still open, or a step not yet ended by step(), when the final summary was taken.
-inline constexpr const char* timer_unfinished = "timer_unfinished";
-/// The event pool grew after warm-up: steady-state steps created CUDA events (allocated).
-inline constexpr const char* timer_pool_grew_after_warmup = "timer_pool_grew_after_warmup";
-/// Resolving a step failed (e.g. a CUDA error): that step's times were dropped.
-inline constexpr const char* timer_resolution_failed = "timer_resolution_failed";
-}  // namespace warning_code
-
-/// The useful work of one training step: tokens, samples, floating-point operations, bytes.
-/// Fluent, allocation-free (a loop may pass a new one every step):
-/// `timer.step(gauge::StepWork().tokens(4096).samples(8).flop(6.0 * params * 4096))`.
-/// Absent fields are not reported. Setters throw ConfigError naming the value when it is negative
-/// or not finite. Seed: define the work so an optimization cannot "win" by doing less of it.
-class StepWork {
- public:
-  /// Sets the tokens of the step (e.g. batch × sequence length). ConfigError if < 0 or not finite.
-  StepWork& tokens(double v) { return set(tokens_, "tokens", v); }
-  /// Sets the samples of the step (sequences, images, requests). ConfigError if < 0 or not finite.
-  StepWork& samples(double v) { return set(samples_, "samples", v); }
-  /// Sets the model FLOP of the step (what MFU counts). ConfigError if < 0 or not finite.
-  StepWork& flop(double v) { return set(flop_, "flop", v); }
-  /// Sets the bytes the step moves, as the user counts them. ConfigError if < 0 or not finite.
-  StepWork& bytes(double v) { return set(bytes_, "bytes", v); }
-
-  /// Tokens per step, if declared.
-  std::optional<double> tokens() const { return tokens_; }
-  /// Samples per step, if declared.
-  std::optional<double> samples() const { return samples_; }
-  /// FLOP per step, if declared.
-  std::optional<double> flop() const { return flop_; }
-  /// Bytes per step, if declared.
-  std::optional<double> bytes() const { return bytes_; }
-  /// True when nothing was declared.
-  bool empty() const { return !tokens_ && !samples_ && !flop_ && !bytes_; }
-
- private:
-  StepWork& set(std::optional<double>& field, const char* what, double v) {
-    detail::check_work_amount(what, v);
-    field = v;
-    return *this;
-  }
-  std::optional<double> tokens_, samples_, flop_, bytes_;
-};
 
 /// Region levels, as Megatron-LM's `--timing-log-level` (megatron/core/timers.py): a region
 /// registered at a level above the Timer's level is a no-op. 0: the coarsest regions (always
@@ -135,145 +87,21 @@ inline void validate(const TimerConfig& c) {
                       detail::format_number(*c.peak_flop_per_s));
 }
 
-/// A histogram of positive times in logarithmic buckets, for percentiles over an unbounded number
-/// of samples in fixed memory (24 KiB). Bucket i >= 1 holds [lo·g^(i-1), lo·g^i) with lo = 1 ns
-/// and g = 1.01 (1 % wide) up to 10^4 s; bucket 0 holds smaller values (zero included), the last
-/// bucket larger ones. A quantile is the nearest-rank order statistic (Hyndman-Fan type 1) read
-/// from the buckets: the geometric midpoint of its bucket, clamped to the exact [min, max]; so it
-/// is within a factor sqrt(1.01) (0.5 %) of that order statistic, inside the covered range.
-class LogHistogram {
- public:
-  static constexpr double lowest = 1e-9;    ///< lower edge of bucket 1, seconds
-  static constexpr double highest = 1e4;    ///< upper edge of the last regular bucket, seconds
-  static constexpr double growth = 1.01;    ///< ratio of a bucket's upper to lower edge
-  /// How quantiles are read (written into reports).
-  static constexpr const char* method =
-      "nearest rank (Hyndman-Fan type 1) on a log-bucketed histogram, buckets 1 % wide from 1 ns to "
-      "1e4 s; the bucket's geometric midpoint clamped to [min, max], within 0.5 % of the order statistic";
-
-  LogHistogram() : counts_(regular_buckets() + 2, 0) {}
-
-  /// Adds one value (any finite value >= 0; the caller checks). O(1), no allocation.
-  void add(double x) {
-    ++counts_[bucket(x)];
-    ++n_;
-  }
-  /// Number of values added.
-  std::uint64_t count() const { return n_; }
-  /// The q-th percentile (q in [0, 100]) by nearest rank k = max(1, ceil(q/100 · n)), clamped to
-  /// [lo, hi] (the exact min and max, which the caller keeps); nullopt when empty.
-  std::optional<double> percentile(double q, double lo, double hi) const {
-    if (n_ == 0) return std::nullopt;
-    const double nn = static_cast<double>(n_);
-    std::uint64_t k = static_cast<std::uint64_t>(std::ceil(q / 100.0 * nn - 1e-9 * nn));
-    k = std::clamp<std::uint64_t>(k, 1, n_);
-    std::uint64_t seen = 0;
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
-      seen += counts_[i];
-      if (seen >= k) return std::clamp(midpoint(i, lo, hi), lo, hi);
-    }
-    return hi;
-  }
-  /// The bucket that holds `x` (exposed for tests).
-  static std::size_t bucket(double x) {
-    if (!(x >= lowest)) return 0;
-    if (x >= highest) return regular_buckets() + 1;
-    const auto i = static_cast<std::size_t>(std::floor(std::log(x / lowest) / std::log(growth)));
-    return std::min(i + 1, regular_buckets());
-  }
-  /// Number of 1 %-wide buckets between `lowest` and `highest`.
-  static std::size_t regular_buckets() {
-    return static_cast<std::size_t>(std::ceil(std::log(highest / lowest) / std::log(growth)));
-  }
-
- private:
-  static double midpoint(std::size_t i, double lo, double hi) {
-    if (i == 0) return lo;
-    if (i == regular_buckets() + 1) return hi;
-    return lowest * std::pow(growth, static_cast<double>(i - 1) + 0.5);
-  }
-  std::vector<std::uint64_t> counts_;
-  std::uint64_t n_ = 0;
-};
-
-/// Statistics over every sample of an unbounded stream in fixed memory (see `TotalSummary`).
-/// Unit of the samples (seconds here); values are finite and >= 0.
-struct TotalSummary {
-  std::size_t n = 0;             ///< number of samples
-  std::optional<double> sum;     ///< sum of the samples (Neumaier-compensated)
-  std::optional<double> min;     ///< smallest sample, exact
-  std::optional<double> mean;    ///< arithmetic mean, exact (Welford)
-  std::optional<double> stddev;  ///< sample standard deviation (ddof = 1), exact (Welford); n >= 2
-  std::optional<double> max;     ///< largest sample, exact
-  std::optional<double> p50;     ///< median from the histogram, `percentile_method`
-  std::optional<double> p90;     ///< 90th percentile from the histogram
-  std::optional<double> p99;     ///< 99th percentile from the histogram
-  /// How p50, p90 and p99 are computed.
-  static constexpr const char* percentile_method = LogHistogram::method;
-};
-
-/// Running moments and a histogram of a stream of samples; O(1) per sample, no allocation
-/// after construction.
-class RunningStats {
- public:
-  /// Adds a finite sample >= 0 (the caller checks).
-  void add(double x) {
-    ++n_;
-    // Neumaier-compensated sum.
-    const double t = sum_ + x;
-    comp_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
-    sum_ = t;
-    // Welford (Knuth, TAOCP vol. 2, 4.2.2).
-    const double delta = x - mean_;
-    mean_ += delta / static_cast<double>(n_);
-    m2_ += delta * (x - mean_);
-    min_ = n_ == 1 ? x : std::min(min_, x);
-    max_ = n_ == 1 ? x : std::max(max_, x);
-    hist_.add(x);
-  }
-  /// Number of samples.
-  std::size_t n() const { return n_; }
-  /// Compensated sum (0 when empty).
-  double sum() const { return sum_ + comp_; }
-  /// The summary; nullopt where undefined (n == 0; stddev for n < 2).
-  TotalSummary summary() const {
-    TotalSummary s;
-    s.n = n_;
-    if (n_ == 0) return s;
-    s.sum = sum();
-    s.min = min_;
-    s.max = max_;
-    s.mean = mean_;
-    if (n_ >= 2) s.stddev = std::sqrt(std::max(0.0, m2_ / static_cast<double>(n_ - 1)));
-    s.p50 = hist_.percentile(50, min_, max_);
-    s.p90 = hist_.percentile(90, min_, max_);
-    s.p99 = hist_.percentile(99, min_, max_);
-    return s;
-  }
-
- private:
-  std::size_t n_ = 0;
-  double sum_ = 0, comp_ = 0, mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
-  LogHistogram hist_;
-};
-
 /// Throughput of a set of steps: their summed work over their summed step time on the device
 /// clock (`gpu_time_s`: from the boundary before the first step to the boundary after the last,
-/// device idle time included), and MFU. Why not the host clock between step() calls: a host that
-/// runs ahead enqueues steps faster than they complete until the launch queue is full (seen on an
-/// H200: 281 us of host time per step against 318 us on the device over the first 300 steps, the
-/// host 43 steps ahead), so host time overstates throughput for hundreds of steps; the step
-/// boundaries on the device clock say when steps completed, whichever side is the bottleneck.
-struct TimerThroughput {
-  std::optional<double> tokens_per_s;   ///< tokens/s
-  std::optional<double> samples_per_s;  ///< samples/s
-  std::optional<double> flop_per_s;     ///< model FLOP/s
-  std::optional<double> bytes_per_s;    ///< bytes/s
-  /// Model-FLOPs utilization: flop_per_s / TimerConfig::peak_flop_per_s (a fraction, not %);
+/// device idle time included), and MFU. The core's Throughput (FLOP/s, bytes/s, and the items
+/// "tokens" and "samples" per second) plus MFU. Why not the host clock between step() calls: a
+/// host that runs ahead enqueues steps faster than they complete until the launch queue is full
+/// (seen on an H200: 281 us of host time per step against 318 us on the device over the first 300
+/// steps, the host 43 steps ahead), so host time overstates throughput for hundreds of steps; the
+/// step boundaries on the device clock say when steps completed, whichever side is the bottleneck.
+struct TimerThroughput : Throughput {
+  /// Model-FLOPs utilization: flop_per_second / TimerConfig::peak_flop_per_s (a fraction, not %);
   /// absent without a peak or without FLOP.
   std::optional<double> mfu;
 };
 
+namespace detail {
 /// Sums of the work of a set of steps; a kind of work counts only if every step declared it.
 struct WorkSums {
   double tokens = 0, samples = 0, flop = 0, bytes = 0;  ///< summed work
@@ -304,15 +132,16 @@ inline TimerThroughput timer_throughput(const WorkSums& work, double seconds,
   if (!(seconds > 0) || !std::isfinite(seconds) || work.steps == 0) return t;
   auto rate = [&](double sum, std::size_t with) -> std::optional<double> {
     if (with != work.steps) return std::nullopt;
-    return detail::finite_or_nullopt(sum / seconds);
+    return finite_or_nullopt(sum / seconds);
   };
-  t.tokens_per_s = rate(work.tokens, work.with_tokens);
-  t.samples_per_s = rate(work.samples, work.with_samples);
-  t.flop_per_s = rate(work.flop, work.with_flop);
-  t.bytes_per_s = rate(work.bytes, work.with_bytes);
-  if (t.flop_per_s && peak_flop_per_s && *peak_flop_per_s > 0) t.mfu = *t.flop_per_s / *peak_flop_per_s;
+  t.flop_per_second = rate(work.flop, work.with_flop);
+  t.bytes_per_second = rate(work.bytes, work.with_bytes);
+  if (const auto r = rate(work.tokens, work.with_tokens)) t.items_per_second["tokens"] = *r;
+  if (const auto r = rate(work.samples, work.with_samples)) t.items_per_second["samples"] = *r;
+  if (t.flop_per_second && peak_flop_per_s && *peak_flop_per_s > 0) t.mfu = *t.flop_per_second / *peak_flop_per_s;
   return t;
 }
+}  // namespace detail
 
 /// One region over the rolling window: its time per step (the sum of its occurrences in a step),
 /// over the steps of the window in which it occurred.
@@ -423,9 +252,9 @@ inline std::string timer_console_line(const TimerSummary& s) {
     line += " | " + r.name + " " + detail::timer_time(r.window.time_per_step_s.p50) + " " + share;
   }
   const auto& t = s.window.throughput;
-  if (t.tokens_per_s) line += " | " + detail::timer_rate(t.tokens_per_s, "tokens/s");
-  else if (t.samples_per_s) line += " | " + detail::timer_rate(t.samples_per_s, "samples/s");
-  else if (t.flop_per_s) line += " | " + detail::timer_rate(t.flop_per_s, "FLOP/s");
+  if (t.item_per_second("tokens")) line += " | " + detail::timer_rate(t.item_per_second("tokens"), "tokens/s");
+  else if (t.item_per_second("samples")) line += " | " + detail::timer_rate(t.item_per_second("samples"), "samples/s");
+  else if (t.flop_per_second) line += " | " + detail::timer_rate(t.flop_per_second, "FLOP/s");
   if (t.mfu) line += " | MFU " + detail::format_general(100 * *t.mfu, 3) + " %";
   line += " | pending " + std::to_string(s.counters.pending_steps) + ", host syncs " +
           std::to_string(s.counters.host_synchronizations);
@@ -433,7 +262,8 @@ inline std::string timer_console_line(const TimerSummary& s) {
 }
 
 /// A Timer's lines in a report's console summary (each ends with a newline): the totals over every
-/// step after warm-up (median and p99 GPU time per step from the histogram, mean wall time, each
+/// step after warm-up (median and p99 time per step from the histogram, named by the backend:
+/// GPU time, or CPU time for the host backend, mean wall time, each
 /// region's median and share of the step, throughput and MFU, markers per boundary and host
 /// synchronizations), then every warning as "[severity] timer NAME: code: message".
 inline std::string timer_summary_text(const TimerSummary& s) {
@@ -441,16 +271,16 @@ inline std::string timer_summary_text(const TimerSummary& s) {
   std::string line = "timer " + s.name + ": " + std::to_string(t.steps) + " steps after " +
                      std::to_string(s.counters.warmup_steps) + " warm-up | step " +
                      detail::timer_time(t.gpu_time_s.p50) + " p99 " + detail::timer_time(t.gpu_time_s.p99) +
-                     " (GPU), wall " + detail::timer_time(t.wall_time_s.mean) + " (mean)";
+                     " (" + legacy_time_names(s.backend).first + "), wall " + detail::timer_time(t.wall_time_s.mean) + " (mean)";
   for (const auto& r : s.regions) {
     if (r.total.steps == 0) continue;
     const std::string share =
         r.total.share_of_step ? detail::format_general(100 * *r.total.share_of_step, 3) + " %" : std::string("-");
     line += " | " + r.name + " " + detail::timer_time(r.total.time_per_step_s.p50) + " " + share;
   }
-  if (t.throughput.tokens_per_s) line += " | " + detail::timer_rate(t.throughput.tokens_per_s, "tokens/s");
-  if (t.throughput.samples_per_s) line += " | " + detail::timer_rate(t.throughput.samples_per_s, "samples/s");
-  if (t.throughput.flop_per_s) line += " | " + detail::timer_rate(t.throughput.flop_per_s, "FLOP/s");
+  for (const auto& [item, rate] : t.throughput.items_per_second)
+    line += " | " + detail::timer_rate(rate, (item + "/s").c_str());
+  if (t.throughput.flop_per_second) line += " | " + detail::timer_rate(t.throughput.flop_per_second, "FLOP/s");
   if (t.throughput.mfu) line += " | MFU " + detail::format_general(100 * *t.throughput.mfu, 3) + " %";
   const std::size_t boundaries = s.counters.region_boundaries + s.counters.steps;
   line += " | " +

@@ -4,6 +4,7 @@
 /// with the numbers and, where there is one, the fix.
 
 #include <string>
+#include <utility>
 
 namespace gauge {
 
@@ -24,7 +25,8 @@ inline const char* to_string(Severity s) {
   return "?";
 }
 
-/// The stable warning codes gauge emits (DESIGN.md, "Warnings are the product").
+/// The stable warning codes gauge emits, Experiment's and the Timer's (DESIGN.md, "Warnings are
+/// the product"); each is in `warning_catalogue` with its severity, meaning and threshold.
 namespace warning_code {
 inline constexpr const char* warmup_not_converged = "warmup_not_converged";
 inline constexpr const char* noise_target_not_met = "noise_target_not_met";
@@ -49,6 +51,17 @@ inline constexpr const char* may_not_fit = "may_not_fit";
 inline constexpr const char* telemetry_unavailable = "telemetry_unavailable";
 inline constexpr const char* drift_during_measurement = "drift_during_measurement";
 inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
+// The Timer's codes (gauge/timer.hpp).
+/// More steps were pending than `TimerConfig::max_pending_steps`: the Timer waited on the host.
+inline constexpr const char* timer_forced_wait = "timer_forced_wait";
+/// Steps recorded but not yet resolved are not in the summary (summary() without flush()).
+inline constexpr const char* timer_unresolved_steps = "timer_unresolved_steps";
+/// Regions still open, or a step not yet ended by step(), when the final summary was taken.
+inline constexpr const char* timer_unfinished = "timer_unfinished";
+/// The event pool grew after warm-up: steady-state steps created CUDA events (allocated).
+inline constexpr const char* timer_pool_grew_after_warmup = "timer_pool_grew_after_warmup";
+/// Resolving a step failed (e.g. a CUDA error): that step's times were dropped.
+inline constexpr const char* timer_resolution_failed = "timer_resolution_failed";
 }  // namespace warning_code
 
 /// One warning attached to a result or to the report's environment.
@@ -116,13 +129,29 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::unknown_silenced_code, Severity::warning,
      "a silenced code (GAUGE_SILENCE or silenced_warnings) is no code gauge emits: a typo silences nothing",
      "a silenced code not in this catalogue"},
-    {"timer_forced_wait", Severity::warning, "the Timer had to wait on the host (too many pending steps)",
+    {warning_code::timer_forced_wait, Severity::warning, "the Timer had to wait on the host (too many pending steps)",
      "pending steps > TimerConfig::max_pending_steps"},
-    {"timer_unresolved_steps", Severity::info, "steps not yet resolved are not in the summary", "summary() before flush()"},
-    {"timer_unfinished", Severity::info, "regions were open, or a step not ended, at finish()", "open regions at finish()"},
-    {"timer_pool_grew_after_warmup", Severity::info, "the Timer's event pool grew after warm-up (allocations per step)",
+    {warning_code::timer_unresolved_steps, Severity::info, "steps not yet resolved are not in the summary", "summary() before flush()"},
+    {warning_code::timer_unfinished, Severity::info, "regions were open, or a step not ended, at finish()", "open regions at finish()"},
+    {warning_code::timer_pool_grew_after_warmup, Severity::info, "the Timer's event pool grew after warm-up (allocations per step)",
      "events created after TimerConfig::warmup_steps"},
-    {"timer_resolution_failed", Severity::error, "resolving a step failed; its times were dropped", "an error while resolving"},
+    {warning_code::timer_resolution_failed, Severity::error, "resolving a step failed; its times were dropped", "an error while resolving"},
 };
+
+/// The catalogue entry of `code`; nullptr for a code gauge does not emit.
+inline const WarningInfo* find_warning_info(const std::string& code) {
+  for (const auto& w : warning_catalogue)
+    if (code == w.code) return &w;
+  return nullptr;
+}
+
+/// A warning with the catalogue's severity for `code` (one source for every emitter: Experiment,
+/// environment, Timer). `code` must be a catalogue code (a `warning_code::` constant); an unknown
+/// code gets Severity::warning, so a misspelt code is still shown, and the catalogue test
+/// (tests/test_warnings.cpp) keeps the emitters' codes in the catalogue.
+inline Warning make_warning(const std::string& code, std::string message) {
+  const WarningInfo* info = find_warning_info(code);
+  return Warning{code, info ? info->severity : Severity::warning, std::move(message)};
+}
 
 }  // namespace gauge

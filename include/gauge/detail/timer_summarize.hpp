@@ -109,27 +109,27 @@ inline void add_timer_warnings(const TimerState& state, const TimerSnapshot& now
                   "the host ran that far ahead of the device. Raise max_pending_steps to keep the loop free of "
                   "host synchronizations.",
                   counters.forced_waits, state.config().max_pending_steps);
-    s.warnings.push_back({warning_code::timer_forced_wait, Severity::warning, buf});
+    s.warnings.push_back(make_warning(warning_code::timer_forced_wait, buf));
   }
   if (now.pending_steps > 0) {
     std::snprintf(buf, sizeof buf,
                   "%zu ended step(s) had not completed on the device yet and are not in this summary; "
                   "finish() or flush() waits for them.",
                   now.pending_steps);
-    s.warnings.push_back({warning_code::timer_unresolved_steps, Severity::info, buf});
+    s.warnings.push_back(make_warning(warning_code::timer_unresolved_steps, buf));
   }
   if (pool_at_warm && now.markers_created > *pool_at_warm) {
     std::snprintf(buf, sizeof buf,
                   "the marker pool grew by %zu after the %zu warm-up steps (to %zu): steady-state steps "
                   "allocated. More regions appeared, or the host ran further ahead; raise warmup_steps.",
                   now.markers_created - *pool_at_warm, state.config().warmup_steps, now.markers_created);
-    s.warnings.push_back({warning_code::timer_pool_grew_after_warmup, Severity::info, buf});
+    s.warnings.push_back(make_warning(warning_code::timer_pool_grew_after_warmup, buf));
   }
   if (counters.failed_steps > 0) {
-    s.warnings.push_back({warning_code::timer_resolution_failed, Severity::error,
-                          std::to_string(counters.failed_steps) +
-                              " step(s) could not be resolved and were dropped; the last error: " +
-                              state.last_error()});
+    s.warnings.push_back(make_warning(warning_code::timer_resolution_failed,
+                                     std::to_string(counters.failed_steps) +
+                                         " step(s) could not be resolved and were dropped; the last error: " +
+                                         state.last_error()));
   }
 }
 
@@ -159,13 +159,12 @@ inline void finish_timer_summary(const TimerState& state, TimerSummary& s) {
   for (std::uint32_t id : state.open_regions()) open += (open.empty() ? "'" : ", '") + state.regions()[id].name + "'";
   const std::size_t unended = state.unended_intervals();
   if (!open.empty() || unended > 0) {
-    s.warnings.push_back(
-        {warning_code::timer_unfinished, Severity::info,
-         (open.empty() ? std::string() : "regions still open at finish(): " + open + "; ") +
-             (unended > 0 ? std::to_string(unended) +
-                                " region occurrence(s) of a step not ended by step() are not counted"
-                          : std::string("they are not counted")) +
-             "."});
+    s.warnings.push_back(make_warning(
+        warning_code::timer_unfinished,
+        (open.empty() ? std::string() : "regions still open at finish(): " + open + "; ") +
+            (unended > 0 ? std::to_string(unended) + " region occurrence(s) of a step not ended by step() are not counted"
+                         : std::string("they are not counted")) +
+            "."));
   }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file gauge/report/console.hpp
-/// The console summary: one line per experiment (median and p99 GPU time, the confidence
-/// interval, wall time, throughput, warnings) and one line about the machine, through fmt.
+/// The console summary: one line per experiment (median and p99 time per step: GPU time, or CPU
+/// time on the host backend; the confidence interval, wall time, throughput, warnings) and one
+/// line about the machine, through fmt.
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 /// Exports of results to formats other tools read:
 /// - Google Benchmark's JSON (`context` + `benchmarks`), so its `compare.py` (Debian package
 ///   `libbenchmark-tools`) and dashboards that ingest it read gauge results;
-/// - CSV (RFC 4180) with one row per experiment, for spreadsheets and pandas;
-/// - a Markdown table for pull requests and READMEs.
+/// - CSV (RFC 4180) with one row per experiment and per Timer region, for spreadsheets and pandas;
+/// - a Markdown table of the same rows, for pull requests and READMEs.
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -26,6 +26,7 @@
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/export_format.hpp"
+#include "gauge/report/export_rows.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/version.hpp"
 
@@ -201,100 +202,124 @@ inline nlohmann::json google_benchmark_json(const StoredReport& report, const Go
   return google_benchmark_json(report.environment, report.results, options, report.created_utc);
 }
 
-/// Results as CSV (RFC 4180, "\n" line ends, header row first), one row per result. Columns:
-/// name, one `dim.<key>` column per dimension key of any result (empty where a result lacks it),
-/// status, backend, device, steps_per_sample, then for GPU time per step (seconds)
-/// gpu_n, gpu_median_s, gpu_ci_low_s, gpu_ci_high_s, gpu_min_s, gpu_p5_s, gpu_p25_s, gpu_p75_s,
-/// gpu_p95_s, gpu_p99_s, gpu_max_s, gpu_mean_s, gpu_stddev_s, then wall_n, wall_median_s,
-/// then throughput from the medians gpu_flop_per_s, gpu_bytes_per_s, one `gpu_<item>_per_s` per
-/// item name, wall_flop_per_s, wall_bytes_per_s, then warnings (codes joined by ';') and error.
-/// Numbers at round-trip precision; absent numbers are empty fields.
-inline std::string csv_table(const std::vector<Result>& results) {
+/// Results and Timers as CSV (RFC 4180, "\n" line ends, header row first): one row per result,
+/// then per Timer a row for its steps and one per region (gauge/report/export_rows.hpp: named
+/// "timer:<timer>/step" and "timer:<timer>/<region>", over the Timer's rolling window). Columns:
+/// - `name`, one `dim.<key>` column per dimension key of any result (empty where a row lacks it),
+///   `status`, `backend`, `device`, `steps_per_sample`;
+/// - time per step, seconds, of the row's clock (`time_label`: GPU time from CUDA events, or CPU
+///   time on the host backend): `time_n`, `time_median_s`, `time_ci_low_s`, `time_ci_high_s`,
+///   `time_min_s`, `time_p5_s`, `time_p25_s`, `time_p75_s`, `time_p95_s`, `time_p99_s`,
+///   `time_max_s`, `time_mean_s`, `time_stddev_s`; wall time per step: `wall_n`, `wall_median_s`;
+/// - throughput from the median time: `flop_per_s`, `bytes_per_s`, one `<item>_per_s` per item
+///   name; from the median wall time: `wall_flop_per_s`, `wall_bytes_per_s` (a Timer's throughput
+///   is its summed work over its summed step time);
+/// - `warnings` (codes joined by ';'), `error`, then `kind` ("experiment", "timer_step",
+///   "timer_region"), `time_label` and `share_of_step` (a region's share of the step's time).
+/// Numbers at round-trip precision; absent numbers are empty fields. (Before gauge 0.2 the time
+/// and throughput columns were named `gpu_*` whatever the backend.)
+inline std::string csv_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
   using detail::export_::csv_field;
   using detail::export_::csv_number;
+  const auto rows = detail::export_::table_rows(results, timers);
   std::set<std::string> dims, items;
-  for (const auto& r : results) {
-    for (const auto& [k, v] : r.dimensions) dims.insert(k);
-    for (const auto& [k, v] : r.gpu_throughput.items_per_second) items.insert(k);
+  for (const auto& r : rows) {
+    if (r.dimensions)
+      for (const auto& [k, v] : *r.dimensions) dims.insert(k);
+    if (r.throughput)
+      for (const auto& [k, v] : r.throughput->items_per_second) items.insert(k);
   }
   std::vector<std::string> header = {"name"};
   for (const auto& d : dims) header.push_back("dim." + d);
-  for (const char* h : {"status", "backend", "device", "steps_per_sample", "gpu_n", "gpu_median_s", "gpu_ci_low_s",
-                        "gpu_ci_high_s", "gpu_min_s", "gpu_p5_s", "gpu_p25_s", "gpu_p75_s", "gpu_p95_s", "gpu_p99_s",
-                        "gpu_max_s", "gpu_mean_s", "gpu_stddev_s", "wall_n", "wall_median_s", "gpu_flop_per_s",
-                        "gpu_bytes_per_s"})
+  for (const char* h : {"status", "backend", "device", "steps_per_sample", "time_n", "time_median_s", "time_ci_low_s",
+                        "time_ci_high_s", "time_min_s", "time_p5_s", "time_p25_s", "time_p75_s", "time_p95_s",
+                        "time_p99_s", "time_max_s", "time_mean_s", "time_stddev_s", "wall_n", "wall_median_s",
+                        "flop_per_s", "bytes_per_s"})
     header.push_back(h);
-  for (const auto& i : items) header.push_back("gpu_" + i + "_per_s");
-  for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error"}) header.push_back(h);
+  for (const auto& i : items) header.push_back(i + "_per_s");
+  for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error", "kind", "time_label", "share_of_step"})
+    header.push_back(h);
   auto line = [](const std::vector<std::string>& fields) {
     std::string out;
     for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
     return out + "\n";
   };
+  const Summary none;
+  const Throughput no_rate;
   std::string out = line(header);
-  for (const auto& r : results) {
+  for (const auto& r : rows) {
     std::vector<std::string> f = {r.name};
     for (const auto& d : dims) {
-      const auto it = r.dimensions.find(d);
-      f.push_back(it == r.dimensions.end() ? "" : gauge::to_string(it->second));
+      std::string value;
+      if (r.dimensions && r.dimensions->count(d)) value = gauge::to_string(r.dimensions->at(d));
+      f.push_back(value);
     }
-    const Summary& g = r.gpu_time;
-    f.push_back(to_string(r.status));
-    f.push_back(r.backend);
-    f.push_back(r.device.name);
-    f.push_back(std::to_string(r.sampling.steps_per_sample));
+    const Summary& g = r.time ? *r.time : none;
+    const Summary& w = r.wall ? *r.wall : none;
+    const Throughput& t = r.throughput ? *r.throughput : no_rate;
+    const Throughput& wt = r.wall_throughput ? *r.wall_throughput : no_rate;
+    for (const std::string& v : {r.status, r.backend, r.device, std::to_string(r.steps_per_sample)}) f.push_back(v);
     f.push_back(std::to_string(g.n));
     f.push_back(csv_number(g.p50));
     f.push_back(csv_number(g.median_ci ? std::optional<double>(g.median_ci->low) : std::nullopt));
     f.push_back(csv_number(g.median_ci ? std::optional<double>(g.median_ci->high) : std::nullopt));
     for (const auto& v : {g.min, g.p5, g.p25, g.p75, g.p95, g.p99, g.max, g.mean, g.stddev}) f.push_back(csv_number(v));
-    f.push_back(std::to_string(r.wall_time.n));
-    f.push_back(csv_number(r.wall_time.p50));
-    f.push_back(csv_number(r.gpu_throughput.flop_per_second));
-    f.push_back(csv_number(r.gpu_throughput.bytes_per_second));
-    for (const auto& i : items) {
-      const auto it = r.gpu_throughput.items_per_second.find(i);
-      f.push_back(it == r.gpu_throughput.items_per_second.end() ? "" : csv_number(it->second));
-    }
-    f.push_back(csv_number(r.wall_throughput.flop_per_second));
-    f.push_back(csv_number(r.wall_throughput.bytes_per_second));
+    f.push_back(r.wall ? std::to_string(w.n) : "");
+    f.push_back(csv_number(w.p50));
+    f.push_back(csv_number(t.flop_per_second));
+    f.push_back(csv_number(t.bytes_per_second));
+    for (const auto& i : items) f.push_back(csv_number(t.item_per_second(i)));
+    f.push_back(csv_number(wt.flop_per_second));
+    f.push_back(csv_number(wt.bytes_per_second));
     std::string codes;
-    for (const auto& w : r.warnings) codes += (codes.empty() ? "" : ";") + w.code;
-    f.push_back(codes);
-    f.push_back(r.error.value_or(""));
+    for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ";") + c;
+    for (const std::string& v : {codes, r.error.value_or(""), r.kind, r.time_label}) f.push_back(v);
+    f.push_back(csv_number(r.share_of_step));
     out += line(f);
   }
   return out;
 }
 
-/// Results as a GitHub-flavoured Markdown table (ends with a newline): experiment (name and
-/// dimensions), status, median GPU time per step, its confidence interval, p99, wall time per
-/// step, throughput (FLOP/s from the median GPU time, else bytes/s, else the first item), warning
-/// codes; times with readable units ("1.616 ms"). '|' in text is escaped.
-inline std::string markdown_table(const std::vector<Result>& results) {
+/// Results and Timers as a GitHub-flavoured Markdown table (ends with a newline), rows as in
+/// csv_table: experiment (name and dimensions; a Timer row says "timer step" or "timer region"
+/// and a region's share of the step), status, median time per step (the row's `time_label`: GPU
+/// or CPU time), its confidence interval, p99, wall time per step, throughput (FLOP/s, else
+/// bytes/s, else the first item), warning codes; times with readable units ("1.616 ms"). '|' in
+/// text is escaped.
+inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
   using detail::compare::md_cell;
   std::string out =
       "| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings |\n"
       "|---|---|---:|---|---:|---:|---:|---|\n";
-  for (const auto& r : results) {
-    const Summary& g = r.gpu_time;
+  const Summary none;
+  for (const auto& r : detail::export_::table_rows(results, timers)) {
+    const Summary& g = r.time ? *r.time : none;
     std::string ci = "-";
     if (g.median_ci)
       ci = fmt::format("{} – {}", detail::format_time(g.median_ci->low), detail::format_time(g.median_ci->high));
     std::string rate = "-";
-    const auto& t = r.gpu_throughput;
-    if (t.flop_per_second) rate = detail::format_rate(t.flop_per_second, "FLOP/s");
-    else if (t.bytes_per_second) rate = detail::format_rate(t.bytes_per_second, "B/s");
-    else if (!t.items_per_second.empty())
-      rate = detail::format_rate(t.items_per_second.begin()->second, (t.items_per_second.begin()->first + "/s").c_str());
+    if (r.throughput) {
+      const auto& t = *r.throughput;
+      if (t.flop_per_second) rate = detail::format_rate(t.flop_per_second, "FLOP/s");
+      else if (t.bytes_per_second) rate = detail::format_rate(t.bytes_per_second, "B/s");
+      else if (!t.items_per_second.empty())
+        rate = detail::format_rate(t.items_per_second.begin()->second, (t.items_per_second.begin()->first + "/s").c_str());
+    }
     std::string codes;
-    for (const auto& w : r.warnings) codes += (codes.empty() ? "" : ", ") + w.code;
-    const std::string dims = detail::compare::dimensions_text(r.dimensions);
-    std::string status = to_string(r.status);
+    for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ", ") + c;
+    std::string label = r.name;
+    if (r.dimensions && !r.dimensions->empty()) label += " (" + detail::compare::dimensions_text(*r.dimensions) + ")";
+    if (r.kind == "timer_step") label += " (timer step)";
+    if (r.kind == "timer_region")
+      label += " (timer region" +
+               (r.share_of_step ? ", " + detail::format_general(100 * *r.share_of_step, 3) + " % of the step" : std::string()) +
+               ")";
+    std::string status = r.status;
     if (r.error) status += ": " + *r.error;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(dims.empty() ? r.name : r.name + " (" + dims + ")"),
-                       md_cell(status), detail::format_time(g.p50), ci, detail::format_time(g.p99),
-                       detail::format_time(r.wall_time.p50), rate, md_cell(codes.empty() ? "-" : codes));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(label), md_cell(status),
+                       detail::format_time(g.p50), ci, detail::format_time(g.p99),
+                       detail::format_time(r.wall ? r.wall->p50 : std::nullopt), rate,
+                       md_cell(codes.empty() ? "-" : codes));
   }
   return out;
 }
@@ -310,12 +335,14 @@ inline std::string write_gbench(const StoredReport& report, const ExportOptions&
   g.repetitions = o.repetitions;
   return google_benchmark_json(report, g).dump(2) + "\n";
 }
-inline std::string write_csv(const StoredReport& report, const ExportOptions&) { return csv_table(report.results); }
+inline std::string write_csv(const StoredReport& report, const ExportOptions&) {
+  return csv_table(report.results, report.timers);
+}
 inline std::string write_markdown(const StoredReport& report, const ExportOptions&) {
-  return markdown_table(report.results);
+  return markdown_table(report.results, report.timers);
 }
 }  // namespace gauge::detail::export_
 GAUGE_REGISTER_EXPORT_FORMAT(gbench, "Google Benchmark JSON (its compare.py reads it)",
                              ::gauge::detail::export_::write_gbench)
-GAUGE_REGISTER_EXPORT_FORMAT(csv, "one row per experiment (RFC 4180)", ::gauge::detail::export_::write_csv)
+GAUGE_REGISTER_EXPORT_FORMAT(csv, "one row per experiment and per timer region (RFC 4180)", ::gauge::detail::export_::write_csv)
 GAUGE_REGISTER_EXPORT_FORMAT(markdown, "a Markdown table", ::gauge::detail::export_::write_markdown)

@@ -1,10 +1,12 @@
 #pragma once
 /// \file gauge/report/export_console.hpp
 /// Export format `console`: the console summary gauge prints after a run (the machine line, one
-/// row per experiment, every warning in full), for a report read back.
+/// row per experiment, every warning in full, then each Timer's lines: its steps and regions and
+/// its warnings), for a report read back.
 
 #include <string>
 
+#include "gauge/core/timer_summary.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/export_format.hpp"
 #include "gauge/report/read.hpp"
@@ -12,10 +14,12 @@
 namespace gauge::detail::export_ {
 /// The console summary of a stored report.
 inline std::string write_console(const StoredReport& report, const ExportOptions&) {
-  return environment_line(report.environment) + summary_table(report.results) +
-         warnings_text(report.results, report.environment);
+  std::string out = environment_line(report.environment) + summary_table(report.results) +
+                    warnings_text(report.results, report.environment);
+  for (const auto& timer : report.timers) out += timer_summary_text(timer);
+  return out;
 }
 }  // namespace gauge::detail::export_
 
-GAUGE_REGISTER_EXPORT_FORMAT(console, "the console summary (machine line, table, warnings)",
+GAUGE_REGISTER_EXPORT_FORMAT(console, "the console summary (machine line, table, warnings, timers)",
                              ::gauge::detail::export_::write_console)

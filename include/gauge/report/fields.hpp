@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -31,14 +32,6 @@
 #include "gauge/report/serial.hpp"
 
 namespace gauge {
-
-/// What the per-step samples of a result from `backend` are, for reports written before schema
-/// 1.2 (which do not say): {"CPU time", "host steady clock"} for "host", else {"GPU time",
-/// "CUDA events"}. Reports of schema 1.2 and later carry `time_label` and `time_clock`.
-inline std::pair<std::string, std::string> legacy_time_names(const std::string& backend) {
-  if (backend == "host") return {"CPU time", "host steady clock"};
-  return {"GPU time", "CUDA events"};
-}
 
 namespace serial {
 
@@ -406,9 +399,38 @@ struct Fields<TotalSummary> {
   }
 };
 
-/// TimerThroughput → {"tokens_per_s", "samples_per_s", "flop_per_s", "bytes_per_s", "mfu"}.
-GAUGE_SERIAL_DESCRIBE(TimerThroughput, "timer_throughput", tokens_per_s, samples_per_s, flop_per_s,
-    bytes_per_s, mfu)
+/// One item's rate of a Throughput under its own key (`tokens_per_s`): null when absent.
+template <class V, class C>
+void item_rate(V& v, C& x, const char* key, const char* item) {
+  v.computed(
+      key, json_number | json_null, x,
+      [item](const Throughput& t) -> nlohmann::json {
+        const auto rate = t.item_per_second(item);
+        if (!rate || !std::isfinite(*rate)) return nullptr;
+        return *rate;
+      },
+      [item](const nlohmann::json& j, Throughput& t) {
+        if (j.is_null()) return;
+        if (!j.is_number()) wrong_type("a number or null", j);
+        t.items_per_second[item] = j.get<double>();
+      });
+}
+
+/// TimerThroughput → {"tokens_per_s", "samples_per_s", "flop_per_s", "bytes_per_s", "mfu"}: the
+/// Throughput of the experiments' keys, with the Timer's two items under their own keys (as
+/// written since schema 1.1).
+template <>
+struct Fields<TimerThroughput> {
+  static constexpr const char* name = "timer_throughput";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    item_rate(v, x, "tokens_per_s", "tokens");
+    item_rate(v, x, "samples_per_s", "samples");
+    v("flop_per_s", x.flop_per_second);
+    v("bytes_per_s", x.bytes_per_second);
+    v("mfu", x.mfu);
+  }
+};
 
 /// TimerConfig → every setting, defaults included; `peak_source` is null without a peak and
 /// "user (no source given)" for a peak without a source.

@@ -3,5 +3,5 @@
 /// Every export format gauge-export offers: one include per format (each registers itself; see
 /// gauge/report/export_format.hpp). A new format is a new header and a line here.
 
-#include "gauge/report/export.hpp"          // gbench, csv, markdown
+#include "gauge/report/export.hpp"          // gbench, csv, markdown (rows: export_rows.hpp)
 #include "gauge/report/export_console.hpp"  // console

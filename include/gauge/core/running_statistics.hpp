@@ -1,0 +1,139 @@
+#pragma once
+/// \file gauge/core/running_statistics.hpp
+/// Statistics over an unbounded stream of samples in fixed memory: exact running moments (n, sum,
+/// mean, standard deviation, min, max) and percentiles from a log-bucketed histogram. The
+/// companion of gauge/core/statistics.hpp (which summarizes a stored sample, `Summary`); the
+/// Timer's totals use it. Standard library only.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace gauge {
+
+/// A histogram of positive times in logarithmic buckets, for percentiles over an unbounded number
+/// of samples in fixed memory (24 KiB). Bucket i >= 1 holds [lo·g^(i-1), lo·g^i) with lo = 1 ns
+/// and g = 1.01 (1 % wide) up to 10^4 s; bucket 0 holds smaller values (zero included), the last
+/// bucket larger ones. A quantile is the nearest-rank order statistic (Hyndman-Fan type 1) read
+/// from the buckets: the geometric midpoint of its bucket, clamped to the exact [min, max]; so it
+/// is within a factor sqrt(1.01) (0.5 %) of that order statistic, inside the covered range.
+class LogHistogram {
+ public:
+  static constexpr double lowest = 1e-9;    ///< lower edge of bucket 1, seconds
+  static constexpr double highest = 1e4;    ///< upper edge of the last regular bucket, seconds
+  static constexpr double growth = 1.01;    ///< ratio of a bucket's upper to lower edge
+  /// How quantiles are read (written into reports).
+  static constexpr const char* method =
+      "nearest rank (Hyndman-Fan type 1) on a log-bucketed histogram, buckets 1 % wide from 1 ns to "
+      "1e4 s; the bucket's geometric midpoint clamped to [min, max], within 0.5 % of the order statistic";
+
+  LogHistogram() : counts_(regular_buckets() + 2, 0) {}
+
+  /// Adds one value (any finite value >= 0; the caller checks). O(1), no allocation.
+  void add(double x) {
+    ++counts_[bucket(x)];
+    ++n_;
+  }
+  /// Number of values added.
+  std::uint64_t count() const { return n_; }
+  /// The q-th percentile (q in [0, 100]) by nearest rank k = max(1, ceil(q/100 · n)), clamped to
+  /// [lo, hi] (the exact min and max, which the caller keeps); nullopt when empty.
+  std::optional<double> percentile(double q, double lo, double hi) const {
+    if (n_ == 0) return std::nullopt;
+    const double nn = static_cast<double>(n_);
+    std::uint64_t k = static_cast<std::uint64_t>(std::ceil(q / 100.0 * nn - 1e-9 * nn));
+    k = std::clamp<std::uint64_t>(k, 1, n_);
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      seen += counts_[i];
+      if (seen >= k) return std::clamp(midpoint(i, lo, hi), lo, hi);
+    }
+    return hi;
+  }
+  /// The bucket that holds `x` (exposed for tests).
+  static std::size_t bucket(double x) {
+    if (!(x >= lowest)) return 0;
+    if (x >= highest) return regular_buckets() + 1;
+    const auto i = static_cast<std::size_t>(std::floor(std::log(x / lowest) / std::log(growth)));
+    return std::min(i + 1, regular_buckets());
+  }
+  /// Number of 1 %-wide buckets between `lowest` and `highest`.
+  static std::size_t regular_buckets() {
+    return static_cast<std::size_t>(std::ceil(std::log(highest / lowest) / std::log(growth)));
+  }
+
+ private:
+  static double midpoint(std::size_t i, double lo, double hi) {
+    if (i == 0) return lo;
+    if (i == regular_buckets() + 1) return hi;
+    return lowest * std::pow(growth, static_cast<double>(i - 1) + 0.5);
+  }
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t n_ = 0;
+};
+
+/// Statistics over every sample of an unbounded stream in fixed memory (see `TotalSummary`).
+/// Unit of the samples (seconds here); values are finite and >= 0.
+struct TotalSummary {
+  std::size_t n = 0;             ///< number of samples
+  std::optional<double> sum;     ///< sum of the samples (Neumaier-compensated)
+  std::optional<double> min;     ///< smallest sample, exact
+  std::optional<double> mean;    ///< arithmetic mean, exact (Welford)
+  std::optional<double> stddev;  ///< sample standard deviation (ddof = 1), exact (Welford); n >= 2
+  std::optional<double> max;     ///< largest sample, exact
+  std::optional<double> p50;     ///< median from the histogram, `percentile_method`
+  std::optional<double> p90;     ///< 90th percentile from the histogram
+  std::optional<double> p99;     ///< 99th percentile from the histogram
+  /// How p50, p90 and p99 are computed.
+  static constexpr const char* percentile_method = LogHistogram::method;
+};
+
+/// Running moments and a histogram of a stream of samples; O(1) per sample, no allocation
+/// after construction.
+class RunningStats {
+ public:
+  /// Adds a finite sample >= 0 (the caller checks).
+  void add(double x) {
+    ++n_;
+    // Neumaier-compensated sum.
+    const double t = sum_ + x;
+    comp_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
+    sum_ = t;
+    // Welford (Knuth, TAOCP vol. 2, 4.2.2).
+    const double delta = x - mean_;
+    mean_ += delta / static_cast<double>(n_);
+    m2_ += delta * (x - mean_);
+    min_ = n_ == 1 ? x : std::min(min_, x);
+    max_ = n_ == 1 ? x : std::max(max_, x);
+    hist_.add(x);
+  }
+  /// Number of samples.
+  std::size_t n() const { return n_; }
+  /// Compensated sum (0 when empty).
+  double sum() const { return sum_ + comp_; }
+  /// The summary; nullopt where undefined (n == 0; stddev for n < 2).
+  TotalSummary summary() const {
+    TotalSummary s;
+    s.n = n_;
+    if (n_ == 0) return s;
+    s.sum = sum();
+    s.min = min_;
+    s.max = max_;
+    s.mean = mean_;
+    if (n_ >= 2) s.stddev = std::sqrt(std::max(0.0, m2_ / static_cast<double>(n_ - 1)));
+    s.p50 = hist_.percentile(50, min_, max_);
+    s.p90 = hist_.percentile(90, min_, max_);
+    s.p99 = hist_.percentile(99, min_, max_);
+    return s;
+  }
+
+ private:
+  std::size_t n_ = 0;
+  double sum_ = 0, comp_ = 0, mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
+  LogHistogram hist_;
+};
+
+}  // namespace gauge

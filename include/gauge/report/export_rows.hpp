@@ -1,0 +1,96 @@
+#pragma once
+/// \file gauge/report/export_rows.hpp
+/// The rows of gauge's tables (CSV, Markdown; gauge/report/export.hpp): one per experiment, and
+/// for each Timer one row for its steps and one per region, in one shape, so that a table treats
+/// them alike. Timer rows are named "timer:<timer>/step" and "timer:<timer>/<region>" and say
+/// their kind (`timer_step`, `timer_region`); their statistics are those of the Timer's rolling
+/// window (the last TimerConfig::window steps, summarized as an experiment's samples are).
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/summary.hpp"
+#include "gauge/core/timer_summary.hpp"
+#include "gauge/core/work.hpp"
+
+namespace gauge::detail::export_ {
+
+/// One row of a table: an experiment, a Timer's steps, or one of its regions.
+struct TableRow {
+  std::string name;              ///< experiment name, or "timer:<timer>/step", "timer:<timer>/<region>"
+  std::string kind;              ///< "experiment", "timer_step" or "timer_region"
+  const Dimensions* dimensions = nullptr;  ///< the experiment's dimensions (none for Timer rows)
+  std::string status = "ok";     ///< "ok" or "failed"
+  std::optional<std::string> error;  ///< the failure, if any
+  std::string backend;           ///< "cuda", "host", ...
+  std::string device;            ///< the device's name ("" for Timer rows)
+  std::string time_label;        ///< what `time` is: "GPU time" or "CPU time"
+  std::size_t steps_per_sample = 1;  ///< steps behind one sample (k)
+  const Summary* time = nullptr;  ///< time per step, seconds (the result's samples, or the window's)
+  const Summary* wall = nullptr;  ///< wall time per step, seconds (absent for regions)
+  const Throughput* throughput = nullptr;       ///< work / median time (window sums for a Timer)
+  const Throughput* wall_throughput = nullptr;  ///< work / median wall time (experiments only)
+  std::optional<double> share_of_step;  ///< a region's share of the step (Timer regions only)
+  std::vector<std::string> warnings;    ///< warning codes, in order
+};
+
+/// The codes of `warnings`, in order.
+inline std::vector<std::string> codes_of(const std::vector<Warning>& warnings) {
+  std::vector<std::string> codes;
+  for (const auto& w : warnings) codes.push_back(w.code);
+  return codes;
+}
+
+/// The rows of `results` (one each), then those of `timers` (a step row, then one per region that
+/// occurred in the window). The rows point into `results` and `timers`, which must outlive them.
+inline std::vector<TableRow> table_rows(const std::vector<Result>& results, const std::vector<TimerSummary>& timers) {
+  std::vector<TableRow> rows;
+  for (const auto& r : results) {
+    TableRow row;
+    row.name = r.name;
+    row.kind = "experiment";
+    row.dimensions = &r.dimensions;
+    row.status = to_string(r.status);
+    row.error = r.error;
+    row.backend = r.backend;
+    row.device = r.device.name;
+    row.time_label = r.time_label;
+    row.steps_per_sample = r.sampling.steps_per_sample;
+    row.time = &r.gpu_time;
+    row.wall = &r.wall_time;
+    row.throughput = &r.gpu_throughput;
+    row.wall_throughput = &r.wall_throughput;
+    row.warnings = codes_of(r.warnings);
+    rows.push_back(std::move(row));
+  }
+  for (const auto& t : timers) {
+    TableRow step;
+    step.name = "timer:" + t.name + "/step";
+    step.kind = "timer_step";
+    step.backend = t.backend;
+    step.time_label = legacy_time_names(t.backend).first;
+    step.time = &t.window.gpu_time_s;
+    step.wall = &t.window.wall_time_s;
+    step.throughput = &t.window.throughput;
+    step.warnings = codes_of(t.warnings);
+    rows.push_back(step);
+    for (const auto& region : t.regions) {
+      if (region.window.steps == 0) continue;
+      TableRow row;
+      row.name = "timer:" + t.name + "/" + region.name;
+      row.kind = "timer_region";
+      row.backend = step.backend;
+      row.time_label = step.time_label;
+      row.time = &region.window.time_per_step_s;
+      row.share_of_step = region.window.share_of_step;
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace gauge::detail::export_

@@ -58,8 +58,8 @@ TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
   auto tail = no_slower_than(ref, 0.03);
   CHECK_FALSE(tail.match(minority));
   INFO(tail.toString());
-  CHECK(tail.toString().find("mean 1.3000") != std::string::npos);
   CHECK(tail.toString().find("p90 3.0000") != std::string::npos);
+  CHECK(tail.toString().find("mean") == std::string::npos);  // not checked (see NoSlowerThan)
   CHECK(tail.toString().find("(slower)") != std::string::npos);
   CHECK(no_slower_than(ref, 0.03).match(ref));
 }

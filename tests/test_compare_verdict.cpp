@@ -199,7 +199,7 @@ TEST_CASE("verdict: without stored samples, the summaries' median intervals deci
   CHECK(gauge::gate(gauge::Comparison{}) == gauge::GateOutcome::inconclusive);
 }
 
-TEST_CASE("gate: not comparable fails unless allowed; a regression wins over everything", "[compare][trust]") {
+TEST_CASE("gate: not comparable fails unless allowed, and a regression wins over everything", "[compare][trust]") {
   std::vector<double> a;
   for (int i = 0; i < 200; ++i) a.push_back(1.0e-3 * (1 + 0.001 * (i % 10)));
   gauge::Comparison c;
@@ -306,4 +306,20 @@ TEST_CASE("verdict: a result whose diagnosis says its time is wrong gets no verd
   const auto e = gauge::compare_results(base, candidate);
   CHECK(e.verdict == gauge::Verdict::inconclusive);  // not "faster" by 20,000x
   CHECK(e.reason.find("the new result carries an error warning (work_not_on_stream)") != std::string::npos);
+}
+
+TEST_CASE("verdict: one descheduled sample does not make a report differ from itself", "[compare][trust]") {
+  // 200 samples of 3.3 us and one of 3.3 ms (the thread was descheduled): the bootstrap interval
+  // of the mean's ratio is wide (a resample holds the outlier 0 to 4 times), but its estimate is
+  // exactly 1: the report compared with itself is "same", and a slower copy is still "slower".
+  std::vector<double> x(200, 3.3e-6);
+  x.push_back(3.3e-3);
+  const auto e = gauge::compare_results(result(x), result(x));
+  INFO(e.reason);
+  CHECK(stat(e, gauge::Statistic::mean).interval.high > 1.5);
+  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == 1.0);
+  CHECK(e.verdict == gauge::Verdict::same);
+  std::vector<double> slower = x;
+  for (auto& v : slower) v *= 1.1;
+  CHECK(gauge::compare_results(result(x), result(slower)).verdict == gauge::Verdict::slower);
 }

@@ -91,12 +91,13 @@ inline Result baseline(const std::filesystem::path& path, const std::string& nam
 }
 
 /// Matches a Result that is no slower than a baseline by more than a tolerance, at a confidence
-/// level, over the whole distribution: the ratios result / baseline of the median, mean, p90 (both
+/// level, over the whole distribution: the ratios result / baseline of the median, p90 (both
 /// sides >= 100 samples) and p99 (>= 1000) of the per-step samples get percentile-bootstrap
-/// intervals at level 1 − (1 − level) / k for the k of them that decide (`compare_results`; the
-/// median does not decide when a side is bimodal), and it matches when every upper bound is <=
-/// 1 + tolerance — the data show, with that confidence, that neither the typical step nor the
-/// mean nor the slow tail is more than `tolerance` slower. It does not match when an interval
+/// intervals (`compare_results`, each at level 1 − (1 − level) / k with k counting the mean too:
+/// conservative; the median does not decide when a side is bimodal), and it matches when every
+/// upper bound is <= 1 + tolerance — the data show, with that confidence, that neither the typical
+/// step nor the slow tail is more than `tolerance` slower. Unlike `gauge-compare`, the mean is not
+/// checked: one descheduled sample on a busy test machine moves it beyond any tolerance. It does not match when an interval
 /// reaches beyond (slower, or too noisy to tell: the description says which), when either side
 /// failed, carries an error warning or has too few samples for a distribution-free CI of its
 /// median (n <= 5 at 95 %), or when the two ran on different devices or backends (unless
@@ -155,6 +156,9 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     std::string detail_text, beyond;
     bool ok = true, shown_slower = false;
     for (const auto& s : e.statistics) {
+      // The mean is left out: one descheduled sample on a busy test machine moves it by more than
+      // any tolerance; a slow minority shows in p90 (and p99 from 1,000 samples on).
+      if (s.statistic == Statistic::mean) continue;
       if (std::find(e.deciding.begin(), e.deciding.end(), s.statistic) == e.deciding.end()) continue;
       const auto& i = s.interval;
       detail_text += fmt::format("{}{} {:.4f} [{:.4f}, {:.4f}]", detail_text.empty() ? "" : ", ", to_string(s.statistic),

@@ -68,7 +68,10 @@ inline const char* to_string(Metric m) { return m == Metric::gpu_time ? "gpu_tim
 /// 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 ///    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 ///    `faster` when some interval lies entirely below 1 − t and none above; `same` when every
-///    deciding interval lies within [1 − t, 1 + t] *and* the distributions do not differ
+///    median's interval lies within [1 − t, 1 + t] and the estimates of the mean, p90 and p99 do
+///    too (their intervals decide `slower` and `faster`, but one descheduled sample widens them
+///    beyond any threshold: a tail is never shown equal, only not shown different) *and* the
+///    distributions do not differ
 ///    materially: the two-sided Mann–Whitney U test (a distribution test) does not reject at
 ///    alpha, or no decile p10…p90 of new / base lies outside 1 ± t (a real shift smaller than
 ///    t stays `same`), or both sides have the same two modes (each mode's median within 1 ± t:
@@ -533,7 +536,8 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     auto add = [&](std::string& list) { list += (list.empty() ? "" : ", ") + statistic_text(s); };
     if (i.low > 1 + t) add(above);
     else if (i.high < 1 - t) add(below);
-    else if (i.low < 1 - t || i.high > 1 + t) add(undecided);  // else within 1 ± t
+    else if (s.statistic == Statistic::median ? (i.low < 1 - t || i.high > 1 + t) : (i.estimate < 1 - t || i.estimate > 1 + t))
+      add(undecided);  // else within 1 ± t (the mean and the tails: their estimates; see Verdict)
   }
   const std::string level = fmt::format("intervals at {:.4g} % each, {:g} % together", 100 * each, 100 * o.confidence_level);
   const std::string test = fmt::format("Mann-Whitney p = {}", format_p(c.mann_whitney->p_value));
@@ -768,7 +772,8 @@ inline std::string rule_text(const CompareOptions& o) {
       "Verdict: ratios new/base of the median, mean, p90 (n >= 100) and p99 (n >= 1000) of {} per step, each with a "
       "percentile-bootstrap interval ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % together (Bonferroni); "
       "the median does not decide when a side is bimodal (two modes: Otsu split, each >= 10 %, empty middle). "
-      "slower: some interval above 1 + {:g} %; faster: some below 1 - {:g} % and none above; same: all within 1 ± {:g} % "
+      "slower: some interval above 1 + {:g} %; faster: some below 1 - {:g} % and none above; same: the median's interval "
+      "and the other estimates within 1 ± {:g} % "
       "and no decile moved beyond it with a two-sided Mann-Whitney U test (Mann & Whitney 1947) at p < {:g}, unless "
       "both sides have the same two modes; "
       "otherwise inconclusive. Without samples: the summaries' median intervals.",

@@ -88,16 +88,25 @@ def assert_usage_error(test, p, program, bad_text):
 class FlagConventions:
     """The conventions every tool and example follows (CLI11): --help and --version exit 0,
     `--opt=value` works as `--opt value`, and bad usage exits 2 with one line naming the bad text.
-    A subclass sets NAME, program() and the cases below."""
+    A subclass sets NAME, PROGRAM and the cases below."""
 
     NAME = ""
+    # The program's path, from the environment variable PROGRAM_VARIABLE; for an example, which is
+    # built only where nvcc was found at configure time, the tests are skipped where it is not set.
+    PROGRAM = None
+    PROGRAM_VARIABLE = ""
     # Every option: (option, its default as --help shows it or None, words of its description).
     OPTIONS = []
     # (arguments, text the error line must name); the arguments are complete command lines.
     USAGE_ERRORS = []
 
+    def setUp(self):
+        if not self.PROGRAM:
+            self.skipTest(f"examples/{self.NAME} is not built here (no nvcc at configure time): "
+                          f"{self.PROGRAM_VARIABLE} is not set")
+
     def program(self):
-        raise NotImplementedError
+        return self.PROGRAM
 
     def help_entry(self, text, option):
         """The --help entry of `option`: its line and the indented lines that continue it."""
@@ -503,6 +512,7 @@ class CompareFlags(FlagConventions, unittest.TestCase):
     """gauge-compare's command line: --help, --version, --opt=value, usage errors."""
 
     NAME = "gauge-compare"
+    PROGRAM, PROGRAM_VARIABLE = COMPARE, "GAUGE_COMPARE"
     OPTIONS = [("--threshold", "2%", "Noise threshold"), ("--confidence", "95%", "Confidence level"),
                ("--fail-on-regression", None, "exit 1 when an experiment is slower"), ("--format", "text", "Markdown table"),
                ("--metric", "gpu", "wall time"), ("--ignore-dimension", None, "repeatable"),
@@ -524,8 +534,6 @@ class CompareFlags(FlagConventions, unittest.TestCase):
         ([B, S, "c.json"], "unexpected argument 'c.json'"),
     ]
 
-    def program(self):
-        return COMPARE
 
     def test_option_equals_value_is_option_space_value(self):
         slower = report("slower.json")
@@ -555,6 +563,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
     """gauge-export's command line: --help, --version, --opt=value, usage errors."""
 
     NAME = "gauge-export"
+    PROGRAM, PROGRAM_VARIABLE = EXPORT, "GAUGE_EXPORT"
     OPTIONS = [("--format", "gbench", "Google Benchmark JSON"), ("--metric", "gpu", "wall time"),
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
@@ -569,8 +578,6 @@ class ExportFlags(FlagConventions, unittest.TestCase):
         ([B, report("same.json")], "unexpected argument '" + report("same.json") + "'"),
     ]
 
-    def program(self):
-        return EXPORT
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
@@ -598,6 +605,7 @@ class GemmFlags(FlagConventions, unittest.TestCase):
     """examples/gemm's command line (where nvcc built it; skipped otherwise)."""
 
     NAME = "gemm"
+    PROGRAM, PROGRAM_VARIABLE = GEMM, "GAUGE_GEMM"
     OPTIONS = [("--m", "8192", "Rows"), ("--n", "8192", "Columns"), ("--k", "8192", "op(A)"), ("--dtype", "bf16", "fp32"),
                ("--transa", "n", "transposed"), ("--transb", "n", "transposed"), ("--out", "gemm-report.json", "report"),
                ("--host", None, "host backend"), ("--require-gpu", None, "77"), ("--min-time", None, "seconds"),
@@ -614,13 +622,6 @@ class GemmFlags(FlagConventions, unittest.TestCase):
         (["extra.json"], "extra.json"),
     ]
 
-    def setUp(self):
-        if not GEMM:
-            self.skipTest("examples/gemm is not built here (no nvcc at configure time): GAUGE_GEMM is not set")
-
-    def program(self):
-        return GEMM
-
     def test_option_equals_value_is_option_space_value(self):
         out = os.path.join(scratch("gemm-flags"), "gemm.json")
         if os.path.exists(out):
@@ -636,6 +637,7 @@ class TrainingLoopFlags(FlagConventions, unittest.TestCase):
     """examples/training_loop's command line (where nvcc built it; skipped otherwise)."""
 
     NAME = "training_loop"
+    PROGRAM, PROGRAM_VARIABLE = TRAINING_LOOP, "GAUGE_TRAINING_LOOP"
     OPTIONS = [("--steps", "3000", "Training steps"), ("--batch", "4096", "multiple of 8"),
                ("--hidden", "4096", "multiple of 8"), ("--layers", "3", "layers"), ("--lr", "0.001", "learning rate"),
                ("--warmup", "50", "warm-up"), ("--log-every", "500", "log lines"), ("--timer-level", "1", "detailed"),
@@ -650,13 +652,6 @@ class TrainingLoopFlags(FlagConventions, unittest.TestCase):
         (["--frobnicate"], "--frobnicate"),
         (["--out"], "--out"),  # a value is missing
     ]
-
-    def setUp(self):
-        if not TRAINING_LOOP:
-            self.skipTest("examples/training_loop is not built here (no nvcc at configure time): GAUGE_TRAINING_LOOP is not set")
-
-    def program(self):
-        return TRAINING_LOOP
 
     def test_option_equals_value_is_option_space_value(self):
         d = scratch("training-loop-flags")

@@ -5,25 +5,23 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include <cstdlib>
 #include <set>
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
+#include "test_checks.hpp"
 #include "gauge/experiment.hpp"
 
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
+using gauge::testing::fake_experiment;
 
 namespace {
-
-template <class Step>
-auto fake_experiment(FakeDevice& dev, Step step, const char* name = "fake") {
-  return gauge::make_experiment<FakeBackend>(name, step, FakeBackend(&dev));
-}
 
 /// A configuration whose rules are easy to compute by hand.
 gauge::Config simple_config() {
@@ -40,14 +38,19 @@ gauge::Config simple_config() {
   return c;
 }
 
+/// Runs a step of one kernel of `kernel_s` seconds on `dev` under `config`.
+gauge::Result run_kernel_step(FakeDevice& dev, double kernel_s, const gauge::Config& config) {
+  auto exp = fake_experiment(dev, [kernel_s](FakeStream s) { s.kernel(kernel_s); });
+  exp.config(config);
+  return exp.run();
+}
+
 }  // namespace
 
 TEST_CASE("a constant 10 us step is measured as 10 us on the fake device", "[protocol]") {
   FakeDevice dev;
   dev.launch_cost = 2e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
-  exp.config(simple_config());
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, simple_config());
   REQUIRE(r.status == gauge::Status::ok);
   REQUIRE(r.gpu_time.p50);
   // Gated, back to back, no event cost: every sample is exactly the kernel's duration.
@@ -67,12 +70,10 @@ TEST_CASE("a constant 10 us step is measured as 10 us on the fake device", "[pro
 
 TEST_CASE("warm-up stops at the first round boundary after min_steps", "[protocol][warmup]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.warmup.min_steps = 100;
   c.warmup.round_time = 70us;  // 70 us / 10 us = 7 steps per round
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   REQUIRE(r.status == gauge::Status::ok);
   // The first step alone reads 12 us (10 us + the 2 us launch, ungated), so the first round has
   // floor(70 / 12) = 5 steps; later rounds floor(70 / 10) = 7. Stop at the first boundary with
@@ -169,12 +170,10 @@ TEST_CASE("a clock that ramps up over the first 200 ms ends warm-up at full cloc
 
 TEST_CASE("measurement stops at the first round boundary after min_samples", "[protocol][stopping]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.measure.min_samples = 250;
   c.measure.round_time = 1ms;  // 100 steps per round; no event cost, so k = 1: 100 samples a round
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.sampling.steps_per_sample == 1);
   CHECK(r.gpu_samples_s.size() == 300);
@@ -230,11 +229,9 @@ TEST_CASE("measurement stops at the first round boundary after max_time", "[prot
 
 TEST_CASE("measurement honours min_time before stopping on the noise target", "[protocol][stopping]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.measure.min_time = 30ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   CHECK(r.stopping.reason == "noise_target_met");
   CHECK(r.stopping.measure_time_s >= 0.030);
   CHECK(r.stopping.measure_time_s < 0.030 + 2.5e-3);
@@ -242,18 +239,28 @@ TEST_CASE("measurement honours min_time before stopping on the noise target", "[
 
 // ---- failures -----------------------------------------------------------------------------------
 
-TEST_CASE("a step that throws marks the experiment failed and keeps what was measured", "[protocol][errors]") {
+/// What a run of 10 us steps whose 5000th step calls `fail` (which throws) leaves: the result
+/// (the run must not throw) and how often the backend was finished. 100000 samples are asked
+/// for, so the failure comes during measurement.
+template <class Fail>
+std::pair<gauge::Result, int> run_failing_at_step_5000(Fail fail) {
   FakeDevice dev;
   std::size_t call = 0;
   auto exp = fake_experiment(dev, [&](FakeStream s) {
-    if (++call == 5000) throw std::runtime_error("out of workspace");
+    if (++call == 5000) fail();
     s.kernel(10e-6);
   });
   auto c = simple_config();
   c.measure.min_samples = 100000;
   c.measure.max_samples = 100000;
   exp.config(c);
-  auto r = exp.run();
+  gauge::Result r;
+  REQUIRE_NOTHROW(r = exp.run());
+  return {std::move(r), exp.backend().finished};
+}
+
+TEST_CASE("a step that throws marks the experiment failed and keeps what was measured", "[protocol][errors]") {
+  const auto [r, finished] = run_failing_at_step_5000([] { throw std::runtime_error("out of workspace"); });
   CHECK(r.status == gauge::Status::failed);
   REQUIRE(r.error);
   CHECK(r.error->find("out of workspace") != std::string::npos);
@@ -262,7 +269,7 @@ TEST_CASE("a step that throws marks the experiment failed and keeps what was mea
   CHECK_FALSE(r.gpu_samples_s.empty());
   REQUIRE(r.gpu_time.p50);
   CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
-  CHECK(exp.backend().finished == 1);
+  CHECK(finished == 1);
 }
 
 TEST_CASE("an invalid configuration is rejected before anything runs", "[protocol][errors]") {
@@ -314,9 +321,7 @@ TEST_CASE("throughput is work over the median time per step", "[protocol]") {
 TEST_CASE("the gate keeps host launch latency out of GPU time, and wall time keeps it in", "[protocol][gate]") {
   FakeDevice dev;
   dev.launch_cost = 5e-6;  // the host needs 5 us to launch a 1 us kernel: launch-bound
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
-  exp.config(simple_config());
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 1e-6, simple_config());
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.sampling.method == "gated");
   CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-9));
@@ -345,13 +350,8 @@ TEST_CASE("a step that synchronizes the host falls back to ungated timing with a
     s.kernel(10e-6);
     s.synchronize_host();
   });
-  auto c = simple_config();
-  c.measure.gate_timeout = 50ms;
-  exp.config(c);
-  auto r = exp.run();
-  REQUIRE(r.status == gauge::Status::ok);
+  auto r = gauge::testing::run_expecting_gate_timeout(exp, simple_config(), 50ms);
   CHECK(r.sampling.method == "ungated");
-  CHECK(r.has_warning("gate_timeout"));
   CHECK(r.sampling.discarded_rounds == 1);
   CHECK(dev.gate_timeouts == 1);
   REQUIRE(r.gpu_time.p50);
@@ -376,14 +376,9 @@ TEST_CASE("a full launch queue behind the gate shortens the rounds", "[protocol]
   FakeDevice dev;
   dev.queue_capacity = 100;
   auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
-  auto c = simple_config();
-  c.measure.gate_timeout = 5ms;
-  exp.config(c);
-  auto r = exp.run();
-  REQUIRE(r.status == gauge::Status::ok);
+  auto r = gauge::testing::run_expecting_gate_timeout(exp, simple_config(), 5ms);
   CHECK(r.sampling.method == "gated");
   CHECK(r.sampling.discarded_rounds >= 1);
-  CHECK(r.has_warning("gate_timeout"));
   CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-9));
 }
 
@@ -409,11 +404,9 @@ TEST_CASE("work launched on another stream is flagged, never reported as ~0 s", 
 TEST_CASE("k steps per event pair is chosen from the measured event cost", "[protocol][events]") {
   FakeDevice dev;
   dev.event_device_cost = 2e-6;  // as measured on an H200 (issue 3)
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.measure.round_time = 10ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   REQUIRE(r.status == gauge::Status::ok);
   // Warm-up rounds of n steps between one event pair read (10 n + 2) / n us per step (the closing
   // event costs 2 us); with round_time 1 ms they settle at the fixed point n = 99
@@ -432,11 +425,9 @@ TEST_CASE("k steps per event pair is chosen from the measured event cost", "[pro
 TEST_CASE("k is capped by max_sample_time for long steps", "[protocol][events]") {
   FakeDevice dev;
   dev.event_device_cost = 2e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); });
   auto c = simple_config();
   c.measure.min_samples = 6;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 1e-3, c);
   REQUIRE(r.status == gauge::Status::ok);
   // Warm-up rounds of floor(2 ms / 1 ms) = 2 steps estimate the step at (2 ms + 2 us) / 2 =
   // 1.001 ms, so k = floor(25 ms / 1.001 ms) = 24 steps per sample at most (40 wanted).
@@ -476,22 +467,18 @@ TEST_CASE("graph mode times replays of k captured steps", "[protocol][graph]") {
 TEST_CASE("a sample shorter than 100 timer ticks is flagged", "[protocol][wall]") {
   FakeDevice dev;
   dev.launch_cost = 0.01e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(0.1e-6); });
   auto c = simple_config();
   c.measure.steps_per_sample = 1;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 0.1e-6, c);
   CHECK(r.has_warning("below_timer_resolution"));
 }
 
 TEST_CASE("silenced warning codes are not reported", "[protocol]") {
   FakeDevice dev;
   dev.launch_cost = 5e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
   auto c = simple_config();
   c.silenced_warnings = {"launch_bound"};
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 1e-6, c);
   CHECK_FALSE(r.has_warning("launch_bound"));
 }
 
@@ -538,29 +525,16 @@ TEST_CASE("a step that keeps slowing during measurement warns drift_during_measu
   CHECK(r.has_warning("drift_during_measurement"));
 
   FakeDevice dev2;
-  auto steady = fake_experiment(dev2, [](FakeStream s) { s.kernel(10e-6); });
-  steady.config(c);
-  CHECK_FALSE(steady.run().has_warning("drift_during_measurement"));
+  CHECK_FALSE(run_kernel_step(dev2, 10e-6, c).has_warning("drift_during_measurement"));
 }
 
 TEST_CASE("a step that throws a non-std exception is a failed result, samples kept", "[protocol][errors]") {
-  FakeDevice dev;
-  std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
-    if (++call == 5000) throw 42;
-    s.kernel(10e-6);
-  });
-  auto c = simple_config();
-  c.measure.min_samples = 100000;
-  c.measure.max_samples = 100000;
-  exp.config(c);
-  gauge::Result r;
-  REQUIRE_NOTHROW(r = exp.run());
+  const auto [r, finished] = run_failing_at_step_5000([] { throw 42; });
   CHECK(r.status == gauge::Status::failed);
   CHECK(r.error->find("not derived from std::exception") != std::string::npos);
   CHECK(r.error->find("step 5000") != std::string::npos);
   CHECK_FALSE(r.gpu_samples_s.empty());
-  CHECK(exp.backend().finished == 1);
+  CHECK(finished == 1);
 }
 
 TEST_CASE("bad dimensions and fractions are rejected with their names", "[protocol][errors]") {

@@ -38,11 +38,17 @@ gauge::Config simple_config() {
   return c;
 }
 
-/// Runs a step of one kernel of `kernel_s` seconds on `dev` under `config`.
-gauge::Result run_kernel_step(FakeDevice& dev, double kernel_s, const gauge::Config& config) {
-  auto exp = fake_experiment(dev, [kernel_s](FakeStream s) { s.kernel(kernel_s); });
+/// Runs `step` on `dev` under `config`.
+template <class Step>
+gauge::Result run_step(FakeDevice& dev, Step step, const gauge::Config& config) {
+  auto exp = fake_experiment(dev, step);
   exp.config(config);
   return exp.run();
+}
+
+/// Runs a step of one kernel of `kernel_s` seconds on `dev` under `config`.
+gauge::Result run_kernel_step(FakeDevice& dev, double kernel_s, const gauge::Config& config) {
+  return run_step(dev, [kernel_s](FakeStream s) { s.kernel(kernel_s); }, config);
 }
 
 }  // namespace
@@ -87,12 +93,10 @@ TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][w
   FakeDevice dev;
   std::size_t call = 0;
   // Every call 3 % slower than the one before: never steady.
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(10e-6 * std::pow(1.03, double(call++))); });
   auto c = simple_config();
   c.warmup.max_steps = 57;
   c.warmup.round_time = 50us;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) { s.kernel(10e-6 * std::pow(1.03, double(call++))); }, c);
   CHECK(r.warmup.steps == 57);
   CHECK_FALSE(r.warmup.converged);
   CHECK(r.has_warning("warmup_not_converged"));
@@ -101,13 +105,11 @@ TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][w
 TEST_CASE("warm-up that never settles stops at the first round boundary after max_time", "[protocol][warmup]") {
   FakeDevice dev;
   std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(10e-6 * (1.0 + 0.001 * double(call++))); });
   auto c = simple_config();
   c.warmup.max_time = 5ms;
   c.warmup.max_steps = 1000000;
   c.warmup.round_time = 200us;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) { s.kernel(10e-6 * (1.0 + 0.001 * double(call++))); }, c);
   CHECK_FALSE(r.warmup.converged);
   CHECK(r.warmup.time_s >= 5e-3);
   // A round lasts about round_time of device work plus host costs (< 1 ms here).
@@ -118,10 +120,8 @@ TEST_CASE("warm-up that never settles stops at the first round boundary after ma
 TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protocol][warmup]") {
   FakeDevice dev;
   std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(call++ == 0 ? 1e-3 : 10e-6); });
   auto c = simple_config();
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) { s.kernel(call++ == 0 ? 1e-3 : 10e-6); }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(*r.warmup.first_step_time_s == Approx(1e-3 + dev.launch_cost));
@@ -133,13 +133,11 @@ TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow st
   FakeDevice dev;
   std::size_t call = 0;
   // 1500 fast calls (the tuner's first pick), then 10 us for good.
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(call++ < 1500 ? 5e-6 : 10e-6); });
   auto c = simple_config();
   c.warmup.min_steps = 10;
   c.warmup.round_time = 2ms;
   c.warmup.window = 5;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) { s.kernel(call++ < 1500 ? 5e-6 : 10e-6); }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(r.warmup.steps > 1500);
@@ -150,15 +148,13 @@ TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow st
 TEST_CASE("a clock that ramps up over the first 200 ms ends warm-up at full clock", "[protocol][warmup]") {
   FakeDevice dev;
   // Step time 30 us at t = 0 falling linearly to 10 us at t = 200 ms (clock ramping up), then flat.
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
-    const double t = dev.host;
-    s.kernel(10e-6 * (1.0 + 2.0 * std::max(0.0, 1.0 - t / 0.2)));
-  });
   auto c = simple_config();
   c.warmup.round_time = 2ms;
   c.warmup.window = 5;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) {
+    const double t = dev.host;
+    s.kernel(10e-6 * (1.0 + 2.0 * std::max(0.0, 1.0 - t / 0.2)));
+  }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(r.warmup.time_s >= 0.19);
@@ -384,11 +380,9 @@ TEST_CASE("a full launch queue behind the gate shortens the rounds", "[protocol]
 
 TEST_CASE("work launched on another stream is flagged, never reported as ~0 s", "[protocol][wall]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel_on_other_stream(1e-3); });
   auto c = simple_config();
   c.measure.max_time = 200ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [](FakeStream s) { s.kernel_on_other_stream(1e-3); }, c);
   CHECK(r.has_warning("work_not_on_stream"));
   CHECK_FALSE(r.has_warning("launch_bound"));
   bool error_severity = false;
@@ -510,17 +504,15 @@ TEST_CASE("a step that keeps slowing during measurement warns drift_during_measu
   // Steady for 3000 calls (warm-up converges), then 10 % slower per 1000 calls: the power cap
   // that sets in after warm-up on a heavy kernel.
   std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
-    ++call;
-    s.kernel(10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0));
-  });
   auto c = simple_config();
   c.warmup.min_steps = 10;
   c.warmup.max_steps = 2000;  // warm-up ends (capped) before the drift starts
   c.measure.min_samples = 300;
   c.measure.min_time = 50ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) {
+    ++call;
+    s.kernel(10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0));
+  }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.has_warning("drift_during_measurement"));
 

@@ -673,19 +673,20 @@ class Plot(unittest.TestCase):
     def plot(self, *args):
         return run(sys.executable, PLOT, *args)
 
+    def plot_file(self, out, *args, binary=False):
+        """Runs gauge-plot with `args` writing `out`, requires exit status 0, and returns what it
+        wrote (text, or bytes with `binary`)."""
+        p = self.plot(*args, "-o", out)
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(out, "rb" if binary else "r") as f:
+            return f.read()
+
     def test_timeline_of_the_real_report(self):
         out = scratch("plots")
         png = os.path.join(out, "timeline.png")
-        p = self.plot("timeline", H200, "-o", png)
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(png, "rb") as f:
-            self.assertEqual(b"\x89PNG\r\n\x1a\n", f.read(8))
+        self.assertEqual(b"\x89PNG\r\n\x1a\n", self.plot_file(png, "timeline", H200, binary=True)[:8])
         self.assertGreater(os.path.getsize(png), 20000)
-        svg = os.path.join(out, "timeline.svg")
-        p = self.plot("timeline", H200, "-o", svg, "--experiment", "gemm")
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(svg) as f:
-            text = f.read()
+        text = self.plot_file(os.path.join(out, "timeline.svg"), "timeline", H200, "--experiment", "gemm")
         self.assertIn("<svg", text)
         self.assertIn("no clock telemetry in this report", text)
         self.assertIn("warm-up: 11 steps, converged", text)
@@ -693,11 +694,7 @@ class Plot(unittest.TestCase):
         self.assertIn("measured samples (n = 98)", text)
 
     def test_timeline_with_clock_telemetry(self):
-        svg = os.path.join(scratch("plots"), "telemetry.svg")
-        p = self.plot("timeline", report("telemetry.json"), "-o", svg)
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(svg) as f:
-            text = f.read()
+        text = self.plot_file(os.path.join(scratch("plots"), "telemetry.svg"), "timeline", report("telemetry.json"))
         self.assertIn("SM clock (telemetry)", text)
         self.assertIn("maximum SM clock 1980 MHz", text)
         self.assertNotIn("no clock telemetry", text)
@@ -717,11 +714,7 @@ class Plot(unittest.TestCase):
                 with open(path, "w") as f:
                     json.dump(doc, f)
                 for args in (["timeline", path], ["compare", path, path]):
-                    svg = os.path.join(out, f"label-{backend}-{args[0]}.svg")
-                    p = self.plot(*args, "-o", svg)
-                    self.assertEqual(0, p.returncode, p.stderr)
-                    with open(svg) as f:
-                        text = f.read()
+                    text = self.plot_file(os.path.join(out, f"label-{backend}-{args[0]}.svg"), *args)
                     self.assertIn(expected, text)
                     if backend == "host":
                         self.assertNotIn("GPU", text)
@@ -732,20 +725,15 @@ class Plot(unittest.TestCase):
         p = run(COMPARE, report("base.json"), report("slower.json"), "--format", "json")
         with open(cmp_json, "w") as f:
             f.write(p.stdout)
-        svg = os.path.join(out, "compare.svg")
-        p = self.plot("compare", report("base.json"), report("slower.json"), "-o", svg, "--comparison", cmp_json)
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(svg) as f:
-            text = f.read()
+        text = self.plot_file(os.path.join(out, "compare.svg"), "compare", report("base.json"), report("slower.json"),
+                              "--comparison", cmp_json)
         a, b = gpu_samples(report("base.json")), gpu_samples(report("slower.json"))
         self.assertIn(f"median new/base = {np.median(b) / np.median(a):.4f}", text)
         # the median's interval at 97.5 %: two statistics decide at n = 60 (median, mean), 95 % together
         self.assertRegex(text, r"\[1\.04\d\d, 1\.05\d\d\] at 97\.5 %: slower")
-        png = os.path.join(out, "bf16-fp32.png")
-        p = self.plot("compare", report("fp32.json"), report("base.json"), "-o", png, "--ignore-dimension", "dtype")
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(png, "rb") as f:
-            self.assertEqual(b"\x89PNG", f.read(4))
+        png = self.plot_file(os.path.join(out, "bf16-fp32.png"), "compare", report("fp32.json"), report("base.json"),
+                             "--ignore-dimension", "dtype", binary=True)
+        self.assertEqual(b"\x89PNG", png[:4])
 
     def test_bad_input_exits_2_with_one_line(self):
         out = scratch("plots")

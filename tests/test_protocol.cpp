@@ -51,6 +51,14 @@ gauge::Result run_kernel_step(FakeDevice& dev, double kernel_s, const gauge::Con
   return run_step(dev, [kernel_s](FakeStream s) { s.kernel(kernel_s); }, config);
 }
 
+/// Runs a step of one kernel that lasts `seconds(i)` at the step's i-th call (from 0) on `dev`
+/// under `config`.
+template <class Seconds>
+gauge::Result run_kernel_script(FakeDevice& dev, Seconds seconds, const gauge::Config& config) {
+  std::size_t call = 0;
+  return run_step(dev, [&](FakeStream s) { s.kernel(seconds(call++)); }, config);
+}
+
 }  // namespace
 
 TEST_CASE("a constant 10 us step is measured as 10 us on the fake device", "[protocol]") {
@@ -91,12 +99,11 @@ TEST_CASE("warm-up stops at the first round boundary after min_steps", "[protoco
 
 TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  // Every call 3 % slower than the one before: never steady.
   auto c = simple_config();
   c.warmup.max_steps = 57;
   c.warmup.round_time = 50us;
-  auto r = run_step(dev, [&](FakeStream s) { s.kernel(10e-6 * std::pow(1.03, double(call++))); }, c);
+  // Every call 3 % slower than the one before: never steady.
+  auto r = run_kernel_script(dev, [](std::size_t i) { return 10e-6 * std::pow(1.03, double(i)); }, c);
   CHECK(r.warmup.steps == 57);
   CHECK_FALSE(r.warmup.converged);
   CHECK(r.has_warning("warmup_not_converged"));
@@ -104,12 +111,11 @@ TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][w
 
 TEST_CASE("warm-up that never settles stops at the first round boundary after max_time", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
   auto c = simple_config();
   c.warmup.max_time = 5ms;
   c.warmup.max_steps = 1000000;
   c.warmup.round_time = 200us;
-  auto r = run_step(dev, [&](FakeStream s) { s.kernel(10e-6 * (1.0 + 0.001 * double(call++))); }, c);
+  auto r = run_kernel_script(dev, [](std::size_t i) { return 10e-6 * (1.0 + 0.001 * double(i)); }, c);
   CHECK_FALSE(r.warmup.converged);
   CHECK(r.warmup.time_s >= 5e-3);
   // A round lasts about round_time of device work plus host costs (< 1 ms here).
@@ -119,9 +125,7 @@ TEST_CASE("warm-up that never settles stops at the first round boundary after ma
 
 TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  auto c = simple_config();
-  auto r = run_step(dev, [&](FakeStream s) { s.kernel(call++ == 0 ? 1e-3 : 10e-6); }, c);
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i == 0 ? 1e-3 : 10e-6; }, simple_config());
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(*r.warmup.first_step_time_s == Approx(1e-3 + dev.launch_cost));
@@ -131,13 +135,12 @@ TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protoco
 
 TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow steady state", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  // 1500 fast calls (the tuner's first pick), then 10 us for good.
   auto c = simple_config();
   c.warmup.min_steps = 10;
   c.warmup.round_time = 2ms;
   c.warmup.window = 5;
-  auto r = run_step(dev, [&](FakeStream s) { s.kernel(call++ < 1500 ? 5e-6 : 10e-6); }, c);
+  // 1500 fast calls (the tuner's first pick), then 10 us for good.
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i < 1500 ? 5e-6 : 10e-6; }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(r.warmup.steps > 1500);
@@ -503,15 +506,14 @@ TEST_CASE("a step that keeps slowing during measurement warns drift_during_measu
   FakeDevice dev;
   // Steady for 3000 calls (warm-up converges), then 10 % slower per 1000 calls: the power cap
   // that sets in after warm-up on a heavy kernel.
-  std::size_t call = 0;
   auto c = simple_config();
   c.warmup.min_steps = 10;
   c.warmup.max_steps = 2000;  // warm-up ends (capped) before the drift starts
   c.measure.min_samples = 300;
   c.measure.min_time = 50ms;
-  auto r = run_step(dev, [&](FakeStream s) {
-    ++call;
-    s.kernel(10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0));
+  auto r = run_kernel_script(dev, [](std::size_t i) {
+    const std::size_t call = i + 1;
+    return 10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0);
   }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.has_warning("drift_during_measurement"));

@@ -52,6 +52,8 @@
 #include <gauge/report/console.hpp>
 #include <gauge/report/json.hpp>
 
+#include "../examples/relu_kernels.cuh"
+
 namespace {
 
 using bf16 = __nv_bfloat16;
@@ -80,14 +82,8 @@ __global__ void fill(bf16* x, std::size_t n, std::uint32_t seed) {
     x[i] = __float2bfloat16((static_cast<float>(h >> 8) * (2.0f / 16777216.0f) - 1.0f) * 0.05f);
   }
 }
-__global__ void relu(bf16* x, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    x[i] = __float2bfloat16(fmaxf(__bfloat162float(x[i]), 0.0f));
-}
-__global__ void relu_backward(bf16* d, const bf16* a, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    if (!(__bfloat162float(a[i]) > 0.0f)) d[i] = __float2bfloat16(0.0f);
-}
+using mlp_kernels::relu;
+using mlp_kernels::relu_backward;
 __global__ void sgd(bf16* w, const bf16* g, float lr, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     w[i] = __float2bfloat16(__bfloat162float(w[i]) - lr * __bfloat162float(g[i]));

@@ -6,7 +6,7 @@
 #
 # Programs (bench/compile/): A = sort_gauge.cpp (defines and runs a host experiment; its report
 # is written by report_main.cpp, another file) against sort_gbench.cpp (Google Benchmark, Debian
-# libbenchmark-dev), both `g++ -O2 -c`; B = single_host.cpp (one file: experiment + report,
+# libbenchmark-dev), both `g++ -O2 -c`; B = single_host.cpp (A's two files as one: experiment + report,
 # compiled and linked); C = single_cuda.cu (one .cu: CUDA experiment + report, `nvcc -arch=sm_90`,
 # compiled and linked); D = include_only.cpp (only <gauge/gauge.hpp>). With --suite, E =
 # scripts/test.sh on a fresh clone of HEAD (takes minutes). Each time is the median wall time of

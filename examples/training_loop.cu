@@ -53,6 +53,8 @@
 #include <gauge/report/timer_json.hpp>
 #include <gauge/timer.hpp>
 
+#include "relu_kernels.cuh"
+
 namespace {
 
 struct Options {
@@ -153,16 +155,8 @@ __global__ void to_bf16(const float* in, bf16* out, std::size_t n) {
     out[i] = __float2bfloat16(in[i]);
 }
 
-__global__ void relu(bf16* x, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    x[i] = __float2bfloat16(fmaxf(__bfloat162float(x[i]), 0.0f));
-}
-
-/// dZ = dA where A > 0, else 0 (in place on dA).
-__global__ void relu_backward(bf16* da, const bf16* a, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    if (!(__bfloat162float(a[i]) > 0.0f)) da[i] = __float2bfloat16(0.0f);
-}
+using mlp_kernels::relu;
+using mlp_kernels::relu_backward;
 
 /// dY = (Y - T) / batch; adds 0.5 / batch · Σ (Y - T)² to *loss (block sums, one atomic per block).
 __global__ void mse_grad(const bf16* y, const bf16* t, bf16* dy, std::size_t n, float inv_batch, float* loss) {

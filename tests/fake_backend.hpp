@@ -24,6 +24,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/telemetry.hpp"
 #include "gauge/env/telemetry.hpp"
+#include "gauge/experiment.hpp"
 
 namespace gauge::testing {
 
@@ -303,5 +304,11 @@ class FakeBackend {
  private:
   FakeDevice* dev_;
 };
+
+/// An Experiment named `name` that runs `step` on a FakeBackend over `dev` (default Config).
+template <class Step>
+auto fake_experiment(FakeDevice& dev, Step step, const char* name = "fake") {
+  return gauge::make_experiment<FakeBackend>(name, step, FakeBackend(&dev));
+}
 
 }  // namespace gauge::testing

@@ -18,9 +18,10 @@ using gauge::testing::FakeStream;
 
 namespace {
 
+/// An experiment of `step` on the fake backend, with telemetry read at round boundaries only.
 template <class Step>
-auto fake_experiment(FakeDevice& dev, Step step) {
-  auto exp = gauge::make_experiment<FakeBackend>("fake", step, FakeBackend(&dev));
+auto telemetry_experiment(FakeDevice& dev, Step step) {
+  auto exp = gauge::testing::fake_experiment(dev, step);
   gauge::Config c = gauge::testing::fast_config(20ms);
   c.warmup.round_time = 1ms;
   c.telemetry_interval = 0ms;  // readings at round boundaries only: deterministic on the virtual clock
@@ -44,7 +45,7 @@ gauge::TelemetrySample healthy(double) {
 TEST_CASE("telemetry is summarized over the measured region", "[capacity][telemetry]") {
   FakeDevice dev;
   dev.telemetry = healthy;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto exp = telemetry_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto r = exp.run();
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.telemetry.available);
@@ -78,12 +79,12 @@ TEST_CASE("steps measured while throttled are identified", "[capacity][telemetry
   {
     FakeDevice probe_dev;
     probe_dev.telemetry = healthy;
-    auto e = fake_experiment(probe_dev, [](FakeStream s) { s.kernel(10e-6); });
+    auto e = telemetry_experiment(probe_dev, [](FakeStream s) { s.kernel(10e-6); });
     auto pr = e.run();
     throttle_from = pr.telemetry.measure_start_s + 0.4 * (pr.telemetry.measure_end_s - pr.telemetry.measure_start_s);
     throttle_to = pr.telemetry.measure_start_s + 0.6 * (pr.telemetry.measure_end_s - pr.telemetry.measure_start_s);
   }
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto exp = telemetry_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto r = exp.run();
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.has_warning("throttling"));
@@ -115,7 +116,7 @@ TEST_CASE("a low SM clock warns sm_clock_below_max with the numbers", "[capacity
     s.sm_clock_mhz = 1200;
     return s;
   };
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto exp = telemetry_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto r = exp.run();
   REQUIRE(r.has_warning("sm_clock_below_max"));
   for (const auto& w : r.warnings)
@@ -129,7 +130,7 @@ TEST_CASE("other processes on the GPU are reported", "[capacity][telemetry]") {
   FakeDevice dev;
   dev.telemetry = healthy;
   dev.processes = {{static_cast<unsigned>(::getpid()), 2ull << 30}, {999999, 3ull << 30}};
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto exp = telemetry_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto r = exp.run();
   CHECK(r.has_warning("other_processes_on_gpu"));
   CHECK(*r.memory.other_processes_bytes == (3ull << 30));
@@ -137,7 +138,7 @@ TEST_CASE("other processes on the GPU are reported", "[capacity][telemetry]") {
 
 TEST_CASE("no telemetry source is recorded with the reason", "[capacity][telemetry]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto exp = telemetry_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto r = exp.run();
   CHECK_FALSE(r.telemetry.available);
   CHECK(*r.telemetry.unavailable_reason == "fake device without telemetry");
@@ -149,12 +150,12 @@ TEST_CASE("a kernel compiled from older PTX warns jit_compiled, and a native one
   dev.kernel_binaries["ptx_only"] = gauge::KernelBinaryRecord{"ptx_only", 90, 75, 90, true};
   dev.kernel_binaries["native"] = gauge::KernelBinaryRecord{"native", 90, 90, 90, false};
   auto step = [](FakeStream s) { s.kernel(10e-6); };
-  auto exp = fake_experiment(dev, step);
+  auto exp = telemetry_experiment(dev, step);
   exp.kernel("native", +[] {});
   auto r = exp.run();
   CHECK_FALSE(r.has_warning("jit_compiled"));
   REQUIRE(r.kernels.size() == 1);
-  auto exp2 = fake_experiment(dev, step);
+  auto exp2 = telemetry_experiment(dev, step);
   exp2.kernel("ptx_only", +[] {});
   auto r2 = exp2.run();
   REQUIRE(r2.has_warning("jit_compiled"));
@@ -169,7 +170,7 @@ TEST_CASE("memory: peak, transient allocations, growth and fit", "[capacity][mem
   dev.telemetry = healthy;
   // Each step allocates 256 MiB and the synchronize after the round frees it (stream-ordered
   // pool trimmed at synchronization): visible between enqueue and synchronize.
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
+  auto exp = telemetry_experiment(dev, [&](FakeStream s) {
     dev.device_used = (1ull << 30) + (256ull << 20);
     s.kernel(10e-6);
   });
@@ -190,7 +191,7 @@ TEST_CASE("memory: peak, transient allocations, growth and fit", "[capacity][mem
 TEST_CASE("memory that grows during measurement warns and does not fit", "[capacity][memory]") {
   FakeDevice dev;
   // Leaks 1 MiB per step.
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
+  auto exp = telemetry_experiment(dev, [&](FakeStream s) {
     dev.device_used += 1ull << 20;
     s.kernel(10e-6);
   });
@@ -207,7 +208,7 @@ TEST_CASE("a workload within 5 % of device memory may not fit", "[capacity][memo
   FakeDevice dev;
   dev.device_total = 80ull << 30;
   dev.device_used = 79ull << 30;  // 98.75 %
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto exp = telemetry_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto r = exp.run();
   CHECK_FALSE(*r.memory.fits);
   CHECK(r.memory.fits_reason.find("98.8 %") != std::string::npos);

@@ -43,6 +43,24 @@ using OptInt = std::optional<int>;
 using OptU64 = std::optional<std::uint64_t>;
 using OptDbl = std::optional<double>;
 
+/// Checks every field of an OS record against the fake root's files (nullopt: no such field).
+void check_os(const gauge::OsInfo& os, const OptStr& pretty_name, const OptStr& id, const OptStr& version_id,
+              const OptStr& kernel_release, const OptStr& hostname, const OptStr& architecture) {
+  CHECK(os.pretty_name == pretty_name);
+  CHECK(os.id == id);
+  CHECK(os.version_id == version_id);
+  CHECK(os.kernel_release == kernel_release);
+  CHECK(os.hostname == hostname);
+  CHECK(os.architecture == architecture);
+}
+
+/// Checks a memory record against the fake root's /proc/meminfo, in bytes (nullopt: not read).
+void check_memory(const gauge::MemoryInfo& m, const OptU64& total, const OptU64& available, const OptU64& swap_total) {
+  CHECK(m.total_bytes == total);
+  CHECK(m.available_bytes == available);
+  CHECK(m.swap_total_bytes == swap_total);
+}
+
 // to_json, text, parse, from_json: must give back the same struct.
 gauge::HostInfo json_round_trip(const gauge::HostInfo& h) {
   const nlohmann::json j = h;
@@ -94,9 +112,8 @@ TEST_CASE("detect_host: Docker container, two sockets, two NUMA nodes, powersave
   CHECK(h.cpu.distinct_governors.empty());  // all 8 CPUs agree
   CHECK_FALSE(h.governor_is_performance());
 
-  CHECK(h.memory.total_bytes == OptU64(33285996544ULL));      // 32505856 kB
-  CHECK(h.memory.available_bytes == OptU64(31138512896ULL));  // 30408704 kB
-  CHECK(h.memory.swap_total_bytes == OptU64(2147483648ULL));  // 2097152 kB
+  // 32505856 kB, 30408704 kB, 2097152 kB
+  check_memory(h.memory, 33285996544ULL, 31138512896ULL, 2147483648ULL);
 
   REQUIRE(h.numa_nodes.size() == 2);
   CHECK(h.numa_nodes[0].id == 0);
@@ -108,12 +125,7 @@ TEST_CASE("detect_host: Docker container, two sockets, two NUMA nodes, powersave
   CHECK(h.numa_nodes[1].cpus == std::vector<int>{4, 5, 6, 7});
   CHECK(h.numa_nodes[1].memory_total_bytes == OptU64(17179869184ULL));
 
-  CHECK(h.os.pretty_name == OptStr("Ubuntu 22.04.4 LTS"));
-  CHECK(h.os.id == OptStr("ubuntu"));
-  CHECK(h.os.version_id == OptStr("22.04"));
-  CHECK(h.os.kernel_release == OptStr("5.15.0-105-generic"));
-  CHECK(h.os.hostname == OptStr("3f2a1b9c8d7e"));
-  CHECK(h.os.architecture == OptStr("x86_64"));
+  check_os(h.os, "Ubuntu 22.04.4 LTS", "ubuntu", "22.04", "5.15.0-105-generic", "3f2a1b9c8d7e", "x86_64");
 
   CHECK(h.virtualization.container == OptStr("docker"));
   CHECK(h.virtualization.container_evidence == OptStr("/.dockerenv exists"));
@@ -146,18 +158,15 @@ TEST_CASE("detect_host: WSL2", "[env]") {
   CHECK(has_note(h, "scaling_governor not found"));
   CHECK_FALSE(h.governor_is_performance());
 
-  CHECK(h.memory.total_bytes == OptU64(16642998272ULL));      // 16252928 kB = 15.5 GiB
-  CHECK(h.memory.available_bytes == OptU64(15569256448ULL));  // 15204352 kB = 14.5 GiB
-  CHECK(h.memory.swap_total_bytes == OptU64(4294967296ULL));  // 4194304 kB = 4 GiB
+  // 16252928 kB = 15.5 GiB, 15204352 kB = 14.5 GiB, 4194304 kB = 4 GiB
+  check_memory(h.memory, 16642998272ULL, 15569256448ULL, 4294967296ULL);
   REQUIRE(h.numa_nodes.size() == 1);
   CHECK(h.numa_nodes[0].cpus == std::vector<int>{0, 1, 2, 3});
   CHECK(h.numa_nodes[0].memory_total_bytes == OptU64(16642998272ULL));
 
-  CHECK(h.os.pretty_name == OptStr("Ubuntu 24.04 LTS"));
-  CHECK(h.os.version_id == OptStr("24.04"));
-  CHECK(h.os.kernel_release == OptStr("5.15.153.1-microsoft-standard-WSL2"));
-  CHECK(h.os.hostname == OptStr("DESKTOP-7K2QF9L"));
-  CHECK_FALSE(h.os.architecture.has_value());  // no proc/sys/kernel/arch in this tree
+  // no proc/sys/kernel/arch in this tree: no architecture
+  check_os(h.os, "Ubuntu 24.04 LTS", "ubuntu", "24.04", "5.15.153.1-microsoft-standard-WSL2", "DESKTOP-7K2QF9L",
+           std::nullopt);
   CHECK(has_note(h, "architecture unknown"));
 }
 
@@ -176,16 +185,9 @@ TEST_CASE("detect_host: a bare root gives nullopt everywhere and does not throw"
   CHECK_FALSE(h.cpu.governor.has_value());
   CHECK(h.cpu.distinct_governors.empty());
   CHECK_FALSE(h.governor_is_performance());
-  CHECK_FALSE(h.memory.total_bytes.has_value());
-  CHECK_FALSE(h.memory.available_bytes.has_value());
-  CHECK_FALSE(h.memory.swap_total_bytes.has_value());
+  check_memory(h.memory, std::nullopt, std::nullopt, std::nullopt);
   CHECK(h.numa_nodes.empty());
-  CHECK_FALSE(h.os.pretty_name.has_value());
-  CHECK_FALSE(h.os.id.has_value());
-  CHECK_FALSE(h.os.version_id.has_value());
-  CHECK_FALSE(h.os.kernel_release.has_value());
-  CHECK_FALSE(h.os.hostname.has_value());
-  CHECK_FALSE(h.os.architecture.has_value());
+  check_os(h.os, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
   CHECK_FALSE(h.virtualization.container.has_value());
   CHECK_FALSE(h.virtualization.wsl);
   CHECK_FALSE(h.virtualization.virtual_machine.has_value());
@@ -222,17 +224,13 @@ TEST_CASE("detect_host: QEMU/KVM virtual machine via DMI", "[env]") {
   CHECK_FALSE(h.cpu.governor.has_value());
   CHECK(has_note(h, "CPU frequency governor unknown"));
 
-  CHECK(h.memory.total_bytes == OptU64(8589934592ULL));      // 8388608 kB = 8 GiB
-  CHECK(h.memory.available_bytes == OptU64(7516192768ULL));  // 7340032 kB = 7 GiB
-  CHECK(h.memory.swap_total_bytes == OptU64(0));
+  check_memory(h.memory, 8589934592ULL, 7516192768ULL, 0);  // 8388608 kB = 8 GiB, 7340032 kB = 7 GiB, none
   REQUIRE(h.numa_nodes.size() == 1);
   CHECK(h.numa_nodes[0].memory_total_bytes == OptU64(8589934592ULL));
 
-  CHECK(h.os.pretty_name == OptStr("Rocky Linux 9.3 (Blue Onyx)"));
-  CHECK(h.os.id == OptStr("rocky"));  // quoted in the file
-  CHECK(h.os.version_id == OptStr("9.3"));
-  CHECK(h.os.kernel_release == OptStr("5.14.0-362.8.1.el9_3.x86_64"));
-  CHECK(h.os.hostname == OptStr("gpu-vm-01"));
+  // ID is quoted in the file; no proc/sys/kernel/arch in this tree
+  check_os(h.os, "Rocky Linux 9.3 (Blue Onyx)", "rocky", "9.3", "5.14.0-362.8.1.el9_3.x86_64", "gpu-vm-01",
+           std::nullopt);
 }
 
 TEST_CASE("detect_host: aarch64 Kubernetes pod, sysfs topology, mixed governors, odd NUMA nodes",
@@ -252,8 +250,7 @@ TEST_CASE("detect_host: aarch64 Kubernetes pod, sysfs topology, mixed governors,
   CHECK(h.cpu.distinct_governors == std::vector<std::string>{"performance", "schedutil"});
   CHECK_FALSE(h.governor_is_performance());  // cpu2 runs schedutil
 
-  CHECK(h.memory.total_bytes == OptU64(17179869184ULL));      // 16777216 kB
-  CHECK(h.memory.available_bytes == OptU64(16106127360ULL));  // 15728640 kB = 15 GiB
+  check_memory(h.memory, 17179869184ULL, 16106127360ULL, 0);  // 16777216 kB, 15728640 kB = 15 GiB, no swap
 
   REQUIRE(h.numa_nodes.size() == 3);
   CHECK(h.numa_nodes[0].cpus == std::vector<int>{0, 1, 2, 3});
@@ -267,8 +264,8 @@ TEST_CASE("detect_host: aarch64 Kubernetes pod, sysfs topology, mixed governors,
   CHECK(has_note(h, "/sys/devices/system/node/node2/cpulist \"3-1\" is malformed"));
   CHECK(has_note(h, "memory of NUMA node 2 unknown"));
 
-  CHECK(h.os.pretty_name == OptStr("Ubuntu 24.04 LTS"));  // single-quoted in the file
-  CHECK(h.os.architecture == OptStr("aarch64"));
+  // PRETTY_NAME is single-quoted in the file
+  check_os(h.os, "Ubuntu 24.04 LTS", "ubuntu", "24.04", "6.8.0-1008-nvidia-64k", "trainer-7d9f8b6c5-x2x4q", "aarch64");
 
   CHECK(h.virtualization.container == OptStr("kubernetes"));  // kubepods wins over containerd
   CHECK(h.virtualization.container_evidence == OptStr("/proc/self/cgroup mentions \"kubepods\""));

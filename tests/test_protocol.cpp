@@ -5,25 +5,23 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include <cstdlib>
 #include <set>
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
+#include "test_checks.hpp"
 #include "gauge/experiment.hpp"
 
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
+using gauge::testing::fake_experiment;
 
 namespace {
-
-template <class Step>
-auto fake_experiment(FakeDevice& dev, Step step, const char* name = "fake") {
-  return gauge::make_experiment<FakeBackend>(name, step, FakeBackend(&dev));
-}
 
 /// A configuration whose rules are easy to compute by hand.
 gauge::Config simple_config() {
@@ -40,14 +38,33 @@ gauge::Config simple_config() {
   return c;
 }
 
+/// Runs `step` on `dev` under `config`.
+template <class Step>
+gauge::Result run_step(FakeDevice& dev, Step step, const gauge::Config& config) {
+  auto exp = fake_experiment(dev, step);
+  exp.config(config);
+  return exp.run();
+}
+
+/// Runs a step of one kernel of `kernel_s` seconds on `dev` under `config`.
+gauge::Result run_kernel_step(FakeDevice& dev, double kernel_s, const gauge::Config& config) {
+  return run_step(dev, [kernel_s](FakeStream s) { s.kernel(kernel_s); }, config);
+}
+
+/// Runs a step of one kernel that lasts `seconds(i)` at the step's i-th call (from 0) on `dev`
+/// under `config`.
+template <class Seconds>
+gauge::Result run_kernel_script(FakeDevice& dev, Seconds seconds, const gauge::Config& config) {
+  std::size_t call = 0;
+  return run_step(dev, [&](FakeStream s) { s.kernel(seconds(call++)); }, config);
+}
+
 }  // namespace
 
 TEST_CASE("a constant 10 us step is measured as 10 us on the fake device", "[protocol]") {
   FakeDevice dev;
   dev.launch_cost = 2e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
-  exp.config(simple_config());
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, simple_config());
   REQUIRE(r.status == gauge::Status::ok);
   REQUIRE(r.gpu_time.p50);
   // Gated, back to back, no event cost: every sample is exactly the kernel's duration.
@@ -67,12 +84,10 @@ TEST_CASE("a constant 10 us step is measured as 10 us on the fake device", "[pro
 
 TEST_CASE("warm-up stops at the first round boundary after min_steps", "[protocol][warmup]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.warmup.min_steps = 100;
   c.warmup.round_time = 70us;  // 70 us / 10 us = 7 steps per round
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   REQUIRE(r.status == gauge::Status::ok);
   // The first step alone reads 12 us (10 us + the 2 us launch, ungated), so the first round has
   // floor(70 / 12) = 5 steps; later rounds floor(70 / 10) = 7. Stop at the first boundary with
@@ -84,14 +99,11 @@ TEST_CASE("warm-up stops at the first round boundary after min_steps", "[protoco
 
 TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  // Every call 3 % slower than the one before: never steady.
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(10e-6 * std::pow(1.03, double(call++))); });
   auto c = simple_config();
   c.warmup.max_steps = 57;
   c.warmup.round_time = 50us;
-  exp.config(c);
-  auto r = exp.run();
+  // Every call 3 % slower than the one before: never steady.
+  auto r = run_kernel_script(dev, [](std::size_t i) { return 10e-6 * std::pow(1.03, double(i)); }, c);
   CHECK(r.warmup.steps == 57);
   CHECK_FALSE(r.warmup.converged);
   CHECK(r.has_warning("warmup_not_converged"));
@@ -99,14 +111,11 @@ TEST_CASE("warm-up that never settles stops at exactly max_steps", "[protocol][w
 
 TEST_CASE("warm-up that never settles stops at the first round boundary after max_time", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(10e-6 * (1.0 + 0.001 * double(call++))); });
   auto c = simple_config();
   c.warmup.max_time = 5ms;
   c.warmup.max_steps = 1000000;
   c.warmup.round_time = 200us;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_script(dev, [](std::size_t i) { return 10e-6 * (1.0 + 0.001 * double(i)); }, c);
   CHECK_FALSE(r.warmup.converged);
   CHECK(r.warmup.time_s >= 5e-3);
   // A round lasts about round_time of device work plus host costs (< 1 ms here).
@@ -116,11 +125,7 @@ TEST_CASE("warm-up that never settles stops at the first round boundary after ma
 
 TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(call++ == 0 ? 1e-3 : 10e-6); });
-  auto c = simple_config();
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i == 0 ? 1e-3 : 10e-6; }, simple_config());
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(*r.warmup.first_step_time_s == Approx(1e-3 + dev.launch_cost));
@@ -130,15 +135,12 @@ TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protoco
 
 TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow steady state", "[protocol][warmup]") {
   FakeDevice dev;
-  std::size_t call = 0;
-  // 1500 fast calls (the tuner's first pick), then 10 us for good.
-  auto exp = fake_experiment(dev, [&](FakeStream s) { s.kernel(call++ < 1500 ? 5e-6 : 10e-6); });
   auto c = simple_config();
   c.warmup.min_steps = 10;
   c.warmup.round_time = 2ms;
   c.warmup.window = 5;
-  exp.config(c);
-  auto r = exp.run();
+  // 1500 fast calls (the tuner's first pick), then 10 us for good.
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i < 1500 ? 5e-6 : 10e-6; }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(r.warmup.steps > 1500);
@@ -149,15 +151,13 @@ TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow st
 TEST_CASE("a clock that ramps up over the first 200 ms ends warm-up at full clock", "[protocol][warmup]") {
   FakeDevice dev;
   // Step time 30 us at t = 0 falling linearly to 10 us at t = 200 ms (clock ramping up), then flat.
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
-    const double t = dev.host;
-    s.kernel(10e-6 * (1.0 + 2.0 * std::max(0.0, 1.0 - t / 0.2)));
-  });
   auto c = simple_config();
   c.warmup.round_time = 2ms;
   c.warmup.window = 5;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [&](FakeStream s) {
+    const double t = dev.host;
+    s.kernel(10e-6 * (1.0 + 2.0 * std::max(0.0, 1.0 - t / 0.2)));
+  }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.warmup.converged);
   CHECK(r.warmup.time_s >= 0.19);
@@ -169,12 +169,10 @@ TEST_CASE("a clock that ramps up over the first 200 ms ends warm-up at full cloc
 
 TEST_CASE("measurement stops at the first round boundary after min_samples", "[protocol][stopping]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.measure.min_samples = 250;
   c.measure.round_time = 1ms;  // 100 steps per round; no event cost, so k = 1: 100 samples a round
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.sampling.steps_per_sample == 1);
   CHECK(r.gpu_samples_s.size() == 300);
@@ -230,11 +228,9 @@ TEST_CASE("measurement stops at the first round boundary after max_time", "[prot
 
 TEST_CASE("measurement honours min_time before stopping on the noise target", "[protocol][stopping]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.measure.min_time = 30ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   CHECK(r.stopping.reason == "noise_target_met");
   CHECK(r.stopping.measure_time_s >= 0.030);
   CHECK(r.stopping.measure_time_s < 0.030 + 2.5e-3);
@@ -242,18 +238,28 @@ TEST_CASE("measurement honours min_time before stopping on the noise target", "[
 
 // ---- failures -----------------------------------------------------------------------------------
 
-TEST_CASE("a step that throws marks the experiment failed and keeps what was measured", "[protocol][errors]") {
+/// What a run of 10 us steps whose 5000th step calls `fail` (which throws) leaves: the result
+/// (the run must not throw) and how often the backend was finished. 100000 samples are asked
+/// for, so the failure comes during measurement.
+template <class Fail>
+std::pair<gauge::Result, int> run_failing_at_step_5000(Fail fail) {
   FakeDevice dev;
   std::size_t call = 0;
   auto exp = fake_experiment(dev, [&](FakeStream s) {
-    if (++call == 5000) throw std::runtime_error("out of workspace");
+    if (++call == 5000) fail();
     s.kernel(10e-6);
   });
   auto c = simple_config();
   c.measure.min_samples = 100000;
   c.measure.max_samples = 100000;
   exp.config(c);
-  auto r = exp.run();
+  gauge::Result r;
+  REQUIRE_NOTHROW(r = exp.run());
+  return {std::move(r), exp.backend().finished};
+}
+
+TEST_CASE("a step that throws marks the experiment failed and keeps what was measured", "[protocol][errors]") {
+  const auto [r, finished] = run_failing_at_step_5000([] { throw std::runtime_error("out of workspace"); });
   CHECK(r.status == gauge::Status::failed);
   REQUIRE(r.error);
   CHECK(r.error->find("out of workspace") != std::string::npos);
@@ -262,7 +268,7 @@ TEST_CASE("a step that throws marks the experiment failed and keeps what was mea
   CHECK_FALSE(r.gpu_samples_s.empty());
   REQUIRE(r.gpu_time.p50);
   CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
-  CHECK(exp.backend().finished == 1);
+  CHECK(finished == 1);
 }
 
 TEST_CASE("an invalid configuration is rejected before anything runs", "[protocol][errors]") {
@@ -314,9 +320,7 @@ TEST_CASE("throughput is work over the median time per step", "[protocol]") {
 TEST_CASE("the gate keeps host launch latency out of GPU time, and wall time keeps it in", "[protocol][gate]") {
   FakeDevice dev;
   dev.launch_cost = 5e-6;  // the host needs 5 us to launch a 1 us kernel: launch-bound
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
-  exp.config(simple_config());
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 1e-6, simple_config());
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.sampling.method == "gated");
   CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-9));
@@ -345,13 +349,8 @@ TEST_CASE("a step that synchronizes the host falls back to ungated timing with a
     s.kernel(10e-6);
     s.synchronize_host();
   });
-  auto c = simple_config();
-  c.measure.gate_timeout = 50ms;
-  exp.config(c);
-  auto r = exp.run();
-  REQUIRE(r.status == gauge::Status::ok);
+  auto r = gauge::testing::run_expecting_gate_timeout(exp, simple_config(), 50ms);
   CHECK(r.sampling.method == "ungated");
-  CHECK(r.has_warning("gate_timeout"));
   CHECK(r.sampling.discarded_rounds == 1);
   CHECK(dev.gate_timeouts == 1);
   REQUIRE(r.gpu_time.p50);
@@ -376,24 +375,17 @@ TEST_CASE("a full launch queue behind the gate shortens the rounds", "[protocol]
   FakeDevice dev;
   dev.queue_capacity = 100;
   auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
-  auto c = simple_config();
-  c.measure.gate_timeout = 5ms;
-  exp.config(c);
-  auto r = exp.run();
-  REQUIRE(r.status == gauge::Status::ok);
+  auto r = gauge::testing::run_expecting_gate_timeout(exp, simple_config(), 5ms);
   CHECK(r.sampling.method == "gated");
   CHECK(r.sampling.discarded_rounds >= 1);
-  CHECK(r.has_warning("gate_timeout"));
   CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-9));
 }
 
 TEST_CASE("work launched on another stream is flagged, never reported as ~0 s", "[protocol][wall]") {
   FakeDevice dev;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel_on_other_stream(1e-3); });
   auto c = simple_config();
   c.measure.max_time = 200ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_step(dev, [](FakeStream s) { s.kernel_on_other_stream(1e-3); }, c);
   CHECK(r.has_warning("work_not_on_stream"));
   CHECK_FALSE(r.has_warning("launch_bound"));
   bool error_severity = false;
@@ -409,11 +401,9 @@ TEST_CASE("work launched on another stream is flagged, never reported as ~0 s", 
 TEST_CASE("k steps per event pair is chosen from the measured event cost", "[protocol][events]") {
   FakeDevice dev;
   dev.event_device_cost = 2e-6;  // as measured on an H200 (issue 3)
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   auto c = simple_config();
   c.measure.round_time = 10ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 10e-6, c);
   REQUIRE(r.status == gauge::Status::ok);
   // Warm-up rounds of n steps between one event pair read (10 n + 2) / n us per step (the closing
   // event costs 2 us); with round_time 1 ms they settle at the fixed point n = 99
@@ -432,11 +422,9 @@ TEST_CASE("k steps per event pair is chosen from the measured event cost", "[pro
 TEST_CASE("k is capped by max_sample_time for long steps", "[protocol][events]") {
   FakeDevice dev;
   dev.event_device_cost = 2e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); });
   auto c = simple_config();
   c.measure.min_samples = 6;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 1e-3, c);
   REQUIRE(r.status == gauge::Status::ok);
   // Warm-up rounds of floor(2 ms / 1 ms) = 2 steps estimate the step at (2 ms + 2 us) / 2 =
   // 1.001 ms, so k = floor(25 ms / 1.001 ms) = 24 steps per sample at most (40 wanted).
@@ -476,22 +464,18 @@ TEST_CASE("graph mode times replays of k captured steps", "[protocol][graph]") {
 TEST_CASE("a sample shorter than 100 timer ticks is flagged", "[protocol][wall]") {
   FakeDevice dev;
   dev.launch_cost = 0.01e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(0.1e-6); });
   auto c = simple_config();
   c.measure.steps_per_sample = 1;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 0.1e-6, c);
   CHECK(r.has_warning("below_timer_resolution"));
 }
 
 TEST_CASE("silenced warning codes are not reported", "[protocol]") {
   FakeDevice dev;
   dev.launch_cost = 5e-6;
-  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-6); });
   auto c = simple_config();
   c.silenced_warnings = {"launch_bound"};
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_step(dev, 1e-6, c);
   CHECK_FALSE(r.has_warning("launch_bound"));
 }
 
@@ -522,45 +506,29 @@ TEST_CASE("a step that keeps slowing during measurement warns drift_during_measu
   FakeDevice dev;
   // Steady for 3000 calls (warm-up converges), then 10 % slower per 1000 calls: the power cap
   // that sets in after warm-up on a heavy kernel.
-  std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
-    ++call;
-    s.kernel(10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0));
-  });
   auto c = simple_config();
   c.warmup.min_steps = 10;
   c.warmup.max_steps = 2000;  // warm-up ends (capped) before the drift starts
   c.measure.min_samples = 300;
   c.measure.min_time = 50ms;
-  exp.config(c);
-  auto r = exp.run();
+  auto r = run_kernel_script(dev, [](std::size_t i) {
+    const std::size_t call = i + 1;
+    return 10e-6 * (call < 3000 ? 1.0 : 1.0 + 0.1 * double(call - 3000) / 1000.0);
+  }, c);
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.has_warning("drift_during_measurement"));
 
   FakeDevice dev2;
-  auto steady = fake_experiment(dev2, [](FakeStream s) { s.kernel(10e-6); });
-  steady.config(c);
-  CHECK_FALSE(steady.run().has_warning("drift_during_measurement"));
+  CHECK_FALSE(run_kernel_step(dev2, 10e-6, c).has_warning("drift_during_measurement"));
 }
 
 TEST_CASE("a step that throws a non-std exception is a failed result, samples kept", "[protocol][errors]") {
-  FakeDevice dev;
-  std::size_t call = 0;
-  auto exp = fake_experiment(dev, [&](FakeStream s) {
-    if (++call == 5000) throw 42;
-    s.kernel(10e-6);
-  });
-  auto c = simple_config();
-  c.measure.min_samples = 100000;
-  c.measure.max_samples = 100000;
-  exp.config(c);
-  gauge::Result r;
-  REQUIRE_NOTHROW(r = exp.run());
+  const auto [r, finished] = run_failing_at_step_5000([] { throw 42; });
   CHECK(r.status == gauge::Status::failed);
   CHECK(r.error->find("not derived from std::exception") != std::string::npos);
   CHECK(r.error->find("step 5000") != std::string::npos);
   CHECK_FALSE(r.gpu_samples_s.empty());
-  CHECK(exp.backend().finished == 1);
+  CHECK(finished == 1);
 }
 
 TEST_CASE("bad dimensions and fractions are rejected with their names", "[protocol][errors]") {

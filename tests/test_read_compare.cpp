@@ -94,8 +94,7 @@ bool subset_equal(const nlohmann::json& part, const nlohmann::json& whole, std::
 
 gauge::Result fake_result(const std::string& name, double seconds) {
   gauge::testing::FakeDevice dev;
-  auto exp = gauge::make_experiment<gauge::testing::FakeBackend>(
-      name, [&](gauge::testing::FakeStream s) { s.kernel(seconds); }, gauge::testing::FakeBackend(&dev));
+  auto exp = gauge::testing::fake_experiment(dev, [&](gauge::testing::FakeStream s) { s.kernel(seconds); }, name.c_str());
   exp.config(gauge::testing::fast_config(1500us));
   exp.dimension("M", 4096).dimension("dtype", "bf16").dimension("scale", 0.5).dimension("transposed", false);
   exp.flop(2.0 * 4096 * 4096 * 4096).bytes(3.0 * 4096 * 4096 * 2).items("tiles", 1024);

@@ -40,13 +40,13 @@ gauge::Config quick_config() { return gauge::testing::fast_config(); }
 gauge::Result fake_result(const char* name, bool throws = false) {
   FakeDevice dev;
   std::size_t call = 0;
-  auto exp = gauge::make_experiment<FakeBackend>(
-      name,
+  auto exp = gauge::testing::fake_experiment(
+      dev,
       [&](FakeStream s) {
         if (throws && ++call == 3) throw std::runtime_error("cuBLAS said no");
         s.kernel(10e-6);
       },
-      FakeBackend(&dev));
+      name);
   exp.config(quick_config());
   exp.dimension("M", 8192).dimension("dtype", "bf16").dimension("scale", 0.5).dimension("transposed", true);
   exp.flop(2.0 * 8192 * 8192 * 8192);

@@ -88,16 +88,25 @@ def assert_usage_error(test, p, program, bad_text):
 class FlagConventions:
     """The conventions every tool and example follows (CLI11): --help and --version exit 0,
     `--opt=value` works as `--opt value`, and bad usage exits 2 with one line naming the bad text.
-    A subclass sets NAME, program() and the cases below."""
+    A subclass sets NAME, PROGRAM and the cases below."""
 
     NAME = ""
+    # The program's path, from the environment variable PROGRAM_VARIABLE; for an example, which is
+    # built only where nvcc was found at configure time, the tests are skipped where it is not set.
+    PROGRAM = None
+    PROGRAM_VARIABLE = ""
     # Every option: (option, its default as --help shows it or None, words of its description).
     OPTIONS = []
     # (arguments, text the error line must name); the arguments are complete command lines.
     USAGE_ERRORS = []
 
+    def setUp(self):
+        if not self.PROGRAM:
+            self.skipTest(f"examples/{self.NAME} is not built here (no nvcc at configure time): "
+                          f"{self.PROGRAM_VARIABLE} is not set")
+
     def program(self):
-        raise NotImplementedError
+        return self.PROGRAM
 
     def help_entry(self, text, option):
         """The --help entry of `option`: its line and the indented lines that continue it."""
@@ -503,6 +512,7 @@ class CompareFlags(FlagConventions, unittest.TestCase):
     """gauge-compare's command line: --help, --version, --opt=value, usage errors."""
 
     NAME = "gauge-compare"
+    PROGRAM, PROGRAM_VARIABLE = COMPARE, "GAUGE_COMPARE"
     OPTIONS = [("--threshold", "2%", "Noise threshold"), ("--confidence", "95%", "Confidence level"),
                ("--fail-on-regression", None, "exit 1 when an experiment is slower"), ("--format", "text", "Markdown table"),
                ("--metric", "gpu", "wall time"), ("--ignore-dimension", None, "repeatable"),
@@ -524,8 +534,6 @@ class CompareFlags(FlagConventions, unittest.TestCase):
         ([B, S, "c.json"], "unexpected argument 'c.json'"),
     ]
 
-    def program(self):
-        return COMPARE
 
     def test_option_equals_value_is_option_space_value(self):
         slower = report("slower.json")
@@ -555,6 +563,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
     """gauge-export's command line: --help, --version, --opt=value, usage errors."""
 
     NAME = "gauge-export"
+    PROGRAM, PROGRAM_VARIABLE = EXPORT, "GAUGE_EXPORT"
     OPTIONS = [("--format", "gbench", "Google Benchmark JSON"), ("--metric", "gpu", "wall time"),
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
@@ -569,8 +578,6 @@ class ExportFlags(FlagConventions, unittest.TestCase):
         ([B, report("same.json")], "unexpected argument '" + report("same.json") + "'"),
     ]
 
-    def program(self):
-        return EXPORT
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
@@ -598,6 +605,7 @@ class GemmFlags(FlagConventions, unittest.TestCase):
     """examples/gemm's command line (where nvcc built it; skipped otherwise)."""
 
     NAME = "gemm"
+    PROGRAM, PROGRAM_VARIABLE = GEMM, "GAUGE_GEMM"
     OPTIONS = [("--m", "8192", "Rows"), ("--n", "8192", "Columns"), ("--k", "8192", "op(A)"), ("--dtype", "bf16", "fp32"),
                ("--transa", "n", "transposed"), ("--transb", "n", "transposed"), ("--out", "gemm-report.json", "report"),
                ("--host", None, "host backend"), ("--require-gpu", None, "77"), ("--min-time", None, "seconds"),
@@ -614,13 +622,6 @@ class GemmFlags(FlagConventions, unittest.TestCase):
         (["extra.json"], "extra.json"),
     ]
 
-    def setUp(self):
-        if not GEMM:
-            self.skipTest("examples/gemm is not built here (no nvcc at configure time): GAUGE_GEMM is not set")
-
-    def program(self):
-        return GEMM
-
     def test_option_equals_value_is_option_space_value(self):
         out = os.path.join(scratch("gemm-flags"), "gemm.json")
         if os.path.exists(out):
@@ -636,6 +637,7 @@ class TrainingLoopFlags(FlagConventions, unittest.TestCase):
     """examples/training_loop's command line (where nvcc built it; skipped otherwise)."""
 
     NAME = "training_loop"
+    PROGRAM, PROGRAM_VARIABLE = TRAINING_LOOP, "GAUGE_TRAINING_LOOP"
     OPTIONS = [("--steps", "3000", "Training steps"), ("--batch", "4096", "multiple of 8"),
                ("--hidden", "4096", "multiple of 8"), ("--layers", "3", "layers"), ("--lr", "0.001", "learning rate"),
                ("--warmup", "50", "warm-up"), ("--log-every", "500", "log lines"), ("--timer-level", "1", "detailed"),
@@ -650,13 +652,6 @@ class TrainingLoopFlags(FlagConventions, unittest.TestCase):
         (["--frobnicate"], "--frobnicate"),
         (["--out"], "--out"),  # a value is missing
     ]
-
-    def setUp(self):
-        if not TRAINING_LOOP:
-            self.skipTest("examples/training_loop is not built here (no nvcc at configure time): GAUGE_TRAINING_LOOP is not set")
-
-    def program(self):
-        return TRAINING_LOOP
 
     def test_option_equals_value_is_option_space_value(self):
         d = scratch("training-loop-flags")
@@ -678,19 +673,20 @@ class Plot(unittest.TestCase):
     def plot(self, *args):
         return run(sys.executable, PLOT, *args)
 
+    def plot_file(self, out, *args, binary=False):
+        """Runs gauge-plot with `args` writing `out`, requires exit status 0, and returns what it
+        wrote (text, or bytes with `binary`)."""
+        p = self.plot(*args, "-o", out)
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(out, "rb" if binary else "r") as f:
+            return f.read()
+
     def test_timeline_of_the_real_report(self):
         out = scratch("plots")
         png = os.path.join(out, "timeline.png")
-        p = self.plot("timeline", H200, "-o", png)
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(png, "rb") as f:
-            self.assertEqual(b"\x89PNG\r\n\x1a\n", f.read(8))
+        self.assertEqual(b"\x89PNG\r\n\x1a\n", self.plot_file(png, "timeline", H200, binary=True)[:8])
         self.assertGreater(os.path.getsize(png), 20000)
-        svg = os.path.join(out, "timeline.svg")
-        p = self.plot("timeline", H200, "-o", svg, "--experiment", "gemm")
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(svg) as f:
-            text = f.read()
+        text = self.plot_file(os.path.join(out, "timeline.svg"), "timeline", H200, "--experiment", "gemm")
         self.assertIn("<svg", text)
         self.assertIn("no clock telemetry in this report", text)
         self.assertIn("warm-up: 11 steps, converged", text)
@@ -698,11 +694,7 @@ class Plot(unittest.TestCase):
         self.assertIn("measured samples (n = 98)", text)
 
     def test_timeline_with_clock_telemetry(self):
-        svg = os.path.join(scratch("plots"), "telemetry.svg")
-        p = self.plot("timeline", report("telemetry.json"), "-o", svg)
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(svg) as f:
-            text = f.read()
+        text = self.plot_file(os.path.join(scratch("plots"), "telemetry.svg"), "timeline", report("telemetry.json"))
         self.assertIn("SM clock (telemetry)", text)
         self.assertIn("maximum SM clock 1980 MHz", text)
         self.assertNotIn("no clock telemetry", text)
@@ -722,11 +714,7 @@ class Plot(unittest.TestCase):
                 with open(path, "w") as f:
                     json.dump(doc, f)
                 for args in (["timeline", path], ["compare", path, path]):
-                    svg = os.path.join(out, f"label-{backend}-{args[0]}.svg")
-                    p = self.plot(*args, "-o", svg)
-                    self.assertEqual(0, p.returncode, p.stderr)
-                    with open(svg) as f:
-                        text = f.read()
+                    text = self.plot_file(os.path.join(out, f"label-{backend}-{args[0]}.svg"), *args)
                     self.assertIn(expected, text)
                     if backend == "host":
                         self.assertNotIn("GPU", text)
@@ -737,20 +725,15 @@ class Plot(unittest.TestCase):
         p = run(COMPARE, report("base.json"), report("slower.json"), "--format", "json")
         with open(cmp_json, "w") as f:
             f.write(p.stdout)
-        svg = os.path.join(out, "compare.svg")
-        p = self.plot("compare", report("base.json"), report("slower.json"), "-o", svg, "--comparison", cmp_json)
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(svg) as f:
-            text = f.read()
+        text = self.plot_file(os.path.join(out, "compare.svg"), "compare", report("base.json"), report("slower.json"),
+                              "--comparison", cmp_json)
         a, b = gpu_samples(report("base.json")), gpu_samples(report("slower.json"))
         self.assertIn(f"median new/base = {np.median(b) / np.median(a):.4f}", text)
         # the median's interval at 97.5 %: two statistics decide at n = 60 (median, mean), 95 % together
         self.assertRegex(text, r"\[1\.04\d\d, 1\.05\d\d\] at 97\.5 %: slower")
-        png = os.path.join(out, "bf16-fp32.png")
-        p = self.plot("compare", report("fp32.json"), report("base.json"), "-o", png, "--ignore-dimension", "dtype")
-        self.assertEqual(0, p.returncode, p.stderr)
-        with open(png, "rb") as f:
-            self.assertEqual(b"\x89PNG", f.read(4))
+        png = self.plot_file(os.path.join(out, "bf16-fp32.png"), "compare", report("fp32.json"), report("base.json"),
+                             "--ignore-dimension", "dtype", binary=True)
+        self.assertEqual(b"\x89PNG", png[:4])
 
     def test_bad_input_exits_2_with_one_line(self):
         out = scratch("plots")

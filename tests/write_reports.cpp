@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "consumer/sum4096.hpp"
 #include "fake_backend.hpp"
 #include "test_helpers.hpp"
 #include "full_report.hpp"
@@ -35,7 +36,7 @@ gauge::Config quick() { return gauge::testing::fast_config(2ms); }
 
 template <class Step>
 gauge::Result fake(FakeDevice& dev, const std::string& name, Step step, gauge::Config c = quick()) {
-  auto exp = gauge::make_experiment<FakeBackend>(name, step, FakeBackend(&dev));
+  auto exp = gauge::testing::fake_experiment(dev, step, name.c_str());
   exp.config(c);
   exp.dimension("M", 4096).dimension("dtype", "bf16").dimension("scale", 0.5).dimension("transposed", true);
   exp.flop(2.0 * 4096 * 4096 * 4096).bytes(3.0 * 4096 * 4096 * 2).items("tokens", 4096);
@@ -103,14 +104,10 @@ int main(int argc, char** argv) {
       gauge::Report report(dir / "host.json");  // the live environment of this machine
       std::vector<double> v(4096, 1.0);
       double sink = 0;
-      auto exp = gauge::make_experiment<gauge::HostBackend>("sum4096", [&](gauge::HostStream) {
-        double s = 0;
-        for (double x : v) s += x;
-        sink += s;
-      });
+      auto exp = sum4096_experiment(v, sink);
       exp.config().measure.max_time = 100ms;
       exp.config().warmup.max_time = 50ms;
-      exp.bytes(4096 * sizeof(double)).dimension("n", 4096);
+      exp.dimension("n", 4096);
       report.add(exp.run());
       report.write();
       if (sink <= 0) return 1;

@@ -7,18 +7,15 @@
 #include <cstdio>
 #include <vector>
 
+#include "sum4096.hpp"
+
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "consumer.json";
   gauge::Report report(out);
   std::vector<double> v(4096, 1.0);
   double sink = 0;
-  auto exp = gauge::make_experiment<gauge::HostBackend>("sum4096", [&](gauge::HostStream) {
-    double s = 0;
-    for (double x : v) s += x;
-    sink += s;
-  });
+  auto exp = sum4096_experiment(v, sink);
   exp.config().measure.max_time = std::chrono::milliseconds(300);
-  exp.bytes(4096 * sizeof(double));
   report.add(exp.run());
   report.write();
   std::fputs(report.summary().c_str(), stdout);

@@ -16,6 +16,7 @@
 #include "catch.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/gauge.hpp"
+#include "test_checks.hpp"
 
 using namespace std::chrono_literals;
 
@@ -110,13 +111,8 @@ TEST_CASE("a step that synchronizes the host falls back to ungated timing", "[gp
     spin_kernel<<<1, 32, 0, s>>>(20000, nullptr);
     GAUGE_CUDA_CHECK(cudaStreamSynchronize(s));
   });
-  auto c = quick();
-  c.measure.gate_timeout = 100ms;
-  exp.config(c);
-  auto r = exp.run();
-  REQUIRE(r.status == gauge::Status::ok);
+  auto r = gauge::testing::run_expecting_gate_timeout(exp, quick(), 100ms);
   CHECK(r.sampling.method == "ungated");
-  CHECK(r.has_warning("gate_timeout"));
   CHECK(*r.gpu_time.p50 >= 20e-6);
 }
 
@@ -208,12 +204,7 @@ TEST_CASE("a step that allocates names the likely cause of the gate timeout", "[
     spin_kernel<<<1, 32, 0, s>>>(20000, nullptr);
     GAUGE_CUDA_CHECK(cudaFree(p));
   });
-  auto c = quick();
-  c.measure.gate_timeout = 100ms;
-  exp.config(c);
-  auto r = exp.run();
-  REQUIRE(r.status == gauge::Status::ok);
-  CHECK(r.has_warning("gate_timeout"));
+  auto r = gauge::testing::run_expecting_gate_timeout(exp, quick(), 100ms);
   bool named = false;
   for (const auto& w : r.warnings)
     if (w.code == "gate_timeout") named = w.message.find("cudaMalloc/cudaFree") != std::string::npos;

@@ -21,14 +21,10 @@
 #include "gauge/cuda/gate.hpp"
 #include "gauge/cuda/jit.hpp"
 #include "gauge/cuda/l2_flush.hpp"
+#include "gauge/detail/compile_mode.hpp"
 #include "gauge/protocol/seam.hpp"
 
-namespace gauge {
-#if defined(__CUDACC__)
-inline namespace cuda_compiled {
-#else
-inline namespace host_compiled {
-#endif
+GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
 
 /// Backend for CUDA steps. By default it creates its own non-blocking stream on the configured
 /// device; construct it with a stream to adopt the caller's. Not copyable; movable.
@@ -81,11 +77,7 @@ class CudaBackend {
     cudaDeviceProp prop{};
     GAUGE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     DeviceRecord d;
-    d.ordinal = device_;
-    d.name = prop.name;
-    d.uuid = detail::uuid_string(prop.uuid);
-    char bus[32] = {};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device_) == cudaSuccess) d.pci_bus_id = bus;
+    detail::set_device_identity(d, device_, prop);
     uuid_ = d.uuid;
     bus_id_ = d.pci_bus_id;
     GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -276,5 +268,4 @@ class CudaBackend {
   std::optional<std::string> uuid_, bus_id_;
 };
 
-}  // inline namespace
-}  // namespace gauge
+GAUGE_END_COMPILE_MODE_NAMESPACE

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "gauge/core/error.hpp"
+#include "gauge/detail/enum_names.hpp"
 
 namespace gauge {
 
@@ -35,12 +36,9 @@ enum class GpuTiming {
 inline const char* to_string(CacheState c) { return c == CacheState::hot ? "hot" : "cold"; }
 /// Text name of a GpuTiming ("automatic", "ungated", "graph").
 inline const char* to_string(GpuTiming t) {
-  switch (t) {
-    case GpuTiming::automatic: return "automatic";
-    case GpuTiming::ungated: return "ungated";
-    case GpuTiming::graph: return "graph";
-  }
-  return "?";
+  static constexpr detail::EnumName<GpuTiming> names[] = {
+      {GpuTiming::automatic, "automatic"}, {GpuTiming::ungated, "ungated"}, {GpuTiming::graph, "graph"}};
+  return detail::name_of(names, t);
 }
 
 /// Warm-up: run steps until the five effects of the seed (lazy module loading, JIT compilation,

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "gauge/detail/enum_names.hpp"
+
 namespace gauge {
 
 /// How much a warning should worry the reader.
@@ -17,12 +19,9 @@ enum class Severity {
 
 /// Text name of a Severity ("info", "warning", "error").
 inline const char* to_string(Severity s) {
-  switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
-  }
-  return "?";
+  static constexpr detail::EnumName<Severity> names[] = {
+      {Severity::info, "info"}, {Severity::warning, "warning"}, {Severity::error, "error"}};
+  return detail::name_of(names, s);
 }
 
 /// The stable warning codes gauge emits, Experiment's and the Timer's (DESIGN.md, "Warnings are

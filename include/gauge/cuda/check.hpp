@@ -82,6 +82,17 @@ inline std::string uuid_string(const cudaUUID_t& u) {
   return s;
 }
 
+/// Sets the identity of CUDA device `ordinal`, whose properties are `p`, in `out` (a DeviceRecord
+/// or a CudaDeviceInfo): ordinal, name, UUID, and the PCI bus id where the runtime gives one.
+template <class DeviceIdentity>
+void set_device_identity(DeviceIdentity& out, int ordinal, const cudaDeviceProp& p) {
+  out.ordinal = ordinal;
+  out.name = p.name;
+  out.uuid = uuid_string(p.uuid);
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal) == cudaSuccess) out.pci_bus_id = bus;
+}
+
 }  // namespace gauge::detail
 
 /// Evaluates a CUDA runtime call and throws gauge::CudaError (call text, device, error string)

@@ -17,13 +17,9 @@
 #include <cstdint>
 
 #include "gauge/cuda/check.hpp"
+#include "gauge/detail/compile_mode.hpp"
 
-namespace gauge {
-#if defined(__CUDACC__)
-inline namespace cuda_compiled {
-#else
-inline namespace host_compiled {
-#endif
+GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
 
 namespace gate_kernels {
 #if defined(__CUDACC__)
@@ -119,5 +115,4 @@ class LaunchGate {
   std::uint32_t epoch_ = 0;
 };
 
-}  // inline namespace
-}  // namespace gauge
+GAUGE_END_COMPILE_MODE_NAMESPACE

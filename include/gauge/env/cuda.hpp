@@ -33,11 +33,7 @@ inline CudaInfo detect_cuda() {
       continue;
     }
     CudaDeviceInfo g;
-    g.ordinal = d;
-    g.name = p.name;
-    g.uuid = detail::uuid_string(p.uuid);
-    char bus[32] = {};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) g.pci_bus_id = bus;
+    detail::set_device_identity(g, d, p);
     g.compute_capability_major = p.major;
     g.compute_capability_minor = p.minor;
     g.multiprocessors = p.multiProcessorCount;

@@ -597,22 +597,16 @@ inline void detect_os(const Reader& r, HostInfo& info) {
   struct utsname uts {};
   const bool have_uname = r.live() && ::uname(&uts) == 0;
 
-  os.kernel_release = r.read_value("proc/sys/kernel/osrelease", &why);
-  if (!os.kernel_release) {
-    if (have_uname) {
-      os.kernel_release = std::string(uts.release);
-    } else {
-      info.notes.push_back("kernel release unknown: " + why);
-    }
-  }
-  os.hostname = r.read_value("proc/sys/kernel/hostname", &why);
-  if (!os.hostname) {
-    if (have_uname) {
-      os.hostname = std::string(uts.nodename);
-    } else {
-      info.notes.push_back("host name unknown: " + why);
-    }
-  }
+  // `out` from the file at `path` in the tree, else from uname()'s `uname_value`, else a note.
+  auto file_or_uname = [&](std::optional<std::string>& out, const char* path, const char* uname_value,
+                           const char* what) {
+    out = r.read_value(path, &why);
+    if (out) return;
+    if (have_uname) out = std::string(uname_value);
+    else info.notes.push_back(std::string(what) + " unknown: " + why);
+  };
+  file_or_uname(os.kernel_release, "proc/sys/kernel/osrelease", uts.release, "kernel release");
+  file_or_uname(os.hostname, "proc/sys/kernel/hostname", uts.nodename, "host name");
   if (have_uname) {
     os.architecture = std::string(uts.machine);
   } else if (!r.live()) {

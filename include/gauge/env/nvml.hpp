@@ -267,116 +267,64 @@ inline NvmlGpuInfo query_gpu(const Library& lib, Device dev) {
     unsigned i = 0;
     if (a.device_get_index(dev, &i) == success) g.index = i;
   }
-  if (!a.device_get_name) missing("name");
-  else if (Return r = a.device_get_name(dev, buf, sizeof buf); r == success) g.name = buf;
-  else fail("name", r);
-  if (!a.device_get_uuid) missing("uuid");
-  else if (Return r = a.device_get_uuid(dev, buf, sizeof buf); r == success) g.uuid = buf;
-  else fail("uuid", r);
-  if (!a.device_get_pci_info) missing("pci_bus_id");
-  else {
-    PciInfo p{};
-    if (Return r = a.device_get_pci_info(dev, &p); r == success) g.pci_bus_id = std::string(p.bus_id);
-    else fail("pci_bus_id", r);
-  }
-  if (!a.device_get_performance_state) missing("pstate");
-  else {
-    int ps = 0;
-    if (Return r = a.device_get_performance_state(dev, &ps); r == success) g.pstate = ps;
-    else fail("pstate", r);
-  }
-  auto clock = [&](auto fn, int type, std::optional<double>& out, const char* field) {
+  // One NVML query of `field`: calls `fn(dev, args...)` (its out-parameters among `args`) and, on
+  // success, `use`; a function this libnvidia-ml lacks, or a failing call, lands in `unavailable`.
+  auto query = [&](const char* field, auto fn, auto use, auto... args) {
     if (!fn) return missing(field);
-    unsigned mhz = 0;
-    if (Return r = fn(dev, type, &mhz); r == success) out = mhz;
+    if (Return r = fn(dev, args...); r == success) use();
     else fail(field, r);
   };
-  clock(a.device_get_clock_info, clock_sm, g.sm_clock_mhz, "sm_clock_mhz");
-  clock(a.device_get_max_clock_info, clock_sm, g.sm_clock_max_mhz, "sm_clock_max_mhz");
-  clock(a.device_get_applications_clock, clock_sm, g.sm_clock_application_mhz, "sm_clock_application_mhz");
-  clock(a.device_get_default_applications_clock, clock_sm, g.sm_clock_default_application_mhz,
-        "sm_clock_default_application_mhz");
-  clock(a.device_get_clock_info, clock_mem, g.memory_clock_mhz, "memory_clock_mhz");
-  clock(a.device_get_max_clock_info, clock_mem, g.memory_clock_max_mhz, "memory_clock_max_mhz");
-  clock(a.device_get_applications_clock, clock_mem, g.memory_clock_application_mhz, "memory_clock_application_mhz");
-  clock(a.device_get_default_applications_clock, clock_mem, g.memory_clock_default_application_mhz,
-        "memory_clock_default_application_mhz");
-  if (!a.device_get_temperature) missing("temperature_c");
-  else {
-    unsigned t = 0;
-    if (Return r = a.device_get_temperature(dev, temperature_gpu, &t); r == success) g.temperature_c = t;
-    else fail("temperature_c", r);
-  }
-  if (!a.device_get_power_usage) missing("power_draw_w");
-  else {
-    unsigned mw = 0;
-    if (Return r = a.device_get_power_usage(dev, &mw); r == success) g.power_draw_w = mw / 1000.0;
-    else fail("power_draw_w", r);
-  }
-  if (!a.device_get_enforced_power_limit) missing("power_limit_w");
-  else {
-    unsigned mw = 0;
-    if (Return r = a.device_get_enforced_power_limit(dev, &mw); r == success) g.power_limit_w = mw / 1000.0;
-    else fail("power_limit_w", r);
-  }
-  if (!a.device_get_memory_info) missing("memory");
-  else {
-    Memory m{};
-    if (Return r = a.device_get_memory_info(dev, &m); r == success) {
-      g.memory_total_bytes = m.total;
-      g.memory_used_bytes = m.used;
-    } else {
-      fail("memory", r);
-    }
-  }
-  if (!a.device_get_ecc_mode) missing("ecc_enabled");
-  else {
-    int cur = 0, pend = 0;
-    if (Return r = a.device_get_ecc_mode(dev, &cur, &pend); r == success) g.ecc_enabled = cur != 0;
-    else fail("ecc_enabled", r);
-  }
-  if (!a.device_get_persistence_mode) missing("persistence_mode");
-  else {
-    int m = 0;
-    if (Return r = a.device_get_persistence_mode(dev, &m); r == success) g.persistence_mode = m != 0;
-    else fail("persistence_mode", r);
-  }
-  if (!a.device_get_compute_mode) missing("compute_mode");
-  else {
-    int m = 0;
-    if (Return r = a.device_get_compute_mode(dev, &m); r == success) {
-      g.compute_mode = m == 0 ? "default" : m == 1 ? "exclusive_thread" : m == 2 ? "prohibited"
-                     : m == 3 ? "exclusive_process" : "unknown(" + std::to_string(m) + ")";
-    } else {
-      fail("compute_mode", r);
-    }
-  }
-  if (!a.device_get_mig_mode) missing("mig_enabled");
-  else {
-    unsigned cur = 0, pend = 0;
-    if (Return r = a.device_get_mig_mode(dev, &cur, &pend); r == success) g.mig_enabled = cur != 0;
-    else fail("mig_enabled", r);
-  }
-  auto link = [&](auto fn, std::optional<unsigned>& out, const char* field) {
-    if (!fn) return missing(field);
+  query("name", a.device_get_name, [&] { g.name = buf; }, buf, unsigned(sizeof buf));
+  query("uuid", a.device_get_uuid, [&] { g.uuid = buf; }, buf, unsigned(sizeof buf));
+  PciInfo pci{};
+  query("pci_bus_id", a.device_get_pci_info, [&] { g.pci_bus_id = std::string(pci.bus_id); }, &pci);
+  int pstate = 0;
+  query("pstate", a.device_get_performance_state, [&] { g.pstate = pstate; }, &pstate);
+  // An unsigned reading of `field` (MHz, degrees, lanes, a generation) written to `out`.
+  auto reading = [&](auto fn, auto& out, const char* field, auto... args) {
     unsigned v = 0;
-    if (Return r = fn(dev, &v); r == success) out = v;
-    else fail(field, r);
+    query(field, fn, [&] { out = v; }, args..., &v);
   };
-  link(a.device_get_curr_pcie_link_generation, g.pcie_generation, "pcie_generation");
-  link(a.device_get_curr_pcie_link_width, g.pcie_width, "pcie_width");
-  link(a.device_get_max_pcie_link_generation, g.pcie_generation_max, "pcie_generation_max");
-  link(a.device_get_max_pcie_link_width, g.pcie_width_max, "pcie_width_max");
-  if (!a.device_get_clocks_event_reasons) missing("clock_event_reasons");
-  else {
-    unsigned long long m = 0;
-    if (Return r = a.device_get_clocks_event_reasons(dev, &m); r == success) {
-      g.clock_event_reasons = m;
-      g.clock_event_reason_names = reason_names(m);
-    } else {
-      fail("clock_event_reasons", r);
-    }
-  }
+  reading(a.device_get_clock_info, g.sm_clock_mhz, "sm_clock_mhz", clock_sm);
+  reading(a.device_get_max_clock_info, g.sm_clock_max_mhz, "sm_clock_max_mhz", clock_sm);
+  reading(a.device_get_applications_clock, g.sm_clock_application_mhz, "sm_clock_application_mhz", clock_sm);
+  reading(a.device_get_default_applications_clock, g.sm_clock_default_application_mhz,
+          "sm_clock_default_application_mhz", clock_sm);
+  reading(a.device_get_clock_info, g.memory_clock_mhz, "memory_clock_mhz", clock_mem);
+  reading(a.device_get_max_clock_info, g.memory_clock_max_mhz, "memory_clock_max_mhz", clock_mem);
+  reading(a.device_get_applications_clock, g.memory_clock_application_mhz, "memory_clock_application_mhz", clock_mem);
+  reading(a.device_get_default_applications_clock, g.memory_clock_default_application_mhz,
+          "memory_clock_default_application_mhz", clock_mem);
+  reading(a.device_get_temperature, g.temperature_c, "temperature_c", temperature_gpu);
+  unsigned power_mw = 0, power_limit_mw = 0;
+  query("power_draw_w", a.device_get_power_usage, [&] { g.power_draw_w = power_mw / 1000.0; }, &power_mw);
+  query("power_limit_w", a.device_get_enforced_power_limit, [&] { g.power_limit_w = power_limit_mw / 1000.0; },
+        &power_limit_mw);
+  Memory memory{};
+  query("memory", a.device_get_memory_info, [&] {
+    g.memory_total_bytes = memory.total;
+    g.memory_used_bytes = memory.used;
+  }, &memory);
+  int ecc = 0, ecc_pending = 0;
+  query("ecc_enabled", a.device_get_ecc_mode, [&] { g.ecc_enabled = ecc != 0; }, &ecc, &ecc_pending);
+  int persistence = 0;
+  query("persistence_mode", a.device_get_persistence_mode, [&] { g.persistence_mode = persistence != 0; }, &persistence);
+  int compute = 0;
+  query("compute_mode", a.device_get_compute_mode, [&] {
+    g.compute_mode = compute == 0 ? "default" : compute == 1 ? "exclusive_thread" : compute == 2 ? "prohibited"
+                   : compute == 3 ? "exclusive_process" : "unknown(" + std::to_string(compute) + ")";
+  }, &compute);
+  unsigned mig = 0, mig_pending = 0;
+  query("mig_enabled", a.device_get_mig_mode, [&] { g.mig_enabled = mig != 0; }, &mig, &mig_pending);
+  reading(a.device_get_curr_pcie_link_generation, g.pcie_generation, "pcie_generation");
+  reading(a.device_get_curr_pcie_link_width, g.pcie_width, "pcie_width");
+  reading(a.device_get_max_pcie_link_generation, g.pcie_generation_max, "pcie_generation_max");
+  reading(a.device_get_max_pcie_link_width, g.pcie_width_max, "pcie_width_max");
+  unsigned long long reasons = 0;
+  query("clock_event_reasons", a.device_get_clocks_event_reasons, [&] {
+    g.clock_event_reasons = reasons;
+    g.clock_event_reason_names = reason_names(reasons);
+  }, &reasons);
   if (!a.device_get_compute_running_processes) missing("processes");
   else {
     std::vector<ProcessInfo> infos(64);

@@ -1,0 +1,23 @@
+#pragma once
+/// \file gauge/detail/compile_mode.hpp
+/// The inline namespace of the gauge types that differ with the compiler of the translation unit
+/// (the launch gate and CudaBackend, whose gate kernel exists only under nvcc): `cuda_compiled`
+/// where nvcc compiles it, `host_compiled` elsewhere. A program that mixes both kinds of
+/// translation unit then holds two distinct types instead of one type defined two ways.
+
+#if defined(__CUDACC__)
+/// Opens `namespace gauge` and the inline namespace of this translation unit's compiler.
+#define GAUGE_BEGIN_COMPILE_MODE_NAMESPACE \
+  namespace gauge {                        \
+  inline namespace cuda_compiled {
+#else
+/// Opens `namespace gauge` and the inline namespace of this translation unit's compiler.
+#define GAUGE_BEGIN_COMPILE_MODE_NAMESPACE \
+  namespace gauge {                        \
+  inline namespace host_compiled {
+#endif
+
+/// Closes what GAUGE_BEGIN_COMPILE_MODE_NAMESPACE opened.
+#define GAUGE_END_COMPILE_MODE_NAMESPACE \
+  }                                      \
+  }

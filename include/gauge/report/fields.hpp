@@ -57,28 +57,18 @@ struct EnumValues<Severity> {
 // ---- statistics, work, warnings ----------------------------------------------------------------
 
 /// Work → {"flop_per_step", "bytes_per_step", "items_per_step": {name: count}}.
-template <>
-struct Fields<Work> {
-  static constexpr const char* name = "work";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("flop_per_step", x.flop);
-    v("bytes_per_step", x.bytes);
-    v("items_per_step", x.items);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(Work, "work", NoFlags) {
+  v("flop_per_step", x.flop);
+  v("bytes_per_step", x.bytes);
+  v("items_per_step", x.items);
+}
 
 /// Throughput → {"flop_per_s", "bytes_per_s", "items_per_s": {name: rate or null}}.
-template <>
-struct Fields<Throughput> {
-  static constexpr const char* name = "throughput";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("flop_per_s", x.flop_per_second);
-    v("bytes_per_s", x.bytes_per_second);
-    v("items_per_s", x.items_per_second, null_dropped);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(Throughput, "throughput", NoFlags) {
+  v("flop_per_s", x.flop_per_second);
+  v("bytes_per_s", x.bytes_per_second);
+  v("items_per_s", x.items_per_second, null_dropped);
+}
 
 /// Warning → {"code", "severity" (info, warning, error), "message"}.
 GAUGE_SERIAL_DESCRIBE(Warning, "warning", code, severity, message)
@@ -92,68 +82,48 @@ GAUGE_SERIAL_DESCRIBE(Outliers, "outliers", low_severe, low_mild, high_mild, hig
 
 /// Summary → every statistic by name (null where undefined), plus the methods used (constants of
 /// this gauge: checked to be strings when read, otherwise ignored).
-template <>
-struct Fields<Summary> {
-  static constexpr const char* name = "summary";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(n, min, p1, p5, p10, p25, p50, p75, p90, p95, p99, max, mean, stddev, cv, mad, iqr,
-                        median_ci, median_ci_relative_width, confidence_level, outliers);
-    v.constant("percentile_method", Summary::percentile_method);
-    v.constant("median_ci_method", Summary::median_ci_method);
-    v.constant("outlier_method", Summary::outlier_method);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(Summary, "summary", NoFlags) {
+  GAUGE_SERIAL_FIELDS(n, min, p1, p5, p10, p25, p50, p75, p90, p95, p99, max, mean, stddev, cv, mad, iqr,
+                      median_ci, median_ci_relative_width, confidence_level, outliers);
+  v.constant("percentile_method", Summary::percentile_method);
+  v.constant("median_ci_method", Summary::median_ci_method);
+  v.constant("outlier_method", Summary::outlier_method);
+}
 
 // ---- configuration -----------------------------------------------------------------------------
 
 /// WarmupConfig → every setting, durations in seconds.
-template <>
-struct Fields<WarmupConfig> {
-  static constexpr const char* name = "warmup_config";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("min_steps", x.min_steps);
-    v("min_time_s", x.min_time);
-    v("max_steps", x.max_steps);
-    v("max_time_s", x.max_time);
-    v("round_time_s", x.round_time);
-    GAUGE_SERIAL_FIELDS(window, drift_tolerance);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(WarmupConfig, "warmup_config", NoFlags) {
+  v("min_steps", x.min_steps);
+  v("min_time_s", x.min_time);
+  v("max_steps", x.max_steps);
+  v("max_time_s", x.max_time);
+  v("round_time_s", x.round_time);
+  GAUGE_SERIAL_FIELDS(window, drift_tolerance);
+}
 
 /// MeasureConfig → every setting, durations in seconds, enums by name.
-template <>
-struct Fields<MeasureConfig> {
-  static constexpr const char* name = "measure_config";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(min_samples, max_samples);
-    v("min_time_s", x.min_time);
-    v("max_time_s", x.max_time);
-    GAUGE_SERIAL_FIELDS(target_relative_ci_width, confidence_level);
-    v("round_time_s", x.round_time);
-    GAUGE_SERIAL_FIELDS(max_steps_per_round, steps_per_sample);
-    v("event_overhead_budget_s", x.event_overhead_budget);
-    v("max_sample_time_s", x.max_sample_time);
-    v("gate_timeout_s", x.gate_timeout);
-    GAUGE_SERIAL_FIELDS(wall_round_fraction, cache, gpu_timing);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(MeasureConfig, "measure_config", NoFlags) {
+  GAUGE_SERIAL_FIELDS(min_samples, max_samples);
+  v("min_time_s", x.min_time);
+  v("max_time_s", x.max_time);
+  GAUGE_SERIAL_FIELDS(target_relative_ci_width, confidence_level);
+  v("round_time_s", x.round_time);
+  GAUGE_SERIAL_FIELDS(max_steps_per_round, steps_per_sample);
+  v("event_overhead_budget_s", x.event_overhead_budget);
+  v("max_sample_time_s", x.max_sample_time);
+  v("gate_timeout_s", x.gate_timeout);
+  GAUGE_SERIAL_FIELDS(wall_round_fraction, cache, gpu_timing);
+}
 
 /// Config → every setting, defaults included. Read back, durations are rounded to the nearest
 /// nanosecond; the configuration is not validated (a report records what was used).
-template <>
-struct Fields<Config> {
-  static constexpr const char* name = "config";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(warmup, measure, device, silenced_warnings, max_samples_in_report);
-    v("telemetry_interval_s", x.telemetry_interval, since_1_2);
-    v("memory_growth_tolerance_bytes", x.memory_growth_tolerance_bytes, since_1_2);
-    v("sm_clock_warning_fraction", x.sm_clock_warning_fraction, since_1_2);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(Config, "config", NoFlags) {
+  GAUGE_SERIAL_FIELDS(warmup, measure, device, silenced_warnings, max_samples_in_report);
+  v("telemetry_interval_s", x.telemetry_interval, since_1_2);
+  v("memory_growth_tolerance_bytes", x.memory_growth_tolerance_bytes, since_1_2);
+  v("sm_clock_warning_fraction", x.sm_clock_warning_fraction, since_1_2);
+}
 
 // ---- telemetry, memory, kernels ----------------------------------------------------------------
 
@@ -161,33 +131,23 @@ struct Fields<Config> {
 GAUGE_SERIAL_DESCRIBE(TelemetryStat, "telemetry_stat", min, mean, max)
 
 /// One reading of the telemetry series (written as parallel arrays, one per key).
-template <>
-struct Fields<TelemetrySample> : AllKeysOptional {
-  static constexpr const char* name = "telemetry_sample";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("t_s", x.t_s, nan_as_null);
-    GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, clock_event_reasons,
-                        process_memory_bytes);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TelemetrySample, "telemetry_sample", AllKeysOptional) {
+  v("t_s", x.t_s, nan_as_null);
+  GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, clock_event_reasons,
+                      process_memory_bytes);
+}
 
 /// TelemetryRecord → the summary over the measured region, and `series` as parallel arrays.
 /// No key is required: partial records (from tools or older writers) read, the rest default.
-template <>
-struct Fields<TelemetryRecord> : AllKeysOptional {
-  static constexpr const char* name = "telemetry";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(available, unavailable_reason, interval_s);
-    v("warmup_start_s", x.warmup_start_s, nan_as_null);
-    v("measure_start_s", x.measure_start_s, nan_as_null);
-    v("measure_end_s", x.measure_end_s, nan_as_null);
-    GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, sm_clock_max_mhz,
-                        throttle_reasons_seen, throttle_reason_names, throttled_samples);
-    v("series", x.series, as_columns);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TelemetryRecord, "telemetry", AllKeysOptional) {
+  GAUGE_SERIAL_FIELDS(available, unavailable_reason, interval_s);
+  v("warmup_start_s", x.warmup_start_s, nan_as_null);
+  v("measure_start_s", x.measure_start_s, nan_as_null);
+  v("measure_end_s", x.measure_end_s, nan_as_null);
+  GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, sm_clock_max_mhz,
+                      throttle_reasons_seen, throttle_reason_names, throttled_samples);
+  v("series", x.series, as_columns);
+}
 
 /// MemoryRecord → bytes everywhere, null where unknown. No key is required (as telemetry).
 GAUGE_SERIAL_DESCRIBE_AS(MemoryRecord, "memory", AllKeysOptional, peak_bytes, peak_source,
@@ -204,71 +164,51 @@ GAUGE_SERIAL_DESCRIBE(KernelBinaryRecord, "kernel", name, binary_version, ptx_ve
 // ---- one experiment ----------------------------------------------------------------------------
 
 /// WarmupRound → {"start_s", "steps", "time_per_step_s"} (a null time reads as NaN).
-template <>
-struct Fields<WarmupRound> {
-  static constexpr const char* name = "warmup_round";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("start_s", x.start_s, nan_as_null);
-    v("steps", x.steps);
-    v("time_per_step_s", x.time_per_step_s, nan_as_null);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(WarmupRound, "warmup_round", NoFlags) {
+  v("start_s", x.start_s, nan_as_null);
+  v("steps", x.steps);
+  v("time_per_step_s", x.time_per_step_s, nan_as_null);
+}
 
 /// DeviceRecord → {"ordinal", "name", "uuid", "pci_bus_id"}.
 GAUGE_SERIAL_DESCRIBE(DeviceRecord, "device_record", ordinal, name, uuid, pci_bus_id)
 
 /// WarmupRecord → {"first_step_time_s", "steps", "time_s", "converged", "relative_drift",
 /// "reason", "curve"}.
-template <>
-struct Fields<WarmupRecord> {
-  static constexpr const char* name = "warmup_record";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(first_step_time_s, steps);
-    v("time_s", x.time_s, nan_as_null);
-    v("converged", x.converged);
-    v("relative_drift", x.relative_drift, nan_as_null);
-    GAUGE_SERIAL_FIELDS(reason, curve);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(WarmupRecord, "warmup_record", NoFlags) {
+  GAUGE_SERIAL_FIELDS(first_step_time_s, steps);
+  v("time_s", x.time_s, nan_as_null);
+  v("converged", x.converged);
+  v("relative_drift", x.relative_drift, nan_as_null);
+  GAUGE_SERIAL_FIELDS(reason, curve);
+}
 
 /// SamplingRecord → how the samples were taken; `granularity` ("per_step" when k = 1, else
 /// "per_batch") is derived from `steps_per_sample` and checked when read.
-template <>
-struct Fields<SamplingRecord> {
-  static constexpr const char* name = "sampling";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(method, steps_per_sample);
-    v.computed(
-        "granularity", json_string, x,
-        [](const SamplingRecord& r) -> nlohmann::json { return r.steps_per_sample == 1 ? "per_step" : "per_batch"; },
-        [](const nlohmann::json& j, SamplingRecord&) { detail::read_name(j, {"per_step", "per_batch"}); });
-    GAUGE_SERIAL_FIELDS(steps_per_sample_reason, event_overhead_s);
-    v("cache", x.cache, names_of<CacheState>);
-    GAUGE_SERIAL_FIELDS(rounds, discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps);
-    v("timer_resolution_s", x.timer_resolution_s, nan_as_null);
-    v("round_start_s", x.round_start_s, nan_as_null, since_1_1);
-    v("round_end_s", x.round_end_s, nan_as_null, since_1_1);
-    v("round_samples", x.round_samples, since_1_1);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
+  GAUGE_SERIAL_FIELDS(method, steps_per_sample);
+  v.computed(
+      "granularity", json_string, x,
+      [](const SamplingRecord& r) -> nlohmann::json { return r.steps_per_sample == 1 ? "per_step" : "per_batch"; },
+      [](const nlohmann::json& j, SamplingRecord&) { detail::read_name(j, {"per_step", "per_batch"}); });
+  GAUGE_SERIAL_FIELDS(steps_per_sample_reason, event_overhead_s);
+  v("cache", x.cache, names_of<CacheState>);
+  GAUGE_SERIAL_FIELDS(rounds, discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps);
+  v("timer_resolution_s", x.timer_resolution_s, nan_as_null);
+  v("round_start_s", x.round_start_s, nan_as_null, since_1_1);
+  v("round_end_s", x.round_end_s, nan_as_null, since_1_1);
+  v("round_samples", x.round_samples, since_1_1);
+}
 
 /// StoppingRecord → {"reason", "measure_time_s", "relative_ci_width", "target_relative_ci_width",
 /// "target_met"}.
-template <>
-struct Fields<StoppingRecord> {
-  static constexpr const char* name = "stopping";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("reason", x.reason);
-    v("measure_time_s", x.measure_time_s, nan_as_null);
-    v("relative_ci_width", x.relative_ci_width);
-    v("target_relative_ci_width", x.target_relative_ci_width, nan_as_null);
-    v("target_met", x.target_met);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(StoppingRecord, "stopping", NoFlags) {
+  v("reason", x.reason);
+  v("measure_time_s", x.measure_time_s, nan_as_null);
+  v("relative_ci_width", x.relative_ci_width);
+  v("target_relative_ci_width", x.target_relative_ci_width, nan_as_null);
+  v("target_met", x.target_met);
+}
 
 /// Result → one entry of the report's `experiments` list. A report older than schema 1.2 has no
 /// `time_label` and `time_clock`: they are derived from `backend` (legacy_time_names).
@@ -337,67 +277,52 @@ GAUGE_SERIAL_DESCRIBE(ToolRecord, "tool", command, exit_code, output, error, sec
 
 /// CudaDeviceInfo → the device's properties (units in the keys); `compute_capability` is
 /// "MAJOR.MINOR".
-template <>
-struct Fields<CudaDeviceInfo> {
-  static constexpr const char* name = "cuda_device";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(ordinal, name, uuid, pci_bus_id);
-    v.computed(
-        "compute_capability", json_string, x,
-        [](const CudaDeviceInfo& d) -> nlohmann::json {
-          return std::to_string(d.compute_capability_major) + "." + std::to_string(d.compute_capability_minor);
-        },
-        [](const nlohmann::json& j, CudaDeviceInfo& d) {
-          if (!j.is_string()) wrong_type("a string", j);
-          const std::string cc = j.get<std::string>();
-          const auto dot = cc.find('.');
-          if (dot == std::string::npos || dot == 0 || dot + 1 == cc.size() || dot > 4 || cc.size() - dot > 5 ||
-              cc.find_first_not_of("0123456789.") != std::string::npos || cc.find('.', dot + 1) != std::string::npos)
-            throw FieldError("", "\"" + cc + "\" is not MAJOR.MINOR");
-          d.compute_capability_major = std::stoi(cc.substr(0, dot));
-          d.compute_capability_minor = std::stoi(cc.substr(dot + 1));
-        });
-    GAUGE_SERIAL_FIELDS(multiprocessors, total_memory_bytes, l2_cache_bytes, persisting_l2_max_bytes,
-                        sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits,
-                        shared_memory_per_block_optin_bytes, max_threads_per_multiprocessor, ecc_enabled,
-                        integrated);
-    v("numa_node", x.numa_node, since_1_1);
-    v("local_cpulist", x.local_cpulist, since_1_1);
-    v("nvml", x.nvml, since_1_1);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(CudaDeviceInfo, "cuda_device", NoFlags) {
+  GAUGE_SERIAL_FIELDS(ordinal, name, uuid, pci_bus_id);
+  v.computed(
+      "compute_capability", json_string, x,
+      [](const CudaDeviceInfo& d) -> nlohmann::json {
+        return std::to_string(d.compute_capability_major) + "." + std::to_string(d.compute_capability_minor);
+      },
+      [](const nlohmann::json& j, CudaDeviceInfo& d) {
+        if (!j.is_string()) wrong_type("a string", j);
+        const std::string cc = j.get<std::string>();
+        const auto dot = cc.find('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == cc.size() || dot > 4 || cc.size() - dot > 5 ||
+            cc.find_first_not_of("0123456789.") != std::string::npos || cc.find('.', dot + 1) != std::string::npos)
+          throw FieldError("", "\"" + cc + "\" is not MAJOR.MINOR");
+        d.compute_capability_major = std::stoi(cc.substr(0, dot));
+        d.compute_capability_minor = std::stoi(cc.substr(dot + 1));
+      });
+  GAUGE_SERIAL_FIELDS(multiprocessors, total_memory_bytes, l2_cache_bytes, persisting_l2_max_bytes,
+                      sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits,
+                      shared_memory_per_block_optin_bytes, max_threads_per_multiprocessor, ecc_enabled,
+                      integrated);
+  v("numa_node", x.numa_node, since_1_1);
+  v("local_cpulist", x.local_cpulist, since_1_1);
+  v("nvml", x.nvml, since_1_1);
+}
 
 /// CudaInfo → {"runtime_version", "driver_version", "device_count", "error", "devices"}.
 GAUGE_SERIAL_DESCRIBE(CudaInfo, "cuda", runtime_version, driver_version, device_count, error, devices)
 
 /// Environment → {"gauge_version", "host", "compiler", "environment_variables" ({name: value or
 /// null}), "cuda", "nvml", "tools" ({name: record}), "warnings"}.
-template <>
-struct Fields<Environment> {
-  static constexpr const char* name = "environment";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(gauge_version, host, compiler, environment_variables, cuda);
-    v("nvml", x.nvml, since_1_1);
-    v("tools", x.tools, since_1_1);
-    v("warnings", x.warnings);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(Environment, "environment", NoFlags) {
+  GAUGE_SERIAL_FIELDS(gauge_version, host, compiler, environment_variables, cuda);
+  v("nvml", x.nvml, since_1_1);
+  v("tools", x.tools, since_1_1);
+  v("warnings", x.warnings);
+}
 
 // ---- a Timer's summary -------------------------------------------------------------------------
 
 /// TotalSummary → {"n", "sum", "min", "mean", "stddev", "max", "p50", "p90", "p99",
 /// "percentile_method"}.
-template <>
-struct Fields<TotalSummary> {
-  static constexpr const char* name = "total_summary";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(n, sum, min, mean, stddev, max, p50, p90, p99);
-    v.constant("percentile_method", TotalSummary::percentile_method);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TotalSummary, "total_summary", NoFlags) {
+  GAUGE_SERIAL_FIELDS(n, sum, min, mean, stddev, max, p50, p90, p99);
+  v.constant("percentile_method", TotalSummary::percentile_method);
+}
 
 /// One item's rate of a Throughput under its own key (`tokens_per_s`): null when absent.
 template <class V, class C>
@@ -419,40 +344,30 @@ void item_rate(V& v, C& x, const char* key, const char* item) {
 /// TimerThroughput → {"tokens_per_s", "samples_per_s", "flop_per_s", "bytes_per_s", "mfu"}: the
 /// Throughput of the experiments' keys, with the Timer's two items under their own keys (as
 /// written since schema 1.1).
-template <>
-struct Fields<TimerThroughput> {
-  static constexpr const char* name = "timer_throughput";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    item_rate(v, x, "tokens_per_s", "tokens");
-    item_rate(v, x, "samples_per_s", "samples");
-    v("flop_per_s", x.flop_per_second);
-    v("bytes_per_s", x.bytes_per_second);
-    v("mfu", x.mfu);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TimerThroughput, "timer_throughput", NoFlags) {
+  item_rate(v, x, "tokens_per_s", "tokens");
+  item_rate(v, x, "samples_per_s", "samples");
+  v("flop_per_s", x.flop_per_second);
+  v("bytes_per_s", x.bytes_per_second);
+  v("mfu", x.mfu);
+}
 
 /// TimerConfig → every setting, defaults included; `peak_source` is null without a peak and
 /// "user (no source given)" for a peak without a source.
-template <>
-struct Fields<TimerConfig> {
-  static constexpr const char* name = "timer_config";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(warmup_steps, window, log_every, level, max_pending_steps, confidence_level,
-                        peak_flop_per_s);
-    v.computed(
-        "peak_source", json_string | json_null, x,
-        [](const TimerConfig& c) -> nlohmann::json {
-          if (!c.peak_flop_per_s) return nullptr;
-          return c.peak_source.empty() ? std::string("user (no source given)") : c.peak_source;
-        },
-        [](const nlohmann::json& j, TimerConfig& c) {
-          if (!j.is_null() && !j.is_string()) wrong_type("a string or null", j);
-          c.peak_source = j.is_null() ? std::string() : j.get<std::string>();
-        });
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TimerConfig, "timer_config", NoFlags) {
+  GAUGE_SERIAL_FIELDS(warmup_steps, window, log_every, level, max_pending_steps, confidence_level,
+                      peak_flop_per_s);
+  v.computed(
+      "peak_source", json_string | json_null, x,
+      [](const TimerConfig& c) -> nlohmann::json {
+        if (!c.peak_flop_per_s) return nullptr;
+        return c.peak_source.empty() ? std::string("user (no source given)") : c.peak_source;
+      },
+      [](const nlohmann::json& j, TimerConfig& c) {
+        if (!j.is_null() && !j.is_string()) wrong_type("a string or null", j);
+        c.peak_source = j.is_null() ? std::string() : j.get<std::string>();
+      });
+}
 
 /// TimerCounters → every counter by name.
 GAUGE_SERIAL_DESCRIBE(TimerCounters, "timer_counters", steps, resolved_steps, warmup_steps, pending_steps,
@@ -469,44 +384,34 @@ GAUGE_SERIAL_DESCRIBE(TimerRegionTotal, "timer_region_total", steps, occurrences
 
 /// TimerRegionSummary → {"name", "kind", "parent" (null at the top level), "stream", "level",
 /// "window", "total"}.
-template <>
-struct Fields<TimerRegionSummary> {
-  static constexpr const char* name = "timer_region";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(name, kind);
-    v("parent", x.parent, empty_as_null);
-    GAUGE_SERIAL_FIELDS(stream, level, window, total);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TimerRegionSummary, "timer_region", NoFlags) {
+  GAUGE_SERIAL_FIELDS(name, kind);
+  v("parent", x.parent, empty_as_null);
+  GAUGE_SERIAL_FIELDS(stream, level, window, total);
+}
+
+/// The keys a Timer's window and its totals share: "gpu_time_per_step_s", "wall_time_per_step_s"
+/// (the time per step on each clock) and "throughput".
+template <class V, class C>
+void step_time_fields(V& v, C& x) {
+  v("gpu_time_per_step_s", x.gpu_time_s);
+  v("wall_time_per_step_s", x.wall_time_s);
+  v("throughput", x.throughput);
+}
 
 /// TimerStepWindow → {"steps", "first_step", "last_step", "gpu_time_per_step_s",
 /// "wall_time_per_step_s" (Summaries), "throughput"}.
-template <>
-struct Fields<TimerStepWindow> {
-  static constexpr const char* name = "timer_window";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    GAUGE_SERIAL_FIELDS(steps, first_step, last_step);
-    v("gpu_time_per_step_s", x.gpu_time_s);
-    v("wall_time_per_step_s", x.wall_time_s);
-    v("throughput", x.throughput);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TimerStepWindow, "timer_window", NoFlags) {
+  GAUGE_SERIAL_FIELDS(steps, first_step, last_step);
+  step_time_fields(v, x);
+}
 
 /// TimerStepTotal → {"steps", "gpu_time_per_step_s", "wall_time_per_step_s" (TotalSummaries),
 /// "throughput"}.
-template <>
-struct Fields<TimerStepTotal> {
-  static constexpr const char* name = "timer_total";
-  template <class V, class C>
-  static void describe(V& v, C& x) {
-    v("steps", x.steps);
-    v("gpu_time_per_step_s", x.gpu_time_s);
-    v("wall_time_per_step_s", x.wall_time_s);
-    v("throughput", x.throughput);
-  }
-};
+GAUGE_SERIAL_DESCRIPTION(TimerStepTotal, "timer_total", NoFlags) {
+  v("steps", x.steps);
+  step_time_fields(v, x);
+}
 
 /// TimerSummary → one entry of the report's `timers` list.
 GAUGE_SERIAL_DESCRIBE(TimerSummary, "timer", name, backend, final, config, timer_resolution_s, counters,

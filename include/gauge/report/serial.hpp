@@ -79,6 +79,23 @@
       GAUGE_SERIAL_FIELDS(__VA_ARGS__);             \
     }                                               \
   };
+/// Inside namespace gauge::serial: opens the description of `T` (`NAME`: its definition in the
+/// schema; `BASE`: type-level flags such as AllKeysOptional, or NoFlags); the braces that follow
+/// are the body of `describe(V& v, C& x)`:
+/// \code
+///   GAUGE_SERIAL_DESCRIPTION(Work, "work", NoFlags) {
+///     v("flop_per_step", x.flop);
+///   }
+/// \endcode
+#define GAUGE_SERIAL_DESCRIPTION(T, NAME, BASE)   \
+  template <>                                     \
+  struct Fields<T> : BASE {                       \
+    static constexpr const char* name = NAME;     \
+    template <class V, class C>                   \
+    static void describe(V& v, C& x);             \
+  };                                              \
+  template <class V, class C>                     \
+  void Fields<T>::describe(V& v, C& x)
 /// GAUGE_SERIAL_DESCRIBE_AS without type-level flags.
 #define GAUGE_SERIAL_DESCRIBE(T, NAME, ...) GAUGE_SERIAL_DESCRIBE_AS(T, NAME, ::gauge::serial::NoFlags, __VA_ARGS__)
 

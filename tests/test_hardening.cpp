@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
 
 using namespace std::chrono_literals;
@@ -124,6 +125,100 @@ TEST_CASE("hardening: the deep and out-of-range inputs are refused by read_repor
   }
   CHECK(report_error_of([&] { gauge::read_report(dir / "deep.json"); }).find("nested deeper than 256") != std::string::npos);
   CHECK(report_error_of([&] { gauge::read_report(dir / "big.json"); }).find("number out of range") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+// ---- the atomic writer ----------------------------------------------------------------------
+
+TEST_CASE("hardening: report names of 233 to 255 bytes are written (the temporary name stays short)", "[hardening][write]") {
+  const fs::path dir = fresh_dir("names");
+  for (std::size_t length : {200u, 233u, 240u, 255u}) {
+    const std::string name = std::string(length - 5, 'r') + ".json";
+    REQUIRE(name.size() == length);
+    gauge::check_writable(dir / name);
+    gauge::write_file_atomic(dir / name, "{\"n\": " + std::to_string(length) + "}\n");
+    CHECK(read_text(dir / name) == "{\"n\": " + std::to_string(length) + "}\n");
+  }
+  // A named temporary file is at most 32 bytes whatever the report's name.
+  CHECK(gauge::detail::temporary_sibling(dir / std::string(255, 'x')).filename().string().size() <= 32);
+  // Nothing else is left in the directory.
+  CHECK(names_in(dir).size() == 4);
+  // 256 bytes is over NAME_MAX: the system's error, naming the path.
+  const std::string too_long = std::string(256, 'r');
+  const std::string what = report_error_of([&] { gauge::write_file_atomic(dir / too_long, "x"); });
+  CHECK(what.find("File name too long") != std::string::npos);
+  CHECK(names_in(dir).size() == 4);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hardening: a symbolic link at the report's path is followed: the target is written, the link kept", "[hardening][write]") {
+  const fs::path dir = fresh_dir("links");
+  fs::create_directories(dir / "results");
+  std::ofstream(dir / "results" / "old.json") << "old";
+  fs::create_symlink("results/old.json", dir / "latest.json");       // relative to the link's directory
+  fs::create_symlink(dir / "latest.json", dir / "chain.json");         // a link to a link
+  fs::create_symlink("results/new.json", dir / "dangling.json");      // its target does not exist yet
+  gauge::check_writable(dir / "chain.json");
+  gauge::write_file_atomic(dir / "chain.json", "one");
+  CHECK(fs::is_symlink(dir / "chain.json"));
+  CHECK(fs::is_symlink(dir / "latest.json"));
+  CHECK(read_text(dir / "results" / "old.json") == "one");
+  gauge::write_file_atomic(dir / "dangling.json", "two");
+  CHECK(fs::is_symlink(dir / "dangling.json"));
+  CHECK(read_text(dir / "results" / "new.json") == "two");
+  CHECK(names_in(dir / "results") == std::vector<std::string>{"new.json", "old.json"});
+  // A loop of links is an error, not a hang.
+  fs::create_symlink("loop-b", dir / "loop-a");
+  fs::create_symlink("loop-a", dir / "loop-b");
+  CHECK(report_error_of([&] { gauge::write_file_atomic(dir / "loop-a", "x"); }).find("too many levels of symbolic links") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hardening: kill -9 while a report is written leaves no temporary file", "[hardening][write]") {
+  const fs::path dir = fresh_dir("kill");
+  const std::string big(128u << 20, 'x');  // 128 MiB: the child is still writing when it is killed
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      try {
+        gauge::write_file_atomic(dir / "r.json", big);
+      } catch (...) {
+      }
+      ::_exit(0);
+    }
+    ::usleep(20000);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+  }
+  // Whether a kill came before or after the rename, at most the complete report is there.
+  const auto names = names_in(dir);
+  INFO(names.size() << " entries");
+  CHECK((names.empty() || names == std::vector<std::string>{"r.json"}));
+  if (!names.empty()) CHECK(fs::file_size(dir / "r.json") == big.size());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hardening: named temporary files of dead processes are removed, others are kept", "[hardening][write]") {
+  const fs::path dir = fresh_dir("stale");
+  const pid_t dead = ::fork();
+  REQUIRE(dead >= 0);
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);  // reaped: kill(dead, 0) now says ESRCH
+  const std::string prefix = gauge::detail::temporary_prefix;
+  const std::string old_dead = prefix + std::to_string(dead) + "-0000abcd";
+  const std::string new_dead = prefix + std::to_string(dead) + "-0000abce";
+  const std::string old_alive = prefix + std::to_string(::getpid()) + "-0000abcf";
+  const std::string not_ours = "report.json.tmp-1-2";
+  for (const auto& n : {old_dead, new_dead, old_alive, not_ours}) std::ofstream(dir / n) << "partial";
+  const auto two_minutes_ago = fs::file_time_type::clock::now() - std::chrono::minutes(2);
+  for (const auto& n : {old_dead, old_alive, not_ours}) fs::last_write_time(dir / n, two_minutes_ago);
+  gauge::detail::remove_stale_temporaries(dir, 60);
+  std::vector<std::string> expected = {new_dead, old_alive, not_ours};
+  std::sort(expected.begin(), expected.end());
+  CHECK(names_in(dir) == expected);
   fs::remove_all(dir);
 }
 

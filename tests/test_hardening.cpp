@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gauge/env/tools.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
 
@@ -220,5 +221,59 @@ TEST_CASE("hardening: named temporary files of dead processes are removed, other
   std::sort(expected.begin(), expected.end());
   CHECK(names_in(dir) == expected);
   fs::remove_all(dir);
+}
+
+// ---- running tools --------------------------------------------------------------------------
+
+TEST_CASE("hardening: an empty or relative PATH entry never runs a tool from the current directory", "[hardening][tools]") {
+  const fs::path dir = fresh_dir("path");
+  {
+    std::ofstream script(dir / "nvidia-smi");
+    script << "#!/bin/sh\necho planted\n";
+  }
+  fs::permissions(dir / "nvidia-smi", fs::perms::owner_all);
+  fs::create_directories(dir / "bin");
+  fs::copy_file(dir / "nvidia-smi", dir / "bin" / "nvidia-smi");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  for (const char* path : {"", ":", "::", ".", "bin", "./bin", ":/nonexistent"}) {
+    INFO("search path \"" << path << "\"");
+    const gauge::ToolRecord rec = gauge::run_tool({"nvidia-smi"}, 2s, std::string(path));
+    CHECK(!rec.output);
+    CHECK(rec.error == std::optional<std::string>("nvidia-smi not found in PATH"));
+  }
+  // The same through $PATH.
+  const char* saved = std::getenv("PATH");
+  const std::string saved_path = saved ? saved : "";
+  ::setenv("PATH", "", 1);
+  const gauge::ToolRecord rec = gauge::run_tool({"nvidia-smi"}, 2s);
+  ::setenv("PATH", saved_path.c_str(), 1);
+  fs::current_path(before);
+  CHECK(!rec.output);
+  // An absolute directory is searched as before.
+  const gauge::ToolRecord found = gauge::run_tool({"nvidia-smi"}, 2s, (dir / "bin").string());
+  CHECK(found.output == std::optional<std::string>("planted"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hardening: the tool's pipe is close-on-exec: the tool inherits only its standard streams", "[hardening][tools]") {
+  // The descriptors of this process that a child inherits (no FD_CLOEXEC), counted independently.
+  std::set<int> inherited = {0, 1, 2};
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(e.path().filename().string());
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC)) inherited.insert(fd);
+  }
+  // `ls` lists the shell's descriptors (`; true` keeps the shell from becoming `ls`).
+  const gauge::ToolRecord rec =
+      gauge::run_tool({"/bin/sh", "-c", "ls /proc/$$/fd; true"}, 5s);
+  REQUIRE(rec.output);
+  std::set<int> seen;
+  std::istringstream lines(*rec.output);
+  for (std::string line; std::getline(lines, line);) seen.insert(std::stoi(line));
+  for (int fd : seen) {
+    INFO("descriptor " << fd << " in the tool");
+    CHECK(inherited.count(fd) == 1);
+  }
 }
 

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/detail/sorted_runs.hpp"
 #include "gauge/env/tools.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
@@ -275,5 +277,70 @@ TEST_CASE("hardening: the tool's pipe is close-on-exec: the tool inherits only i
     INFO("descriptor " << fd << " in the tool");
     CHECK(inherited.count(fd) == 1);
   }
+}
+
+// ---- the stopping rule's order statistics ---------------------------------------------------
+
+TEST_CASE("hardening: order statistics of sorted runs equal those of all samples sorted", "[hardening][statistics]") {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> quantized(0, 40);  // many ties, as a coarse clock gives
+  std::normal_distribution<double> normal(1e-6, 1e-7);
+  gauge::detail::SortedRuns runs;
+  std::vector<double> all;
+  std::size_t hint_n = 0, hint_l = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<double> batch(1 + static_cast<std::size_t>(rng() % 700));
+    for (auto& x : batch) x = round % 3 == 0 ? 1e-6 + 0.05e-6 * quantized(rng) : normal(rng);
+    all.insert(all.end(), batch.begin(), batch.end());
+    runs.add(batch);
+    std::vector<double> sorted = all;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(runs.size() == sorted.size());
+    CHECK(runs.runs() <= 1 + static_cast<std::size_t>(std::log2(static_cast<double>(sorted.size()))));
+    for (std::size_t k : {std::size_t{0}, sorted.size() / 3, sorted.size() / 2, sorted.size() - 1})
+      REQUIRE(runs.at(k) == sorted[k]);
+    REQUIRE(runs.percentile(50) == gauge::percentile_sorted(sorted, 50));
+    const auto expected = gauge::median_confidence_interval(sorted, 0.95);
+    const auto got = runs.median_ci(0.95, hint_n, hint_l);
+    REQUIRE(got.has_value() == expected.has_value());
+    if (got) {
+      REQUIRE(got->lower_rank == expected->lower_rank);
+      REQUIRE(got->low == expected->low);
+      REQUIRE(got->high == expected->high);
+      REQUIRE(got->coverage == expected->coverage);
+      hint_n = runs.size();
+      hint_l = got->lower_rank;
+    }
+  }
+  // Negative values and zeros order as doubles do.
+  gauge::detail::SortedRuns signs;
+  signs.add({3.0, -1.5, 0.0, -0.0, 2.0, -7.25});
+  signs.add({-1.5, 1e-300, -1e300});
+  const std::vector<double> expected = {-1e300, -7.25, -1.5, -1.5, 0.0, 0.0, 1e-300, 2.0, 3.0};
+  for (std::size_t k = 0; k < expected.size(); ++k) CHECK(signs.at(k) == expected[k]);
+  CHECK_THROWS_AS(signs.add({std::numeric_limits<double>::infinity()}), gauge::ConfigError);
+}
+
+TEST_CASE("hardening: the median CI's lower rank from a hint equals the binary search's", "[hardening][statistics]") {
+  // Ranks without a hint are those of median_confidence_interval (test_statistics checks them
+  // against SciPy); a hint from any earlier n must give the same rank.
+  for (double level : {0.5, 0.95, 0.99}) {
+    std::size_t hint_n = 0, hint_l = 0;
+    for (std::size_t n = 2; n < 3000; n += 1 + n / 50) {
+      const std::size_t expected = gauge::detail::median_ci_lower_rank(n, level);
+      REQUIRE(gauge::detail::median_ci_lower_rank(n, level, hint_n, hint_l) == expected);
+      if (expected > 0) hint_n = n, hint_l = expected;
+    }
+    for (std::size_t n : {100000u, 100512u, 1000000u, 10000000u, 10000512u}) {
+      const std::size_t expected = gauge::detail::median_ci_lower_rank(n, level);
+      INFO("n = " << n << ", level = " << level);
+      REQUIRE(gauge::detail::median_ci_lower_rank(n, level, hint_n, hint_l) == expected);
+      // A bad hint (from far more samples) still gives the right rank.
+      REQUIRE(gauge::detail::median_ci_lower_rank(n, level, 50 * n, 20 * n) == expected);
+      hint_n = n, hint_l = expected;
+    }
+  }
+  // n = 10: the 95 % interval is [x(2), x(9)] (coverage 1 - 2 * 11 / 1024 = 0.978515625).
+  CHECK(gauge::detail::median_ci_lower_rank(10, 0.95) == 2);
 }
 

@@ -25,6 +25,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warmup.hpp"
+#include "gauge/detail/sorted_runs.hpp"
 #include "gauge/detail/text.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
@@ -442,17 +443,22 @@ class Protocol {
     steps_per_round = std::max(k, steps_per_round / k * k);
     const double t0 = b_.now();
     auto& samples = r.gpu_samples_s;
-    std::vector<double> sorted;
+    // The samples as sorted runs: the rule's order statistics are exact (those of all samples
+    // sorted) at a cost per round that does not grow with the samples already taken.
+    detail::SortedRuns order;
+    std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
+    check_level("stopping rule", m.confidence_level);
     while (true) {
       const double elapsed = b_.now() - t0;
       r.stopping.measure_time_s = elapsed;
       // Stopping rule.
       std::optional<double> width;
+      if (order.size() < samples.size())
+        order.add(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(order.size()), samples.end()));
       if (samples.size() >= 1) {
-        sorted = samples;
-        std::sort(sorted.begin(), sorted.end());
-        auto ci = median_confidence_interval(sorted, m.confidence_level);
-        const double med = percentile_sorted(sorted, 50);
+        const auto ci = order.median_ci(m.confidence_level, hint_n, hint_l);
+        if (ci) hint_n = order.size(), hint_l = ci->lower_rank;
+        const double med = order.percentile(50);
         if (ci && med > 0) width = (ci->high - ci->low) / med;
       }
       r.stopping.relative_ci_width = width;

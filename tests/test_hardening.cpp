@@ -22,9 +22,11 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "fake_backend.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/detail/sorted_runs.hpp"
 #include "gauge/env/tools.hpp"
+#include "gauge/experiment.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
 
@@ -344,3 +346,61 @@ TEST_CASE("hardening: the median CI's lower rank from a hint equals the binary s
   CHECK(gauge::detail::median_ci_lower_rank(10, 0.95) == 2);
 }
 
+// ---- experiments ------------------------------------------------------------------------------
+
+TEST_CASE("hardening: an unsigned dimension above INT64_MAX is refused, not written as -1", "[hardening][experiment]") {
+  auto exp = gauge::make_experiment<gauge::HostBackend>("d", [](gauge::HostStream) {});
+  try {
+    exp.dimension("N", std::numeric_limits<std::uint64_t>::max());
+    FAIL("no exception");
+  } catch (const gauge::ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("dimension 'N'") != std::string::npos);
+    CHECK(what.find("18446744073709551615") != std::string::npos);
+  }
+  CHECK_THROWS_AS(exp.dimension("N", std::uint64_t{9223372036854775808u}), gauge::ConfigError);
+  exp.dimension("N", std::uint64_t{9223372036854775807u});  // INT64_MAX fits
+  CHECK(gauge::dimension_json(gauge::detail::to_dimension_value(std::uint64_t{9223372036854775807u})).dump() ==
+        "9223372036854775807");
+}
+
+TEST_CASE("hardening: steps_per_sample far beyond max_time is capped so that the run ends", "[hardening][protocol]") {
+  for (std::size_t k : {std::size_t{100000000}, std::numeric_limits<std::size_t>::max()}) {
+    INFO("steps_per_sample " << k);
+    gauge::testing::FakeDevice dev;
+    auto exp = gauge::make_experiment<gauge::testing::FakeBackend>(
+        "huge_k", [](gauge::testing::FakeStream s) { s.kernel(10e-6); }, gauge::testing::FakeBackend(&dev));
+    auto& c = exp.config();
+    c.warmup.max_time = 20ms;
+    c.measure.max_time = 100ms;
+    c.measure.min_time = 0ms;
+    c.measure.steps_per_sample = k;
+    c.measure.max_steps_per_round = std::numeric_limits<std::size_t>::max();
+    c.measure.max_samples = std::numeric_limits<std::size_t>::max();
+    const auto t0 = std::chrono::steady_clock::now();
+    const gauge::Result r = exp.run();
+    CHECK(std::chrono::steady_clock::now() - t0 < 60s);
+    REQUIRE(r.status == gauge::Status::ok);
+    // 100 ms / 10 us = 10,000 steps per sample at most.
+    CHECK(r.sampling.steps_per_sample == 10000);
+    CHECK(r.sampling.steps_per_sample_reason.find("capped to 10000") != std::string::npos);
+    CHECK(r.stopping.reason == "max_time");
+    REQUIRE(r.gpu_time.p50);
+    // 10 us per step, plus the sample's one-off costs (a launch of 2 us) spread over 10,000 steps.
+    CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("hardening: a thrown const char* or std::string keeps its text in the failure", "[hardening][protocol]") {
+  auto throws_text = gauge::make_experiment<gauge::HostBackend>("c", [](gauge::HostStream) { throw "out of tiles"; });
+  const gauge::Result a = throws_text.run();
+  CHECK(a.status == gauge::Status::failed);
+  REQUIRE(a.error);
+  CHECK(a.error->find("out of tiles") != std::string::npos);
+  auto throws_string =
+      gauge::make_experiment<gauge::HostBackend>("s", [](gauge::HostStream) { throw std::string("bad shape 7x3"); });
+  const gauge::Result b = throws_string.run();
+  CHECK(b.status == gauge::Status::failed);
+  REQUIRE(b.error);
+  CHECK(b.error->find("bad shape 7x3") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -366,8 +367,18 @@ class Protocol {
       return;
     }
     if (m.steps_per_sample > 0) {
-      s.steps_per_sample = m.steps_per_sample;
-      s.steps_per_sample_reason = "set by measure.steps_per_sample";
+      // A sample must fit in measure.max_time (one sample of 1e8 steps, or SIZE_MAX, would run
+      // far past it, or never end): at most max_time / (time per step) steps.
+      const double per_step = std::max({T, sizing_estimate_, 1e-12});  // device or host round trip
+      const std::size_t k_cap = std::max<std::size_t>(1, floor_ratio(to_seconds(m.max_time), per_step));
+      s.steps_per_sample = std::min(m.steps_per_sample, k_cap);
+      s.steps_per_sample_reason =
+          s.steps_per_sample == m.steps_per_sample
+              ? std::string("set by measure.steps_per_sample")
+              : fmt::format("measure.steps_per_sample = {} capped to {} so that one sample ({} per step) fits in "
+                            "measure.max_time {}",
+                            m.steps_per_sample, s.steps_per_sample, human_time(per_step),
+                            human_time(to_seconds(m.max_time)));
     } else if (b_.gate_support() == GateSupport::not_needed) {
       s.steps_per_sample = 1;
       s.steps_per_sample_reason = "host backend: markers are host timestamps with no device cost";
@@ -480,7 +491,11 @@ class Protocol {
       }
       // A gated round for GPU time.
       std::size_t steps = steps_per_round;
-      const std::size_t room = (m.max_samples - samples.size()) * (cold() ? 1 : k);
+      const std::size_t samples_left = m.max_samples - samples.size();
+      const std::size_t per_sample = cold() ? 1 : k;
+      const std::size_t room = samples_left > std::numeric_limits<std::size_t>::max() / per_sample
+                                   ? std::numeric_limits<std::size_t>::max()
+                                   : samples_left * per_sample;  // no overflow for huge max_samples
       steps = std::max(k, std::min(steps, room) / k * k);
       const double round_start = b_.now() - t_begin_;
       auto o = timed_round(steps, k, graph_mode);

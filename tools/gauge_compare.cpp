@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
     } else {
       std::fputs(gauge::to_text(c).c_str(), stdout);
     }
-    std::fflush(stdout);
+    if (!gauge::tools::flush_stdout("gauge-compare")) return gauge::tools::exit_output;  // e.g. > /dev/full
     if (args.fail_on_regression && c.any_regression()) {
       std::fprintf(stderr, "gauge-compare: regression: ");
       bool first = true;

@@ -166,5 +166,69 @@ class HardeningExport(unittest.TestCase):
             self.assertIs(scaling, json.loads(p.stdout)["context"]["cpu_scaling_enabled"])
 
 
+class HardeningPlot(unittest.TestCase):
+    """gauge-plot: a one-line error (no traceback) or a plot, for each of the review's inputs."""
+
+    def plot(self, *args, preexec_fn=None):
+        p = run_bytes(sys.executable, PLOT, *args, preexec_fn=preexec_fn)
+        return p.returncode, p.stderr.decode("utf-8", "replace")
+
+    def assert_one_line_error(self, rc, stderr, code, text):
+        self.assertEqual(code, rc, stderr)
+        self.assertNotIn("Traceback", stderr)
+        self.assertEqual(1, len(stderr.splitlines()), stderr)
+        self.assertIn(text, stderr)
+
+    def test_invalid_utf8_and_deep_nesting_are_one_line_errors(self):
+        directory = scratch("hardening-plot-bad")
+        deep, _ = hostile_inputs(directory)
+        raw = json.dumps(base_doc()).encode().replace(b'"gemm"', b'"g\xffemm"', 1)
+        bad_utf8 = write_text(directory, "utf8.json", raw)
+        out = os.path.join(directory, "x.png")
+        at = raw.index(b"\xff")
+        rc, err = self.plot("timeline", bad_utf8, "-o", out)
+        self.assert_one_line_error(rc, err, 2, f"invalid UTF-8 at byte {at}")
+        rc, err = self.plot("compare", deep, deep, "-o", out)
+        self.assert_one_line_error(rc, err, 2, "JSON nested deeper than 256 levels")
+        self.assertFalse(os.path.exists(out))
+
+    def test_all_zero_samples_a_mathtext_name_and_a_lone_surrogate_are_plotted(self):
+        directory = scratch("hardening-plot-ok")
+        zero = base_doc()
+        e = zero["experiments"][0]
+        for key in ("gpu_time_per_step_s", "wall_time_per_step_s"):
+            e["samples"][key] = [0.0] * len(e["samples"][key])
+        for point in e["warmup"]["curve"]:
+            point["time_per_step_s"] = 0.0
+        math_name = base_doc()
+        math_name["experiments"][0]["name"] = "$\\frac{a$"  # not valid TeX: mathtext would raise
+        surrogate = json.dumps(base_doc()).replace('"name": "gemm"', '"name": "g\\ud800emm"', 1)
+        cases = [("zero.json", json.dumps(zero)), ("math.json", json.dumps(math_name)), ("surrogate.json", surrogate)]
+        for name, text in cases:
+            path = write_text(directory, name, text)
+            for command in (["timeline", path], ["compare", path, path]):
+                for ext in ("png", "svg"):
+                    with self.subTest(report=name, command=command[0], ext=ext):
+                        out = os.path.join(directory, f"{name}-{command[0]}.{ext}")
+                        rc, err = self.plot(*command, "-o", out)
+                        self.assertEqual(0, rc, err)
+                        self.assertNotIn("Traceback", err)
+                        self.assertGreater(os.path.getsize(out), 1000)
+
+    def test_a_full_disk_is_a_one_line_error_and_leaves_no_file(self):
+        directory = scratch("hardening-plot-full")
+        out = os.path.join(directory, "full.png")
+        if os.path.exists(out):
+            os.unlink(out)
+
+        def small_files():  # a "full disk": files may not grow past 4 KiB (EFBIG instead of SIGXFSZ)
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        rc, err = self.plot("timeline", report("base.json"), "-o", out, preexec_fn=small_files)
+        self.assert_one_line_error(rc, err, EXIT_OUTPUT, f"cannot write {out}: File too large")
+        self.assertEqual([], os.listdir(directory))  # no 0-byte PNG, no temporary file
+
+
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)

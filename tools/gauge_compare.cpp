@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
       std::fputs(gauge::to_text(c).c_str(), stdout);
     }
     if (!gauge::tools::flush_stdout("gauge-compare")) return gauge::tools::exit_output;  // e.g. > /dev/full
+    std::fflush(stdout);
     if (args.fail_on_regression && c.any_regression()) {
       std::fprintf(stderr, "gauge-compare: regression: ");
       bool first = true;

@@ -10,6 +10,7 @@
 // bad input (missing file, invalid JSON, not a gauge report, newer major schema version); 74 when
 // standard output cannot be written (full disk), with a one-line reason.
 
+#include <gauge/report/escape.hpp>
 #include <gauge/report/formats.hpp>
 #include <gauge/report/read.hpp>
 
@@ -80,7 +81,10 @@ int main(int argc, char** argv) {
     } catch (const gauge::ReportError& e) {
       throw BadInput{e.what()};
     }
-    const std::string text = gauge::find_export_format(args.format).write(report, args.options);
+    std::string text = gauge::find_export_format(args.format).write(report, args.options);
+    // Markdown: md_cell escapes '|' and LF in cells; a CR or NUL from a name would still end or
+    // cut the row, and no other character of the table is a control character: make them visible.
+    if (args.format == "markdown") text = gauge::detail::escape::visible_keeping_lines(text);
     if (!gauge::tools::write_stdout("gauge-export", text)) return gauge::tools::exit_output;
     return 0;
   } catch (const BadInput& e) {

@@ -305,10 +305,9 @@ inline std::string csv_table(const std::vector<Result>& results) {
 /// Results as a GitHub-flavoured Markdown table (ends with a newline): experiment (name and
 /// dimensions), status, median GPU time per step, its confidence interval, p99, wall time per
 /// step, throughput (FLOP/s from the median GPU time, else bytes/s, else the first item), warning
-/// codes; times with readable units ("1.616 ms"). Text is escaped (detail::escape::markdown_cell):
-/// '|', '\\' and control characters (CR, LF, NUL) cannot split a cell or end the row.
+/// codes; times with readable units ("1.616 ms"). '|' in text is escaped.
 inline std::string markdown_table(const std::vector<Result>& results) {
-  const auto md_cell = [](const std::string& text) { return detail::escape::markdown_cell(text); };
+  using detail::compare::md_cell;
   std::string out =
       "| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings |\n"
       "|---|---|---:|---|---:|---:|---:|---|\n";

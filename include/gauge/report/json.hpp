@@ -107,7 +107,7 @@ inline std::filesystem::path follow_links(std::filesystem::path path) {
 
 /// Removes named temporary files (".gauge-tmp-<pid>-…") in `dir` that a killed writer left: the
 /// process <pid> no longer exists (kill(pid, 0) says ESRCH) and the file is older than
-/// `min_age_s`. Best effort: errors are ignored. Only used where O_TMPFILE is not available.
+/// `min_age_s`. Best effort: errors are ignored. Called before every write.
 inline void remove_stale_temporaries(const std::filesystem::path& dir, double min_age_s = 60) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -130,17 +130,19 @@ inline void remove_stale_temporaries(const std::filesystem::path& dir, double mi
 
 /// An open file beside `path` that becomes `path` at publish(): an anonymous file (O_TMPFILE,
 /// Linux 3.11+ on ext4, xfs, btrfs, tmpfs) that a crash or kill -9 cannot leave behind, linked in
-/// only when complete; else a named temporary file (temporary_sibling), with the stale ones of
-/// dead processes removed first.
+/// only when complete; else a named temporary file (temporary_sibling). The stale named ones of
+/// dead processes are removed first either way.
 class PendingFile {
  public:
   /// \throws ReportError naming `path` and the system error when no file can be created there.
   explicit PendingFile(const std::filesystem::path& path) : path_(path) {
+    // Named temporary files of killed writers: left by the fallback below, or by a kill in the
+    // instant between linkat and rename.
+    remove_stale_temporaries(directory_of(path));
 #ifdef O_TMPFILE
     fd_ = ::open(directory_of(path).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
     if (fd_ >= 0) return;
 #endif
-    remove_stale_temporaries(directory_of(path));
     tmp_ = temporary_sibling(path);
     fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd_ < 0) throw error(std::strerror(errno));

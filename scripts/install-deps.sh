@@ -8,7 +8,8 @@
 #                                        (libbenchmark-dev; its compare.py in libbenchmark-tools,
 #                                        which needs python3-scipy), Python 3 with jsonschema, NumPy
 #                                        and matplotlib (the report schema and tools tests),
-#                                        dpkg-dev (dpkg-source); then, on Debian, Catch2 v3's
+#                                        dpkg-dev (dpkg-source), clang with its libFuzzer and
+#                                        sanitizer runtimes; then, on Debian, Catch2 v3's
 #                                        sources, pinned (scripts/fetch-catch2-v3.sh)
 #
 # Debian/Ubuntu packages, through apt-get: as root, or with sudo; with neither, it prints the
@@ -23,15 +24,21 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --for) [ $# -ge 2 ] || usage; set_for=$2; shift 2 ;;
     --for=*) set_for=${1#--for=}; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
 case "$set_for" in run|test) ;; *) usage ;; esac
 
 build_set=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev)
+# clang: the clang build of the tests and the libFuzzer target of the report reader; Debian 12's
+# clang is 14, whose libFuzzer and sanitizer runtimes are in libclang-rt-14-dev (a recommendation,
+# which --no-install-recommends leaves out); elsewhere (Ubuntu 22.04) they come with clang.
 test_set=(catch2 libbenchmark-dev libbenchmark-tools python3 python3-jsonschema python3-numpy python3-scipy
-          python3-matplotlib dpkg-dev)
+          python3-matplotlib dpkg-dev clang)
+if command -v apt-cache >/dev/null 2>&1 && apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then
+  test_set+=(libclang-rt-14-dev)
+fi
 wanted=("${build_set[@]}")
 if [ "$set_for" = test ]; then wanted+=("${test_set[@]}"); fi
 

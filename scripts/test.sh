@@ -3,6 +3,16 @@
 # (Release, -Wall -Wextra -Werror for host code) and runs CTest. GPU tests run where a GPU exists
 # and are reported as skipped where none does. gauge's Catch2 matchers are tested against Catch2
 # v2 and, where install-deps.sh brought its sources, v3. Arguments go to ctest.
+#
+# Then (issue 11; GAUGE_TEST_SANITIZERS=0 leaves them out):
+# - host tests and the Catch2 example under ASan+UBSan, built with GCC in $GAUGE_BUILD-asan (CUDA
+#   off: the tests' fake and host backends need none). To stay within ~15 minutes on 2 cores, a
+#   chosen subset of the host test files ($GAUGE_SANITIZER_TESTS, below: the hostile inputs, the
+#   report's JSON, statistics, the protocol, the Timer's allocation tests, /proc parsing); set
+#   GAUGE_SANITIZER_TESTS=all for every one (about 3x the build time);
+# - a clang build in $GAUGE_BUILD-clang: every public header on its own (-Werror), the tools, and the
+#   libFuzzer target of the report reader, run for $GAUGE_FUZZ_SECONDS (default 30) seconds on a
+#   seed corpus of the stored reports (tests/data/reports/).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bash "$here/install-deps.sh" --for test
@@ -16,3 +26,35 @@ echo "gauge: building"
 cmake --build "$GAUGE_BUILD" -j "$(nproc)"
 echo "gauge: testing"
 ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@"
+
+if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
+  jobs=$(nproc)
+  asan=$GAUGE_BUILD-asan
+  echo "gauge: ASan+UBSan build of the host tests in $asan"
+  sanitizer_tests=${GAUGE_SANITIZER_TESTS:-test_hardening.cpp;test_serial.cpp;test_statistics.cpp;test_report.cpp;test_protocol.cpp;test_timer.cpp;test_env_host.cpp}
+  [ "$sanitizer_tests" = all ] && sanitizer_tests=
+  cmake -S "$GAUGE_ROOT" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g" \
+        -DGAUGE_SANITIZE=address,undefined -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \
+        -DGAUGE_BUILD_TOOLS=OFF -DGAUGE_CATCH2_V3_SOURCE_DIR= "-DGAUGE_HOST_TESTS=$sanitizer_tests" >/dev/null
+  cmake --build "$asan" -j "$jobs" --target gauge_tests unit_test
+  echo "gauge: host tests under ASan+UBSan (${sanitizer_tests:-all})"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  "$asan/tests/gauge_tests" --warn NoAssertions
+  rm -f "$asan/unit-test-baseline.json"
+  GAUGE_BASELINE="$asan/unit-test-baseline.json" "$asan/examples/unit_test" --warn NoAssertions
+  GAUGE_BASELINE="$asan/unit-test-baseline.json" "$asan/examples/unit_test" --warn NoAssertions
+
+  clang_build=$GAUGE_BUILD-clang
+  echo "gauge: clang build in $clang_build (headers on their own, tools, fuzz target)"
+  cmake -S "$GAUGE_ROOT" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+        -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=OFF -DGAUGE_BUILD_FUZZERS=ON \
+        -DGAUGE_CATCH2_V3_SOURCE_DIR= >/dev/null
+  cmake --build "$clang_build" -j "$jobs" --target gauge_header_isolation gauge-compare gauge-export gauge_fuzz_read_report
+  seconds=${GAUGE_FUZZ_SECONDS:-30}
+  echo "gauge: fuzzing the report reader for $seconds s"
+  corpus=$clang_build/fuzz-corpus
+  mkdir -p "$corpus"
+  "$clang_build/tests/fuzz/gauge_fuzz_read_report" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="$clang_build/fuzz-" "$corpus" "$GAUGE_ROOT/tests/data/reports"
+fi

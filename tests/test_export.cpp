@@ -24,7 +24,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 }  // namespace
 
-TEST_CASE("export: Google Benchmark JSON with one repetition per sample and the aggregates", "[export]") {
+TEST_CASE("export: Google Benchmark JSON with one repetition per sample (60 <= 100) and the aggregates", "[export]") {
   const auto report = stored("base.json");
   const nlohmann::json j = gauge::google_benchmark_json(report);
   REQUIRE(j.contains("context"));
@@ -86,11 +86,14 @@ TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, unit
   CHECK(w["benchmarks"].size() == 3 * (8 + 4));  // 8 wall rounds each
   o.time_unit = "fortnights";
   CHECK_THROWS_AS(gauge::google_benchmark_json(report, o), gauge::ConfigError);
-  // A failed experiment is left out and named.
+  // A failed experiment is one entry marked as Google Benchmark marks an error (SkipWithError).
   const nlohmann::json f = gauge::google_benchmark_json(stored("failed.json"));
-  CHECK(f["benchmarks"].empty());
-  REQUIRE(f["context"]["gauge_skipped"].size() == 1);
-  CHECK(f["context"]["gauge_skipped"][0].get<std::string>().find("failed: step 3 of measurement") != std::string::npos);
+  REQUIRE(f["benchmarks"].size() == 1);
+  CHECK(f["benchmarks"][0]["error_occurred"] == true);
+  CHECK(f["benchmarks"][0]["error_message"] ==
+        "step 3 of measurement: cublasGemmEx failed: CUBLAS_STATUS_EXECUTION_FAILED");  // failed.json's "error"
+  CHECK(f["benchmarks"][0]["iterations"] == 0);
+  CHECK(f["context"]["gauge_skipped"].empty());
 }
 
 TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 4180", "[export]") {

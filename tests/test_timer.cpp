@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -33,15 +34,52 @@ namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
 }  // namespace
-// None is inlined: GCC 12 would otherwise see free() of a pointer from malloc() and warn
-// (-Wmismatched-new-delete), although this pair of replacements matches.
-__attribute__((noinline)) void* operator new(std::size_t n) {
+// Every form is replaced (plain, array, nothrow, aligned, sized), all on malloc/free: a sanitizer's
+// allocator (ASan) replaces the forms left out, and memory from its operator new freed here by
+// free() is an alloc-dealloc mismatch. None is inlined: GCC 12 would otherwise see free() of a
+// pointer from malloc() and warn (-Wmismatched-new-delete), although these replacements match.
+namespace {
+void* counted_alloc(std::size_t n, std::size_t alignment) noexcept {
   if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  if (alignment <= alignof(std::max_align_t)) return std::malloc(n ? n : 1);
+  void* p = nullptr;
+  return ::posix_memalign(&p, alignment, n ? n : 1) == 0 ? p : nullptr;
+}
+void* counted_alloc_or_throw(std::size_t n, std::size_t alignment) {
+  if (void* p = counted_alloc(n, alignment)) return p;
   throw std::bad_alloc();
 }
+}  // namespace
+__attribute__((noinline)) void* operator new(std::size_t n) { return counted_alloc_or_throw(n, 0); }
+__attribute__((noinline)) void* operator new[](std::size_t n) { return counted_alloc_or_throw(n, 0); }
+__attribute__((noinline)) void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
+__attribute__((noinline)) void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
+__attribute__((noinline)) void* operator new(std::size_t n, std::align_val_t a) {
+  return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
+}
+__attribute__((noinline)) void* operator new[](std::size_t n, std::align_val_t a) {
+  return counted_alloc_or_throw(n, static_cast<std::size_t>(a));
+}
+__attribute__((noinline)) void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+__attribute__((noinline)) void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
 __attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p) noexcept { std::free(p); }
 __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 using gauge::testing::FakeTimerBackend;
 using gauge::testing::FakeTimerDevice;

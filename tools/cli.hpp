@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,27 @@ namespace gauge::tools {
 
 /// Exit status of a usage error or of bad input.
 inline constexpr int exit_usage = 2;
+
+/// Exit status when standard output cannot be written (full disk, `> /dev/full`, a closed pipe):
+/// sysexits.h's EX_IOERR, apart from the tools' other codes.
+inline constexpr int exit_output = 74;
+
+/// Writes all of `text` to standard output (a NUL in it is written, not an end), flushes, and
+/// checks that it all went out. On failure prints "<tool>: error: cannot write standard output:
+/// <system error>" on stderr and returns false: exit with `exit_output` then.
+inline bool write_stdout(const char* tool, const std::string& text) {
+  errno = 0;
+  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  const bool flushed = std::fflush(stdout) == 0;
+  if (written && flushed && !std::ferror(stdout)) return true;
+  const int err = errno;
+  std::fprintf(stderr, "%s: error: cannot write standard output: %s\n", tool,
+               err ? std::strerror(err) : "write error");
+  return false;
+}
+
+/// Flushes standard output and checks that everything printed so far went out (see write_stdout).
+inline bool flush_stdout(const char* tool) { return write_stdout(tool, std::string()); }
 
 /// Adds `--version` ("gauge X.Y.Z"), shows defaults in --help and ends --help with `footer`
 /// (the exit codes).

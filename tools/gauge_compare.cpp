@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
     } else {
       std::fputs(gauge::to_text(c).c_str(), stdout);
     }
+    if (!gauge::tools::flush_stdout("gauge-compare")) return gauge::tools::exit_output;  // e.g. > /dev/full
     std::fflush(stdout);
     if (!args.fail_on_regression) return 0;
     switch (gauge::gate(c, args.allow_not_comparable, args.allow_inconclusive)) {

@@ -7,8 +7,10 @@
 // csv: one row per experiment; markdown: a table; console: the console summary. The formats come
 // from the registry in gauge/report/export_format.hpp (gauge/report/formats.hpp lists them). Options take their value as `--opt value` or
 // `--opt=value` (CLI11; see tools/cli.hpp). Exit status 2 with a one-line reason on bad usage or
-// bad input (missing file, invalid JSON, not a gauge report, newer major schema version).
+// bad input (missing file, invalid JSON, not a gauge report, newer major schema version); 74 when
+// standard output cannot be written (full disk), with a one-line reason.
 
+#include <gauge/report/escape.hpp>
 #include <gauge/report/formats.hpp>
 #include <gauge/report/read.hpp>
 
@@ -25,7 +27,9 @@ const char* const exit_codes =
     "Exit status:\n"
     "  0  exported\n"
     "  2  bad usage or bad input (missing file, invalid JSON, not a gauge report, newer major\n"
-    "     schema version, missing key), with a one-line reason on stderr";
+    "     schema version, missing key, JSON nested too deep, a number out of range), with a\n"
+    "     one-line reason on stderr\n"
+    "  74 standard output could not be written (full disk, /dev/full), with a one-line reason";
 
 /// An input error (a report that cannot be read): printed as one line, exit status 2.
 struct BadInput {
@@ -59,7 +63,7 @@ Arguments parse(int argc, char** argv) {
       ->check(gauge::tools::one_of({"ns", "us", "ms", "s"}));
   bool no_repetitions = false;
   app.add_flag("--no-repetitions", no_repetitions,
-               "gbench: one entry per experiment (its median) instead of one per sample plus the aggregates");
+               "gbench: one entry per experiment (its median) instead of up to 100 repetitions plus the aggregates");
   gauge::tools::parse_or_exit(app, argc, argv);
   a.options.metric = metric;
   a.options.repetitions = !no_repetitions;
@@ -77,8 +81,11 @@ int main(int argc, char** argv) {
     } catch (const gauge::ReportError& e) {
       throw BadInput{e.what()};
     }
-    const std::string text = gauge::find_export_format(args.format).write(report, args.options);
-    std::fputs(text.c_str(), stdout);
+    std::string text = gauge::find_export_format(args.format).write(report, args.options);
+    // Markdown: md_cell escapes '|' and LF in cells; a CR or NUL from a name would still end or
+    // cut the row, and no other character of the table is a control character: make them visible.
+    if (args.format == "markdown") text = gauge::detail::escape::visible_keeping_lines(text);
+    if (!gauge::tools::write_stdout("gauge-export", text)) return gauge::tools::exit_output;
     return 0;
   } catch (const BadInput& e) {
     std::fprintf(stderr, "gauge-export: error: %s\n", e.reason.c_str());

@@ -60,8 +60,10 @@ class Report {
   /// error message becomes U+FFFD instead of losing the whole report.
   std::string json_text(int indent = 2) const;
 
-  /// Writes the report atomically (temporary file, then rename). Throws ReportError naming the
-  /// path and the system error.
+  /// Writes the report atomically (temporary file, then rename; see write_file_atomic: a kill -9
+  /// leaves no temporary file where the file system has O_TMPFILE). A symbolic link at the path is
+  /// followed: its target is written and the link kept. Throws ReportError naming the path and the
+  /// system error.
   void write() const;
 
   /// The console summary: the machine line, the table, then every warning in full, then the

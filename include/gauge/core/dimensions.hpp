@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <locale>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -26,12 +27,22 @@ using Dimensions = std::map<std::string, DimensionValue>;
 
 namespace detail {
 /// Converts any integer, floating-point, string-like or bool argument to a DimensionValue.
+/// \throws ConfigError for a non-finite floating-point value, or an unsigned integer above
+///   INT64_MAX (it would be written as a negative number).
 template <class T>
 DimensionValue to_dimension_value(T&& value) {
   using U = std::decay_t<T>;
   if constexpr (std::is_same_v<U, bool>) {
     return DimensionValue{static_cast<bool>(value)};
   } else if constexpr (std::is_integral_v<U>) {
+    // The report stores integers as signed 64-bit (the schema's "integer", read back as int64):
+    // an unsigned value above INT64_MAX would be written as a negative number, so it is refused.
+    if constexpr (std::is_unsigned_v<U> && sizeof(U) >= sizeof(std::int64_t)) {
+      if (value > static_cast<U>(std::numeric_limits<std::int64_t>::max()))
+        throw ConfigError("an integer dimension must be at most 2^63 - 1 = 9223372036854775807 (reports store "
+                          "signed 64-bit integers), got " + std::to_string(value) +
+                          "; pass a larger value as a string or a double");
+    }
     return DimensionValue{static_cast<std::int64_t>(value)};
   } else if constexpr (std::is_floating_point_v<U>) {
     if (!std::isfinite(static_cast<double>(value)))

@@ -169,15 +169,39 @@ inline double median_ci_coverage(std::size_t l, std::size_t n) noexcept {
   return 1.0 - 2.0 * binomial_half_lower_tail(l - 1, n);
 }
 
-/// median_confidence_interval without the checks of `sorted` and `level`.
-inline std::optional<ConfidenceInterval> median_ci_unchecked(const std::vector<double>& sorted,
-                                                             double level) {
-  const std::size_t n = sorted.size();
-  if (n < 2) return std::nullopt;
-  // The coverage falls as l grows; find the largest l in [1, n / 2] that still reaches `level`.
-  if (median_ci_coverage(1, n) < level) return std::nullopt;
-  std::size_t lo = 1;
+/// The lower rank l of the distribution-free confidence interval of the median of n samples at
+/// `level`: the largest l in [1, n / 2] whose coverage (median_ci_coverage) still reaches `level`;
+/// 0 when n < 2 or even l = 1 does not reach it. The coverage falls as l grows.
+///
+/// Without a hint: a binary search, O(log n) coverage evaluations of O(sqrt n) each. With the rank
+/// `hint_l` found for `hint_n` samples: n / 2 - l grows like sqrt(n), so l is estimated as
+/// n / 2 - (hint_n / 2 - hint_l) sqrt(n / hint_n) and then stepped to the exact rank, which is
+/// verified (coverage at l reaches `level`, at l + 1 it does not): usually 2 or 3 evaluations.
+/// The result is the same with or without a hint.
+inline std::size_t median_ci_lower_rank(std::size_t n, double level, std::size_t hint_n = 0,
+                                        std::size_t hint_l = 0) {
+  if (n < 2) return 0;
+  if (median_ci_coverage(1, n) < level) return 0;
+  std::size_t lo = 1;  // reaches level
   std::size_t hi = n / 2;
+  if (hint_n >= 2 && hint_l >= 1 && 2 * hint_l <= hint_n) {
+    const double spread = (0.5 * static_cast<double>(hint_n) - static_cast<double>(hint_l)) *
+                          std::sqrt(static_cast<double>(n) / static_cast<double>(hint_n));
+    const double estimate = std::floor(0.5 * static_cast<double>(n) - spread);
+    std::size_t l = estimate < 1 ? 1 : std::min(hi, static_cast<std::size_t>(estimate));
+    // Step to the exact rank: at most a few steps from a good estimate, else fall back to the
+    // binary search over the part of [1, n / 2] the steps have ruled out.
+    for (int steps = 0; steps < 8; ++steps) {
+      if (median_ci_coverage(l, n) >= level) {
+        lo = l;
+        if (l == hi || median_ci_coverage(l + 1, n) < level) return l;
+        ++l;
+      } else {
+        hi = l - 1;  // l >= 2 here: l = 1 reaches level
+        --l;
+      }
+    }
+  }
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo + 1) / 2;
     if (median_ci_coverage(mid, n) >= level) {
@@ -186,6 +210,15 @@ inline std::optional<ConfidenceInterval> median_ci_unchecked(const std::vector<d
       hi = mid - 1;
     }
   }
+  return lo;
+}
+
+/// median_confidence_interval without the checks of `sorted` and `level`.
+inline std::optional<ConfidenceInterval> median_ci_unchecked(const std::vector<double>& sorted,
+                                                             double level) {
+  const std::size_t n = sorted.size();
+  const std::size_t lo = median_ci_lower_rank(n, level);
+  if (lo == 0) return std::nullopt;
   ConfidenceInterval ci;
   ci.lower_rank = lo;
   ci.upper_rank = n + 1 - lo;

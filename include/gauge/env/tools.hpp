@@ -41,6 +41,10 @@ inline std::vector<std::string> nvidia_smi_query_command() {
 
 namespace detail {
 /// The first executable `name` in the colon-separated `path` (or `name` itself if it has a '/').
+/// Only absolute directories are searched: an empty entry (an empty PATH, a leading, trailing or
+/// doubled ':') or a relative one ("." or "bin") is skipped, where a shell would search the
+/// current directory, so that gauge never runs a `nvidia-smi` planted in the directory it was
+/// started from.
 inline std::optional<std::string> find_executable(const std::string& name, const std::string& path) {
   if (name.find('/') != std::string::npos) {
     if (::access(name.c_str(), X_OK) == 0) return name;
@@ -49,7 +53,7 @@ inline std::optional<std::string> find_executable(const std::string& name, const
   std::stringstream ss(path);
   std::string dir;
   while (std::getline(ss, dir, ':')) {
-    if (dir.empty()) dir = ".";
+    if (dir.empty() || dir[0] != '/') continue;  // the current directory, or relative to it
     std::string candidate = dir + "/" + name;
     struct stat st{};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
@@ -59,8 +63,10 @@ inline std::optional<std::string> find_executable(const std::string& name, const
 }
 }  // namespace detail
 
-/// Runs `argv` (argv[0] looked up in `search_path`, default $PATH), capturing standard output,
-/// for at most `timeout`. Never throws. Errors: "not found in PATH", "timed out after X s (killed)",
+/// Runs `argv` (argv[0] looked up in the absolute directories of `search_path`, default $PATH, or
+/// "/usr/bin:/bin" where PATH is unset), capturing standard output, for at most `timeout`. The
+/// pipe is close-on-exec, so programs that other threads start meanwhile do not inherit it (and
+/// cannot hold the tool's output open past its exit). Never throws. Errors: "not found in PATH", "timed out after X s (killed)",
 /// "exited with status N", "killed by signal N".
 inline ToolRecord run_tool(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                            std::optional<std::string> search_path = std::nullopt) {
@@ -80,7 +86,7 @@ inline ToolRecord run_tool(const std::vector<std::string>& argv, std::chrono::mi
     return rec;
   }
   int out[2];
-  if (::pipe(out) != 0) {
+  if (::pipe2(out, O_CLOEXEC) != 0) {
     rec.error = std::string("pipe: ") + std::strerror(errno);
     return rec;
   }

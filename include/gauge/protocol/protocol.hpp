@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warmup.hpp"
+#include "gauge/detail/sorted_runs.hpp"
 #include "gauge/detail/text.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
@@ -375,8 +377,18 @@ class Protocol {
       return;
     }
     if (m.steps_per_sample > 0) {
-      s.steps_per_sample = m.steps_per_sample;
-      s.steps_per_sample_reason = "set by measure.steps_per_sample";
+      // A sample must fit in measure.max_time (one sample of 1e8 steps, or SIZE_MAX, would run
+      // far past it, or never end): at most max_time / (time per step) steps.
+      const double per_step = std::max({T, sizing_estimate_, 1e-12});  // device or host round trip
+      const std::size_t k_cap = std::max<std::size_t>(1, floor_ratio(to_seconds(m.max_time), per_step));
+      s.steps_per_sample = std::min(m.steps_per_sample, k_cap);
+      s.steps_per_sample_reason =
+          s.steps_per_sample == m.steps_per_sample
+              ? std::string("set by measure.steps_per_sample")
+              : fmt::format("measure.steps_per_sample = {} capped to {} so that one sample ({} per step) fits in "
+                            "measure.max_time {}",
+                            m.steps_per_sample, s.steps_per_sample, human_time(per_step),
+                            human_time(to_seconds(m.max_time)));
     } else if (b_.gate_support() == GateSupport::not_needed) {
       // Host clock: markers cost no device time, but the clock ticks. Enough steps per sample
       // that one tick is at most 1 / host_ticks_per_sample of a sample, capped by max_sample_time.
@@ -463,17 +475,22 @@ class Protocol {
     steps_per_round = std::max(k, steps_per_round / k * k);
     const double t0 = b_.now();
     auto& samples = r.gpu_samples_s;
-    std::vector<double> sorted;
+    // The samples as sorted runs: the rule's order statistics are exact (those of all samples
+    // sorted) at a cost per round that does not grow with the samples already taken.
+    detail::SortedRuns order;
+    std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
+    check_level("stopping rule", m.confidence_level);
     while (true) {
       const double elapsed = b_.now() - t0;
       r.stopping.measure_time_s = elapsed;
       // Stopping rule.
       std::optional<double> width;
+      if (order.size() < samples.size())
+        order.add(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(order.size()), samples.end()));
       if (samples.size() >= 1) {
-        sorted = samples;
-        std::sort(sorted.begin(), sorted.end());
-        auto ci = median_confidence_interval(sorted, m.confidence_level);
-        const double med = percentile_sorted(sorted, 50);
+        const auto ci = order.median_ci(m.confidence_level, hint_n, hint_l);
+        if (ci) hint_n = order.size(), hint_l = ci->lower_rank;
+        const double med = order.percentile(50);
         if (ci && med > 0) width = (ci->high - ci->low) / med;
       }
       r.stopping.relative_ci_width = width;
@@ -495,7 +512,11 @@ class Protocol {
       }
       // A gated round for GPU time.
       std::size_t steps = steps_per_round;
-      const std::size_t room = (m.max_samples - samples.size()) * (cold() ? 1 : k);
+      const std::size_t samples_left = m.max_samples - samples.size();
+      const std::size_t per_sample = cold() ? 1 : k;
+      const std::size_t room = samples_left > std::numeric_limits<std::size_t>::max() / per_sample
+                                   ? std::numeric_limits<std::size_t>::max()
+                                   : samples_left * per_sample;  // no overflow for huge max_samples
       steps = std::max(k, std::min(steps, room) / k * k);
       const double round_start = b_.now() - t_begin_;
       auto o = timed_round(steps, k, graph_mode);

@@ -15,6 +15,7 @@
 #include "gauge/core/environment.hpp"
 #include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/report/escape.hpp"
 
 namespace gauge {
 
@@ -27,7 +28,7 @@ inline std::string summary_table(const std::vector<Result>& results) {
   std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", "experiment", "status",
                                 "median", "p99", "ci +-%", "wall/step", "throughput", "warnings");
   for (const auto& r : results) {
-    std::string label = r.name;
+    std::string label = detail::escape::visible(r.name);  // a NUL or newline cannot cut or break the line
     std::string rate = "-";
     if (r.gpu_throughput.flop_per_second) rate = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
     else if (r.gpu_throughput.bytes_per_second) rate = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");
@@ -46,7 +47,7 @@ inline std::string summary_table(const std::vector<Result>& results) {
     out += fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", label, to_string(r.status),
                        detail::format_time(r.gpu_time.p50), detail::format_time(r.gpu_time.p99), ci,
                        detail::format_time(r.wall_time.p50), rate, codes);
-    if (r.error) out += fmt::format("  error: {}\n", *r.error);
+    if (r.error) out += fmt::format("  error: {}\n", detail::escape::visible(*r.error));
   }
   std::vector<std::string> kinds;  // "GPU time from CUDA events", each once, in order
   for (const auto& r : results)
@@ -82,7 +83,7 @@ inline std::string warnings_text(const std::vector<Result>& results, const Envir
   for (const auto& w : env.warnings) out += fmt::format("[{}] environment: {}: {}\n", to_string(w.severity), w.code, w.message);
   for (const auto& r : results)
     for (const auto& w : r.warnings)
-      out += fmt::format("[{}] {}: {}: {}\n", to_string(w.severity), r.name, w.code, w.message);
+      out += fmt::format("[{}] {}: {}: {}\n", to_string(w.severity), detail::escape::visible(r.name), w.code, w.message);
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/report/escape.hpp"
 #include "gauge/report/export_format.hpp"
 #include "gauge/report/export_rows.hpp"
 #include "gauge/report/read.hpp"
@@ -40,12 +41,17 @@ struct GoogleBenchmarkOptions {
   /// `time_unit` of every entry: "ns" (Google Benchmark's default), "us", "ms" or "s". One unit
   /// for all, because compare.py drops a benchmark whose unit differs between its two inputs.
   std::string time_unit = "ns";
-  /// true: one `run_type: "iteration"` entry per stored sample (`repetitions` = n,
-  /// `repetition_index` = i, `iterations` = steps per sample), then the aggregates `_mean`,
-  /// `_median`, `_stddev` and `_cv`, as Google Benchmark writes `--benchmark_repetitions=n`
-  /// (compare.py then runs its U test on the samples). false: one entry per experiment whose
-  /// time is the median.
+  /// true: the samples as Google Benchmark's repetitions (`--benchmark_repetitions`): at most
+  /// `max_repetitions` `run_type: "iteration"` entries, each the mean time per step of a group of
+  /// consecutive samples (one sample per entry when there are no more samples than that;
+  /// `iterations` = steps behind the entry), then the aggregates `_mean`, `_median`, `_stddev`
+  /// and `_cv` over those entries, as Google Benchmark computes them (compare.py then runs its U
+  /// test on the entries). false: one entry per experiment whose time is the median.
   bool repetitions = true;
+  /// Most repetition entries per experiment. Google Benchmark writes one entry per repetition,
+  /// each carrying the full name: one per stored sample (up to 100,000) turned a 526 KB report
+  /// into 4 GB of JSON.
+  std::size_t max_repetitions = 100;
 };
 
 namespace detail::export_ {
@@ -80,8 +86,10 @@ inline void add_counters(nlohmann::json& b, const Work& w, double seconds) {
   }
 }
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled.
-inline std::string csv_field(const std::string& s) {
+/// A CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled; other
+/// control characters (NUL) made visible (detail::escape::csv_text).
+inline std::string csv_field(const std::string& raw) {
+  const std::string s = detail::escape::csv_text(raw);
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char ch : s) {
@@ -105,19 +113,23 @@ inline std::string csv_number(const std::optional<double>& v) {
 /// "<name>/<dimension>:<value>/..."; `real_time` is the chosen time per step in `time_unit`;
 /// `cpu_time` repeats `real_time` (gauge measures no process CPU time; tools require the key);
 /// `iterations` is the steps behind the entry; counters `flop_per_second`, `bytes_per_second`,
-/// `items_per_second` and `<item>_per_second` are work / that time (on samples and the median).
-/// Failed experiments and experiments without samples are left out and named in
-/// `context.gauge_skipped`. `context` carries Google Benchmark's keys that gauge knows (date,
-/// host_name, num_cpus, mhz_per_cpu, cpu_scaling_enabled, library_build_type) and gauge's
-/// (gauge_version, gpu, cuda_driver_version, cuda_runtime_version, time_source).
+/// `items_per_second` and `<item>_per_second` are work / that time (on repetitions and the median).
+/// A failed experiment is one entry with Google Benchmark's `error_occurred: true` and
+/// `error_message` (its error), `iterations` 0 and times 0, as Google Benchmark writes a
+/// benchmark that called `SkipWithError`. An experiment that did not fail but has no samples is
+/// left out and named in `context.gauge_skipped`. `context` carries Google Benchmark's keys that
+/// gauge knows (date, host_name, num_cpus, mhz_per_cpu, library_build_type, and
+/// cpu_scaling_enabled only where the CPU governor is known) and gauge's (gauge_version, gpu,
+/// cuda_driver_version, cuda_runtime_version, time_source).
 ///
 /// \param env the environment; \param results the results; \param created_utc the date written.
-/// \throws ConfigError for a time unit other than ns, us, ms, s.
+/// \throws ConfigError for a time unit other than ns, us, ms, s, or max_repetitions = 0.
 inline nlohmann::json google_benchmark_json(const Environment& env, const std::vector<Result>& results,
                                             const GoogleBenchmarkOptions& options = {},
                                             const std::string& created_utc = "") {
   using namespace detail::export_;
   const double unit = seconds_per_unit(options.time_unit);
+  if (options.max_repetitions == 0) throw ConfigError("google_benchmark_json: max_repetitions must be >= 1");
   const bool gpu = options.metric == Metric::gpu_time;
   nlohmann::json context = {
       {"date", created_utc},
@@ -125,7 +137,6 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       {"executable", "gauge report"},
       {"num_cpus", env.host.cpu.logical_cpus.value_or(0)},
       {"mhz_per_cpu", static_cast<long>(std::lround(env.host.cpu.max_frequency_mhz.value_or(0)))},
-      {"cpu_scaling_enabled", env.host.cpu.governor ? !env.host.governor_is_performance() : false},
       {"library_build_type", env.compiler.optimized ? "release" : "debug"},
       {"gauge_version", env.gauge_version.empty() ? std::string(version_string) : env.gauge_version},
       {"gauge_schema_version", report_schema_version},
@@ -135,26 +146,23 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       {"time_source", gpu ? "real_time and cpu_time: GPU time per step (CUDA events; host clock on the host backend)"
                           : "real_time and cpu_time: wall time per step"},
   };
+  // Unknown governor: no claim either way (Google Benchmark itself omits nothing, but writing
+  // `false` would say scaling is off when nobody looked).
+  if (env.host.cpu.governor) context["cpu_scaling_enabled"] = !env.host.governor_is_performance();
   nlohmann::json skipped = nlohmann::json::array();
   nlohmann::json benchmarks = nlohmann::json::array();
   std::size_t family = 0;
   for (const auto& r : results) {
     const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = benchmark_name(r);
-    if (r.status == Status::failed || samples.empty()) {
-      skipped.push_back(name + (r.status == Status::failed ? ": failed: " + r.error.value_or("") : ": no samples"));
-      continue;
-    }
-    const std::size_t steps_per_sample = gpu ? std::max<std::size_t>(1, r.sampling.steps_per_sample)
-                                              : (r.sampling.wall_rounds ? std::max<std::size_t>(1, r.sampling.wall_steps / r.sampling.wall_rounds) : 1);
-    const Summary s = summarize(samples);
-    auto entry = [&](const std::string& entry_name, const char* run_type, std::size_t iterations, double seconds) {
+    auto entry = [&](const std::string& entry_name, const char* run_type, std::size_t repetitions,
+                     std::size_t iterations, double seconds) {
       nlohmann::json b = {{"name", entry_name},
                           {"family_index", family},
                           {"per_family_instance_index", 0},
                           {"run_name", name},
                           {"run_type", run_type},
-                          {"repetitions", options.repetitions ? samples.size() : std::size_t{1}},
+                          {"repetitions", repetitions},
                           {"threads", 1},
                           {"iterations", iterations},
                           {"real_time", seconds / unit},
@@ -162,35 +170,62 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
                           {"time_unit", options.time_unit}};
       return b;
     };
+    if (r.status == Status::failed) {
+      nlohmann::json b = entry(name, "iteration", 1, 0, 0.0);
+      b["repetition_index"] = 0;
+      b["error_occurred"] = true;
+      b["error_message"] = r.error.value_or("failed");
+      benchmarks.push_back(b);
+      ++family;
+      continue;
+    }
+    if (samples.empty()) {
+      skipped.push_back(name + ": no samples");
+      continue;
+    }
+    const std::size_t steps_per_sample = gpu ? std::max<std::size_t>(1, r.sampling.steps_per_sample)
+                                              : (r.sampling.wall_rounds ? std::max<std::size_t>(1, r.sampling.wall_steps / r.sampling.wall_rounds) : 1);
     if (!options.repetitions) {
-      nlohmann::json b = entry(name, "iteration", gpu ? r.sampling.steps : r.sampling.wall_steps, *s.p50);
+      const Summary s = summarize(samples);
+      nlohmann::json b = entry(name, "iteration", 1, gpu ? r.sampling.steps : r.sampling.wall_steps, *s.p50);
       b["repetition_index"] = 0;
       add_counters(b, r.work, *s.p50);
       benchmarks.push_back(b);
-    } else {
-      for (std::size_t i = 0; i < samples.size(); ++i) {
-        nlohmann::json b = entry(name, "iteration", steps_per_sample, samples[i]);
-        b["repetition_index"] = i;
-        add_counters(b, r.work, samples[i]);
-        benchmarks.push_back(b);
-      }
-      auto aggregate = [&](const char* which, double seconds, const char* aggregate_unit) {
-        nlohmann::json b = entry(name + "_" + which, "aggregate", samples.size(), seconds);
-        b["aggregate_name"] = which;
-        b["aggregate_unit"] = aggregate_unit;
-        if (std::string(aggregate_unit) == "percentage") {  // Google Benchmark writes the CV as a fraction
-          b["real_time"] = seconds;
-          b["cpu_time"] = seconds;
-        }
-        return b;
-      };
-      benchmarks.push_back(aggregate("mean", *s.mean, "time"));
-      nlohmann::json median = aggregate("median", *s.p50, "time");
-      add_counters(median, r.work, *s.p50);
-      benchmarks.push_back(median);
-      if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
-      if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
+      ++family;
+      continue;
     }
+    // Repetitions: groups of consecutive samples, sizes differing by at most one.
+    const std::size_t groups = std::min(samples.size(), options.max_repetitions);
+    std::vector<double> repetition_s;
+    repetition_s.reserve(groups);
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t first = g * samples.size() / groups, last = (g + 1) * samples.size() / groups;
+      double sum = 0;
+      for (std::size_t i = first; i < last; ++i) sum += samples[i];
+      const double mean = sum / static_cast<double>(last - first);
+      repetition_s.push_back(mean);
+      nlohmann::json b = entry(name, "iteration", groups, (last - first) * steps_per_sample, mean);
+      b["repetition_index"] = g;
+      add_counters(b, r.work, mean);
+      benchmarks.push_back(b);
+    }
+    const Summary s = summarize(repetition_s);
+    auto aggregate = [&](const char* which, double seconds, const char* aggregate_unit) {
+      nlohmann::json b = entry(name + "_" + which, "aggregate", groups, groups, seconds);
+      b["aggregate_name"] = which;
+      b["aggregate_unit"] = aggregate_unit;
+      if (std::string(aggregate_unit) == "percentage") {  // Google Benchmark writes the CV as a fraction
+        b["real_time"] = seconds;
+        b["cpu_time"] = seconds;
+      }
+      return b;
+    };
+    benchmarks.push_back(aggregate("mean", *s.mean, "time"));
+    nlohmann::json median = aggregate("median", *s.p50, "time");
+    add_counters(median, r.work, *s.p50);
+    benchmarks.push_back(median);
+    if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
+    if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
     ++family;
   }
   context["gauge_skipped"] = skipped;

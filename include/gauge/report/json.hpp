@@ -8,11 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -70,22 +73,136 @@ inline nlohmann::json report_json(const Environment& env, const std::vector<Resu
 }
 
 namespace detail {
+/// Prefix of the named temporary files of write_file_atomic: ".gauge-tmp-<pid>-<8 hex digits>",
+/// 32 bytes at most whatever the report's name (a name of 255 bytes, NAME_MAX, still works).
+inline constexpr const char* temporary_prefix = ".gauge-tmp-";
+
+/// A named temporary file beside `path`: "<dir>/.gauge-tmp-<pid>-<random hex>".
 inline std::filesystem::path temporary_sibling(const std::filesystem::path& path) {
   std::random_device rd;
-  return path.parent_path() / (path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                               std::to_string(rd()));
+  char name[64];
+  std::snprintf(name, sizeof name, "%s%ld-%08x", temporary_prefix, static_cast<long>(::getpid()),
+                static_cast<unsigned>(rd()));
+  return path.parent_path() / name;
 }
 inline std::filesystem::path directory_of(const std::filesystem::path& path) {
   auto dir = path.parent_path();
   return dir.empty() ? std::filesystem::path(".") : dir;
 }
+
+/// `path` with its symbolic links followed to the file they name (which may not exist yet), so
+/// that writing a report through a link writes the link's target and keeps the link. At most 40
+/// links (Linux's MAXSYMLINKS), else ReportError.
+inline std::filesystem::path follow_links(std::filesystem::path path) {
+  namespace fs = std::filesystem;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+    const fs::path target = fs::read_symlink(path, ec);
+    if (ec) throw ReportError("cannot write report to " + path.string() + ": " + ec.message());
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  throw ReportError("cannot write report to " + path.string() + ": too many levels of symbolic links");
+}
+
+/// Removes named temporary files (".gauge-tmp-<pid>-…") in `dir` that a killed writer left: the
+/// process <pid> no longer exists (kill(pid, 0) says ESRCH) and the file is older than
+/// `min_age_s`. Best effort: errors are ignored. Called before every write.
+inline void remove_stale_temporaries(const std::filesystem::path& dir, double min_age_s = 60) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string prefix = temporary_prefix;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    char* after = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &after, 10);
+    if (pid <= 0 || after == nullptr || *after != '-') continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code time_ec;
+    const auto written = fs::last_write_time(it->path(), time_ec);
+    if (time_ec) continue;
+    const auto age = fs::file_time_type::clock::now() - written;
+    if (std::chrono::duration<double>(age).count() < min_age_s) continue;
+    fs::remove(it->path(), time_ec);
+  }
+}
+
+/// An open file beside `path` that becomes `path` at publish(): an anonymous file (O_TMPFILE,
+/// Linux 3.11+ on ext4, xfs, btrfs, tmpfs) that a crash or kill -9 cannot leave behind, linked in
+/// only when complete; else a named temporary file (temporary_sibling). The stale named ones of
+/// dead processes are removed first either way.
+class PendingFile {
+ public:
+  /// \throws ReportError naming `path` and the system error when no file can be created there.
+  explicit PendingFile(const std::filesystem::path& path) : path_(path) {
+    // Named temporary files of killed writers: left by the fallback below, or by a kill in the
+    // instant between linkat and rename.
+    remove_stale_temporaries(directory_of(path));
+#ifdef O_TMPFILE
+    fd_ = ::open(directory_of(path).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd_ >= 0) return;
+#endif
+    tmp_ = temporary_sibling(path);
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw error(std::strerror(errno));
+  }
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  ~PendingFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  }
+  /// Writes all of `text`. \throws ReportError with the system error (ENOSPC, EIO, ...).
+  void write(const std::string& text) {
+    const char* p = text.data();
+    std::size_t left = text.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw error(std::strerror(errno));
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+  /// fsync, then the file replaces `path` atomically (rename). \throws ReportError.
+  void publish() {
+    if (::fsync(fd_) != 0) throw error(std::strerror(errno));
+    if (tmp_.empty()) {
+      // Link the anonymous file in under a short temporary name, then rename it over `path`
+      // (linkat cannot replace an existing file). Only this instant can leave a named file.
+      const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+      const auto named = temporary_sibling(path_);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0)
+        throw error(std::strerror(errno));
+      tmp_ = named;
+    }
+    const int closed = ::close(fd_);
+    fd_ = -1;
+    if (closed != 0) throw error(std::strerror(errno));
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw error(std::strerror(errno));
+    tmp_.clear();
+  }
+
+ private:
+  ReportError error(const std::string& what) const {
+    return ReportError("cannot write report to " + path_.string() + ": " + what);
+  }
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;  // the named temporary file, once there is one
+  int fd_ = -1;
+};
 }  // namespace detail
 
 /// Throws ReportError unless a file can be created at `path` (its directory exists and is
-/// writable, and `path` is not a directory). Creates and removes a temporary file beside it.
-inline void check_writable(const std::filesystem::path& path) {
+/// writable, and `path` is not a directory). A symbolic link is followed: its target is checked
+/// (and later written, see write_file_atomic). Creates a temporary file beside it and removes it.
+inline void check_writable(const std::filesystem::path& requested) {
   namespace fs = std::filesystem;
-  if (path.empty()) throw ReportError("report path is empty");
+  if (requested.empty()) throw ReportError("report path is empty");
+  const fs::path path = detail::follow_links(requested);
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ReportError("cannot write report to " + path.string() + ": it is a directory");
   // The atomic rename would replace whatever is there: only a regular file may be.
@@ -94,48 +211,22 @@ inline void check_writable(const std::filesystem::path& path) {
   const fs::path dir = detail::directory_of(path);
   if (!fs::is_directory(dir, ec))
     throw ReportError("cannot write report to " + path.string() + ": directory " + dir.string() + " does not exist");
-  const fs::path probe = detail::temporary_sibling(path);
-  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0)
-    throw ReportError("cannot write report to " + path.string() + ": " + std::strerror(errno));
-  ::close(fd);
-  fs::remove(probe, ec);
+  detail::PendingFile probe(path);  // removed unpublished
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, fsync, rename.
-/// A crash never leaves a half-written file at `path`. Throws ReportError naming the path and
-/// the system error.
+/// A crash never leaves a half-written file at `path`, and (where the file system supports
+/// O_TMPFILE) a crash or kill -9 while writing leaves no temporary file either: the data goes to
+/// an anonymous file that is linked in only when complete. Elsewhere the temporary file is named
+/// ".gauge-tmp-<pid>-<hex>" (short: a report name of up to NAME_MAX bytes works), and the ones
+/// of processes that no longer exist are removed by the next write in that directory.
+/// A symbolic link at `path` is followed: its target is replaced and the link kept.
+/// Throws ReportError naming the path and the system error (no temporary file is left then).
 inline void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = detail::temporary_sibling(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) throw ReportError("cannot write report to " + path.string() + ": " + std::strerror(errno));
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw ReportError("cannot write report to " + path.string() + ": " + err);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  const int synced = ::fsync(fd);
-  const int sync_errno = errno;
-  const int closed = ::close(fd);
-  if (synced != 0 || closed != 0) {
-    const std::string err = std::strerror(synced != 0 ? sync_errno : errno);
-    ::unlink(tmp.c_str());
-    throw ReportError("cannot write report to " + path.string() + ": " + err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw ReportError("cannot write report to " + path.string() + ": " + err);
-  }
+  const std::filesystem::path target = detail::follow_links(path);
+  detail::PendingFile file(target);
+  file.write(text);
+  file.publish();
 }
 
 }  // namespace gauge

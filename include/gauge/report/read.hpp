@@ -18,6 +18,11 @@
 /// Null numbers are read as `std::nullopt` where the type is optional; a null per-step sample
 /// (a non-finite number when written) is read as NaN, so that writing the result again gives
 /// the same JSON. Every error is one line.
+///
+/// Hostile input is refused with `ReportError`, never a crash or another exception: JSON nested
+/// deeper than `report_max_depth` levels (nlohmann's dump and copy recurse once per level, so
+/// 100,000 brackets would overflow the stack), and numbers out of the range of a double
+/// (`1e309`).
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +32,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gauge/core/dimensions.hpp"
@@ -77,6 +83,53 @@ inline SchemaVersion parse_schema_version(const std::string& text) {
 /// The major version of the report format this gauge reads (the major of `report_schema_version`);
 /// it reads every minor version of it (unknown keys are ignored).
 inline int supported_report_major() { return parse_schema_version(report_schema_version).major; }
+
+/// The deepest nesting of arrays and objects a report may have (levels; a report of gauge nests
+/// about 6 deep, user keys the schema allows may add some). Deeper JSON is refused with
+/// ReportError before anything recurses over it.
+inline constexpr std::size_t report_max_depth = 256;
+
+namespace detail::read {
+/// The byte offset where `text` (JSON) first nests deeper than `max_depth` arrays/objects,
+/// outside strings; npos if it never does. Linear, without recursion: safe on any input.
+inline std::size_t json_too_deep_at(const std::string& text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+/// Whether `doc` nests deeper than `max_depth` arrays/objects (an explicit stack, no recursion).
+inline bool json_too_deep(const nlohmann::json& doc, std::size_t max_depth) {
+  std::vector<std::pair<const nlohmann::json*, std::size_t>> stack{{&doc, 0}};
+  while (!stack.empty()) {
+    const auto [j, depth] = stack.back();
+    stack.pop_back();
+    if (!j->is_structured()) continue;
+    if (depth + 1 > max_depth) return true;
+    for (const auto& child : *j) stack.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
+/// The message for JSON nested too deep.
+inline std::string too_deep_message() {
+  return "JSON nested deeper than " + std::to_string(report_max_depth) +
+         " levels of arrays and objects: not a gauge report (refused before reading it)";
+}
+}  // namespace detail::read
 
 /// A report read back from its JSON text.
 struct StoredReport {
@@ -130,7 +183,7 @@ inline Dimensions dimensions_from_json(const nlohmann::json& j) {
   return dims;
 }
 
-/// Reads a whole report document. Checks, in order: a JSON object; `schema` is
+/// Reads a whole report document. Checks, in order: nesting at most `report_max_depth`; a JSON object; `schema` is
 /// "gauge.report"; `schema_version` is semantic and its major version is
 /// `supported_report_major()`; then every required key (see from_json of each type).
 ///
@@ -139,9 +192,11 @@ inline Dimensions dimensions_from_json(const nlohmann::json& j) {
 /// \throws ReportError with one line: "<source>: <what is wrong>", e.g.
 ///   "r.json: not a gauge report: \"schema\" is \"x\", expected \"gauge.report\"",
 ///   "r.json: schema_version 2.0.0 is newer than this gauge reads (major version 1); ...",
-///   "r.json: experiments[0].gpu_time_s: missing required key \"p50\"".
+///   "r.json: experiments[0].gpu_time_s: missing required key \"p50\"",
+///   "r.json: JSON nested deeper than 256 levels ...".
 inline StoredReport report_from_json(nlohmann::json doc, const std::string& source) {
   auto fail = [&](const std::string& what) -> ReportError { return ReportError(source + ": " + what); };
+  if (detail::read::json_too_deep(doc, report_max_depth)) throw fail(detail::read::too_deep_message());
   if (!doc.is_object())
     throw fail("not a gauge report: the top level is " + serial::describe_type(doc) + ", expected an object");
   StoredReport report;
@@ -177,6 +232,8 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
     serial::read_object(doc, report, serial::Mode::strict);
   } catch (const serial::FieldError& e) {
     throw fail(e.what());
+  } catch (const nlohmann::json::exception& e) {  // not expected (decode checks types): still one ReportError
+    throw fail(e.what());
   }
   report.source = source;
   report.document = std::move(doc);
@@ -187,14 +244,24 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
 /// \param text the report's text.
 /// \param source a name for messages (e.g. the file's path).
 /// \throws ReportError "<source>: invalid JSON at line L, column C: <what the parser saw>" for text
-///   that is not JSON (a truncated file ends with "unexpected end of input"), else as
-///   report_from_json.
+///   that is not JSON (a truncated file ends with "unexpected end of input"); "<source>: JSON
+///   nested deeper than 256 levels ... (byte B)"; "<source>: invalid JSON: number out of range
+///   ..." for a number beyond a double (1e309); else as report_from_json.
 inline StoredReport parse_report(const std::string& text, const std::string& source = "<report>") {
   nlohmann::json doc;
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ReportError(source + ": invalid JSON: the file is empty");
+  const std::size_t deep_at = detail::read::json_too_deep_at(text, report_max_depth);
+  if (deep_at != std::string::npos)
+    throw ReportError(source + ": " + detail::read::too_deep_message() + " (byte " + std::to_string(deep_at) + ")");
   try {
     doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // nlohmann: "[json.exception.out_of_range.406] number overflow parsing '1e309'"
+    std::string what = e.what();
+    const auto at = what.find("] ");
+    if (at != std::string::npos) what = what.substr(at + 2);
+    throw ReportError(source + ": invalid JSON: number out of range of a double (" + what + ")");
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
     std::string what = e.what();
@@ -204,6 +271,8 @@ inline StoredReport parse_report(const std::string& text, const std::string& sou
     for (char& ch : what)
       if (ch == '\n' || ch == '\r') ch = ' ';
     throw ReportError(source + ": invalid JSON " + what + " (byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception& e) {  // any other error of the parser: still one ReportError
+    throw ReportError(source + ": invalid JSON: " + std::string(e.what()));
   }
   return report_from_json(std::move(doc), source);
 }

@@ -1,0 +1,80 @@
+#pragma once
+/// \file gauge/report/escape.hpp
+/// Text from a report (names, dimension values, error messages) made safe for line- and
+/// cell-based outputs: a NUL would end a C string (and cut the output there), a CR or LF would
+/// end a CSV record or a Markdown row, a '|' would split a Markdown cell. Used by the console
+/// summary, the CSV export and gauge-export's Markdown; markdown_cell is the escaping a Markdown
+/// cell needs (detail::compare::md_cell escapes only '|' and LF).
+
+#include <string>
+#include <string_view>
+
+namespace gauge::detail::escape {
+
+/// `s` with every control character visible: NUL → `\0`, TAB → `\t`, LF → `\n`, CR → `\r`, other
+/// C0 characters and DEL → `\xHH` (two hex digits). Other bytes (UTF-8 included) are kept.
+inline std::string visible(std::string_view s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (u == 0) {
+      out += "\\0";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 0xf];
+    }
+  }
+  return out;
+}
+
+/// `s` with control characters visible() except LF and TAB: for a whole text made of lines (a
+/// Markdown table whose cells already escape '|' and LF), where a CR or NUL inside a line would end
+/// or cut it.
+inline std::string visible_keeping_lines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 || u == 0x7f) && c != '\n' && c != '\t') out += visible(std::string_view(&c, 1));
+    else out += c;
+  }
+  return out;
+}
+
+/// `s` for a CSV field: CR, LF and TAB are kept (RFC 4180 quoting carries them), every other
+/// control character is visible() (a NUL byte breaks most CSV readers).
+inline std::string csv_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 || u == 0x7f) && c != '\r' && c != '\n' && c != '\t') out += visible(std::string_view(&c, 1));
+    else out += c;
+  }
+  return out;
+}
+
+/// `s` for one cell of a GitHub-flavoured Markdown table row: control characters visible(),
+/// '\' → `\\` and '|' → `\|`, so the text can neither end the row nor split the cell.
+inline std::string markdown_cell(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : visible(s)) {
+    if (c == '|' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace gauge::detail::escape

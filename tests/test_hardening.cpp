@@ -19,9 +19,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "fake_backend.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/detail/sorted_runs.hpp"
@@ -44,18 +46,13 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-/// The message of the ReportError that `f` throws; fails the test if it throws anything else.
+/// The message of the ReportError that `f` throws; fails the test if it throws none (any other
+/// exception propagates and fails it too).
 template <class F>
 std::string report_error_of(F&& f) {
-  try {
-    f();
-  } catch (const gauge::ReportError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    FAIL("not a ReportError: " << e.what());
-  }
-  FAIL("no exception");
-  return {};
+  const std::string message = gauge::testing::error_of<gauge::ReportError>(std::forward<F>(f));
+  if (message.empty()) FAIL("no ReportError");
+  return message;
 }
 
 /// A fresh empty directory under the system's temporary directory.

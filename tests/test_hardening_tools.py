@@ -106,8 +106,9 @@ class HardeningExport(unittest.TestCase):
         row = lines[2]
         unescaped = sum(1 for i, ch in enumerate(row) if ch == "|" and (i == 0 or row[i - 1] != "\\"))
         self.assertEqual(9, unescaped, row)
-        # md_cell: '|' escaped, LF a space; gauge-export: the NUL and CR visible.
-        self.assertIn("a\\0b\\r \\|c", row)
+        # detail::escape::markdown_cell: NUL, CR, LF shown as \0, \r, \n with the backslash itself
+        # escaped (so GitHub renders "a\0b\r\n|c"), '|' escaped.
+        self.assertIn("a\\\\0b\\\\r\\\\n\\|c", row)
         # Console: the name visible on one line.
         p = run_bytes(EXPORT, path, "--format", "console")
         self.assertEqual(0, p.returncode, p.stderr)

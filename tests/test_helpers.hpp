@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
@@ -23,15 +24,22 @@ inline std::string read_text(const std::string& path) {
 /// True when `text` holds `part`.
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-/// The message of the ConfigError `f` throws ("" when it throws none).
-template <class F>
-std::string config_error_of(F&& f) {
+/// The message of the exception of type E that `f` throws ("" when it throws none; any other
+/// exception propagates, and Catch2 reports it).
+template <class E, class F>
+std::string error_of(F&& f) {
   try {
     f();
-  } catch (const gauge::ConfigError& e) {
+  } catch (const E& e) {
     return e.what();
   }
   return "";
+}
+
+/// The message of the ConfigError `f` throws ("" when it throws none).
+template <class F>
+std::string config_error_of(F&& f) {
+  return error_of<gauge::ConfigError>(std::forward<F>(f));
 }
 
 /// A configuration that runs fast on the fake backend's virtual clock: no minimum warm-up time,

@@ -110,6 +110,14 @@ const gauge::TimerRegionSummary& region_named(const gauge::TimerSummary& s, cons
   throw std::logic_error("no region " + name);
 }
 
+/// Lets the fake device finish, resolves the Timer's pending steps, and returns the median of
+/// region `name`'s rolling window (seconds per step).
+double settled_window_median(FakeTimer& t, FakeTimerDevice& dev, const std::string& name) {
+  dev.run_until_idle();
+  t.poll();
+  return *region_named(t.summary(), name).window.time_per_step_s.p50;
+}
+
 fs::path fresh_dir(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("gauge-timer-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
@@ -574,9 +582,7 @@ TEST_CASE("misuse throws ConfigError naming the region or the value, and loses n
   dev.kernel(0, 2e-3);
   t.stop(fwd);
   t.step();
-  dev.run_until_idle();
-  t.poll();
-  CHECK(*region_named(t.summary(), "forward").window.time_per_step_s.p50 == Approx(2e-3));
+  CHECK(settled_window_median(t, dev, "forward") == Approx(2e-3));
 }
 
 TEST_CASE("an error stopping a scope is kept and thrown by the next step()", "[timer]") {
@@ -592,9 +598,7 @@ TEST_CASE("an error stopping a scope is kept and thrown by the next step()", "[t
   CHECK(contains(e, "at the end of a scope"));
   CHECK(contains(e, "'forward'"));
   t.step();  // the error was reported once; the interval stopped by hand belongs to this step
-  dev.run_until_idle();
-  t.poll();
-  CHECK(*region_named(t.summary(), "forward").window.time_per_step_s.p50 == Approx(1e-3));
+  CHECK(settled_window_median(t, dev, "forward") == Approx(1e-3));
 }
 
 TEST_CASE("a failed resolution drops that step only and keeps everything resolved before", "[timer]") {

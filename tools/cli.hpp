@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,25 @@ inline constexpr int exit_usage = 2;
 /// Exit status when standard output cannot be written (full disk, `> /dev/full`, a closed pipe):
 /// sysexits.h's EX_IOERR, apart from the tools' other codes.
 inline constexpr int exit_output = 74;
+
+/// An input error (e.g. a report that cannot be read): one line on stderr, exit status 2.
+struct BadInput {
+  std::string reason;  ///< what was wrong, naming the input
+};
+
+/// Runs a tool's `body` (which returns the exit status) and turns an error that escapes it into
+/// one line "<tool>: error: <reason>" on stderr and exit status `exit_usage`.
+template <class F>
+int guarded_main(const char* tool, F&& body) {
+  try {
+    return body();
+  } catch (const BadInput& e) {
+    std::fprintf(stderr, "%s: error: %s\n", tool, e.reason.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+  }
+  return exit_usage;
+}
 
 /// Writes all of `text` to standard output (a NUL in it is written, not an end), flushes, and
 /// checks that it all went out. On failure prints "<tool>: error: cannot write standard output:

@@ -10,7 +10,7 @@
 // faster, and comparable); with --fail-on-regression: 1 a regression (slower, failed where the
 // base did not, or missing from the new report), 3 not comparable (unless
 // --allow-not-comparable), 4 inconclusive or nothing compared (unless --allow-inconclusive);
-// 2 bad input or usage, with a one-line reason on stderr.
+// 2 bad input or usage, 74 standard output not written, with a one-line reason on stderr.
 
 #include <gauge/report/compare.hpp>
 #include <gauge/report/read.hpp>
@@ -38,12 +38,8 @@ const char* const exit_codes =
     "  3  with --fail-on-regression: not comparable (another GPU, driver, clocks or method), unless\n"
     "     --allow-not-comparable\n"
     "  4  with --fail-on-regression: an experiment inconclusive, or none compared, unless\n"
-    "     --allow-inconclusive";
-
-/// An input error (a report that cannot be read): printed as one line, exit status 2.
-struct BadInput {
-  std::string reason;
-};
+    "     --allow-inconclusive\n"
+    "  74 standard output could not be written (full disk, /dev/full), with a one-line reason";
 
 /// "2%" → 0.02, "0.02" → 0.02; the reason in words when `text` is not a fraction in (0, 1)
 /// (a bare number >= 1 is ambiguous and refused).
@@ -135,26 +131,21 @@ Arguments parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return gauge::tools::guarded_main("gauge-compare", [&] {
     const Arguments args = parse(argc, argv);
     gauge::StoredReport base, candidate;
     try {
       base = gauge::read_report(args.reports[0]);
       candidate = gauge::read_report(args.reports[1]);
     } catch (const gauge::ReportError& e) {
-      throw BadInput{e.what()};
+      throw gauge::tools::BadInput{e.what()};
     }
     const gauge::Comparison c = gauge::compare_reports(base, candidate, args.options);
-    if (args.format == "json") {
-      nlohmann::json j = c;
-      std::printf("%s\n", j.dump(2).c_str());
-    } else if (args.format == "markdown") {
-      std::fputs(gauge::to_markdown(c).c_str(), stdout);
-    } else {
-      std::fputs(gauge::to_text(c).c_str(), stdout);
-    }
-    if (!gauge::tools::flush_stdout("gauge-compare")) return gauge::tools::exit_output;  // e.g. > /dev/full
-    std::fflush(stdout);
+    // Written whole (a NUL in a name is written, not an end) and checked (e.g. > /dev/full).
+    const std::string text = args.format == "json"       ? nlohmann::json(c).dump(2) + "\n"
+                             : args.format == "markdown" ? gauge::to_markdown(c)
+                                                         : gauge::to_text(c);
+    if (!gauge::tools::write_stdout("gauge-compare", text)) return gauge::tools::exit_output;
     if (!args.fail_on_regression) return 0;
     switch (gauge::gate(c, args.allow_not_comparable, args.allow_inconclusive)) {
       case gauge::GateOutcome::pass:
@@ -182,11 +173,5 @@ int main(int argc, char** argv) {
       }
     }
     return 0;
-  } catch (const BadInput& e) {
-    std::fprintf(stderr, "gauge-compare: error: %s\n", e.reason.c_str());
-    return gauge::tools::exit_usage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gauge-compare: error: %s\n", e.what());
-    return gauge::tools::exit_usage;
-  }
+  });
 }

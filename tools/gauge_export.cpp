@@ -31,11 +31,6 @@ const char* const exit_codes =
     "     one-line reason on stderr\n"
     "  74 standard output could not be written (full disk, /dev/full), with a one-line reason";
 
-/// An input error (a report that cannot be read): printed as one line, exit status 2.
-struct BadInput {
-  std::string reason;
-};
-
 struct Arguments {
   std::string path;
   std::string format = "gbench";
@@ -73,25 +68,16 @@ Arguments parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return gauge::tools::guarded_main("gauge-export", [&] {
     const Arguments args = parse(argc, argv);
     gauge::StoredReport report;
     try {
       report = gauge::read_report(args.path);
     } catch (const gauge::ReportError& e) {
-      throw BadInput{e.what()};
+      throw gauge::tools::BadInput{e.what()};
     }
-    std::string text = gauge::find_export_format(args.format).write(report, args.options);
-    // Markdown: md_cell escapes '|' and LF in cells; a CR or NUL from a name would still end or
-    // cut the row, and no other character of the table is a control character: make them visible.
-    if (args.format == "markdown") text = gauge::detail::escape::visible_keeping_lines(text);
+    const std::string text = gauge::find_export_format(args.format).write(report, args.options);
     if (!gauge::tools::write_stdout("gauge-export", text)) return gauge::tools::exit_output;
     return 0;
-  } catch (const BadInput& e) {
-    std::fprintf(stderr, "gauge-export: error: %s\n", e.reason.c_str());
-    return gauge::tools::exit_usage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gauge-export: error: %s\n", e.what());
-    return gauge::tools::exit_usage;
-  }
+  });
 }

@@ -40,6 +40,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/two_sample.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/report/escape.hpp"
 #include "gauge/report/read.hpp"
 
 namespace gauge {
@@ -812,16 +813,9 @@ inline std::string change_text(const ExperimentComparison& e) {
 inline std::string p_text(const ExperimentComparison& e) {
   return e.mann_whitney ? format_p(e.mann_whitney->p_value) : "-";
 }
-/// Escapes '|' for a Markdown table cell.
-inline std::string md_cell(std::string s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
-  }
-  return out;
-}
+/// Text for a Markdown table cell: control characters visible, '\\' and '|' escaped
+/// (detail::escape::markdown_cell).
+inline std::string md_cell(const std::string& s) { return detail::escape::markdown_cell(s); }
 
 }  // namespace detail::compare
 
@@ -837,12 +831,12 @@ inline std::string to_text(const Comparison& c) {
   out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", "experiment", width, "base median", "new median",
                      ci_head, "change", "p (U)", "verdict");
   for (const auto& e : c.experiments) {
-    out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", e.label, width,
+    out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", detail::escape::visible(e.label), width,
                        detail::format_time(e.base_median_s), detail::format_time(e.candidate_median_s), ratio_text(e),
                        change_text(e), p_text(e), verdict_text(e));
   }
   for (const auto& e : c.experiments) {
-    out += fmt::format("  {}: {}: {}\n", e.label, verdict_text(e), e.reason);
+    out += fmt::format("  {}: {}: {}\n", detail::escape::visible(e.label), verdict_text(e), detail::escape::visible(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("    ignored dimension {}\n", dd);
   }
   bool any_invalid = !c.comparable();

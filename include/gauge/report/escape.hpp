@@ -4,7 +4,7 @@
 /// cell-based outputs: a NUL would end a C string (and cut the output there), a CR or LF would
 /// end a CSV record or a Markdown row, a '|' would split a Markdown cell. Used by the console
 /// summary, the CSV export and gauge-export's Markdown; markdown_cell is the escaping a Markdown
-/// cell needs (detail::compare::md_cell escapes only '|' and LF).
+/// cell needs (detail::compare::md_cell, used by every Markdown table, is this).
 
 #include <string>
 #include <string_view>
@@ -34,20 +34,6 @@ inline std::string visible(std::string_view s) {
       out += hex[u >> 4];
       out += hex[u & 0xf];
     }
-  }
-  return out;
-}
-
-/// `s` with control characters visible() except LF and TAB: for a whole text made of lines (a
-/// Markdown table whose cells already escape '|' and LF), where a CR or NUL inside a line would end
-/// or cut it.
-inline std::string visible_keeping_lines(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 || u == 0x7f) && c != '\n' && c != '\t') out += visible(std::string_view(&c, 1));
-    else out += c;
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
 #include "gauge/report/compare.hpp"
 
@@ -322,4 +324,50 @@ TEST_CASE("verdict: one descheduled sample does not make a report differ from it
   std::vector<double> slower = x;
   for (auto& v : slower) v *= 1.1;
   CHECK(gauge::compare_results(result(x), result(slower)).verdict == gauge::Verdict::slower);
+}
+
+TEST_CASE("compare_reports: Timers are compared per step and per region from their window summaries", "[compare][timer]") {
+  // Base window: 100 steps of 1.000..1.009 ms; new: the same x 1.10 for the step, unchanged for
+  // "forward"; "backward" only in the base. A Timer keeps no per-step samples, so the summaries'
+  // median intervals decide: [lo_new / hi_base, hi_new / lo_base], computed here from the summaries.
+  std::vector<double> x;
+  for (int i = 0; i < 100; ++i) x.push_back(1.0e-3 * (1 + 0.001 * (i % 10)));
+  std::vector<double> y = x;
+  for (auto& v : y) v *= 1.10;
+  auto timer = [](const std::vector<double>& step, const std::vector<double>& forward, bool backward) {
+    gauge::TimerSummary t;
+    t.name = "train";
+    t.backend = "cuda";
+    t.window.gpu_time_s = gauge::summarize(step);
+    gauge::TimerRegionSummary r;
+    r.name = "forward";
+    r.window.time_per_step_s = gauge::summarize(forward);
+    t.regions.push_back(r);
+    if (backward) {
+      r.name = "backward";
+      t.regions.push_back(r);
+    }
+    return t;
+  };
+  gauge::StoredReport base, candidate;
+  base.timers.push_back(timer(x, x, true));
+  candidate.timers.push_back(timer(y, x, false));
+  const auto c = gauge::compare_reports(base, candidate);
+  REQUIRE(c.experiments.size() == 2);
+  const auto& step = c.experiments[0];
+  INFO(step.reason);
+  CHECK(step.label == "timer:train/step");
+  CHECK(step.from_summary);
+  const auto& cb = *base.timers[0].window.gpu_time_s.median_ci;
+  const auto& cn = *candidate.timers[0].window.gpu_time_s.median_ci;
+  CHECK(step.ratio->low == Approx(cn.low / cb.high).epsilon(1e-12));
+  CHECK(step.ratio->high == Approx(cn.high / cb.low).epsilon(1e-12));
+  CHECK(step.ratio->low > 1.02);
+  CHECK(step.verdict == gauge::Verdict::slower);
+  CHECK(c.experiments[1].label == "timer:train/forward");
+  CHECK(c.experiments[1].verdict == gauge::Verdict::same);
+  REQUIRE(c.only_in_base.size() == 1);
+  CHECK(c.only_in_base[0] == "timer:train/backward");
+  CHECK(c.any_regression());
+  CHECK(gauge::to_text(c).find("timer:train/step") != std::string::npos);
 }

@@ -38,6 +38,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/escape.hpp"
@@ -679,9 +680,61 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
   return c;
 }
 
+namespace detail::compare {
+
+/// A Timer's window summary as a Result without samples, for compare_results (which then
+/// compares the summaries' median intervals: a Timer keeps no per-step samples).
+inline Result timer_row(const std::string& label, const std::string& backend, const Summary& s) {
+  Result r;
+  r.name = label;
+  r.backend = backend;
+  r.time_label = backend == "host" ? "CPU time" : "GPU time";
+  r.gpu_time = s;
+  return r;
+}
+
+/// Appends the comparison of the Timers of both reports, matched by name, then their steps and
+/// regions (by name): rows "timer:<timer>/step" (the window's GPU time per step) and
+/// "timer:<timer>/<region>" (the region's time per step over the window). Unmatched Timers and
+/// regions are listed as only in one report, like experiments.
+inline void compare_timers(Comparison& out, const StoredReport& base, const StoredReport& candidate,
+                           const CompareOptions& options) {
+  for (const TimerSummary& a : base.timers) {
+    const auto b = std::find_if(candidate.timers.begin(), candidate.timers.end(),
+                                [&](const TimerSummary& t) { return t.name == a.name; });
+    const std::string prefix = "timer:" + a.name + "/";
+    if (b == candidate.timers.end()) {
+      out.only_in_base.push_back(prefix + "step");
+      continue;
+    }
+    auto add = [&](const std::string& label, const Summary& x, const Summary& y) {
+      ExperimentComparison e = compare_results(timer_row(label, a.backend, x), timer_row(label, b->backend, y), options);
+      e.differences.clear();  // a Timer records no device or method of its own: the environment's differences apply
+      out.experiments.push_back(std::move(e));
+    };
+    add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s);
+    for (const TimerRegionSummary& ra : a.regions) {
+      const auto rb = std::find_if(b->regions.begin(), b->regions.end(),
+                                   [&](const TimerRegionSummary& r) { return r.name == ra.name; });
+      if (rb == b->regions.end()) out.only_in_base.push_back(prefix + ra.name);
+      else add(prefix + ra.name, ra.window.time_per_step_s, rb->window.time_per_step_s);
+    }
+    for (const TimerRegionSummary& rb : b->regions)
+      if (std::none_of(a.regions.begin(), a.regions.end(), [&](const TimerRegionSummary& r) { return r.name == rb.name; }))
+        out.only_in_candidate.push_back(prefix + rb.name);
+  }
+  for (const TimerSummary& b : candidate.timers)
+    if (std::none_of(base.timers.begin(), base.timers.end(), [&](const TimerSummary& t) { return t.name == b.name; }))
+      out.only_in_candidate.push_back("timer:" + b.name + "/step");
+}
+
+}  // namespace detail::compare
+
 /// Compares two reports: matches experiments by name and dimensions (those in
 /// `options.ignored_dimensions` left out; repeated keys are matched in order), compares each pair
-/// with compare_results, and lists environment differences and unmatched experiments.
+/// with compare_results, and lists environment differences and unmatched experiments. Timers are
+/// matched by name and compared per step and per region from their window summaries (rows
+/// "timer:<timer>/step", "timer:<timer>/<region>"; see detail::compare::compare_timers).
 ///
 /// \param base the reference report; \param candidate the new one.
 /// \throws ConfigError for invalid options.
@@ -762,6 +815,7 @@ inline Comparison compare_reports(const StoredReport& base, const StoredReport& 
     if (!varying.empty())
       out.experiments[i].label = matched_base[i]->name + " [" + dimensions_text(matched_base[i]->dimensions, varying) + "]";
   }
+  compare_timers(out, base, candidate, options);
   return out;
 }
 

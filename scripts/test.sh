@@ -5,11 +5,9 @@
 # v2 and, where install-deps.sh brought its sources, v3. Arguments go to ctest.
 #
 # Then (issue 11; GAUGE_TEST_SANITIZERS=0 leaves them out):
-# - host tests and the Catch2 example under ASan+UBSan, built with GCC in $GAUGE_BUILD-asan (CUDA
-#   off: the tests' fake and host backends need none). To stay within ~15 minutes on 2 cores, a
-#   chosen subset of the host test files ($GAUGE_SANITIZER_TESTS, below: the hostile inputs, the
-#   report's JSON, statistics, the protocol, the Timer's allocation tests, /proc parsing); set
-#   GAUGE_SANITIZER_TESTS=all for every one (about 3x the build time);
+# - every host test and the Catch2 example under ASan+UBSan, built with GCC in $GAUGE_BUILD-asan
+#   (CUDA off: the tests' fake and host backends need none); GAUGE_SANITIZER_TESTS="a.cpp;b.cpp"
+#   builds only those test files (faster, for iterating);
 # - a clang build in $GAUGE_BUILD-clang: every public header on its own (-Werror), the tools, and the
 #   libFuzzer target of the report reader, run for $GAUGE_FUZZ_SECONDS (default 30) seconds on a
 #   seed corpus of the stored reports (tests/data/reports/).
@@ -31,7 +29,7 @@ if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
   jobs=$(nproc)
   asan=$GAUGE_BUILD-asan
   echo "gauge: ASan+UBSan build of the host tests in $asan"
-  sanitizer_tests=${GAUGE_SANITIZER_TESTS:-test_hardening.cpp;test_serial.cpp;test_statistics.cpp;test_report.cpp;test_protocol.cpp;test_timer.cpp;test_env_host.cpp}
+  sanitizer_tests=${GAUGE_SANITIZER_TESTS:-all}
   [ "$sanitizer_tests" = all ] && sanitizer_tests=
   cmake -S "$GAUGE_ROOT" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g" \
         -DGAUGE_SANITIZE=address,undefined -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \

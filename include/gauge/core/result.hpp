@@ -77,6 +77,13 @@ struct SamplingRecord {
   std::vector<double> round_start_s;       ///< each kept gated round's start, seconds since run() began
   std::vector<double> round_end_s;         ///< its end (after the synchronize)
   std::vector<std::size_t> round_samples;  ///< GPU-time samples it gave (in order: they index gpu_samples_s)
+
+  /// The timer's tick per step, seconds: a sample of k steps reads in steps of
+  /// timer_resolution_s / k (0 when the resolution is unknown).
+  double resolution_per_step() const {
+    if (!(timer_resolution_s > 0)) return 0;
+    return timer_resolution_s / static_cast<double>(steps_per_sample > 0 ? steps_per_sample : 1);
+  }
 };
 
 /// Why measurement stopped.

@@ -193,6 +193,45 @@ inline void resample_statistics_sorted(const std::vector<double>& sorted, std::m
   }
 }
 
+/// bootstrap_ratios, its errors named after `function`.
+inline std::vector<StatisticRatio> bootstrap_ratios_as(const char* function, const std::vector<double>& base,
+                                                       const std::vector<double>& candidate,
+                                                       const std::vector<Statistic>& statistics, double level,
+                                                       std::size_t resamples, std::uint64_t seed) {
+  const std::string name = function;
+  check_level(function, level);
+  check_positive_samples(function, "base", base);
+  check_positive_samples(function, "candidate", candidate);
+  if (statistics.empty()) throw ConfigError(name + ": no statistic requested");
+  if (resamples < 100) throw ConfigError(name + ": resamples must be >= 100, got " + std::to_string(resamples));
+  std::vector<double> a = base, b = candidate;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  const std::size_t k = statistics.size();
+  std::vector<std::vector<double>> ratios(k, std::vector<double>(resamples));
+  std::mt19937_64 gen(seed);
+  std::vector<std::uint32_t> counts;
+  std::vector<double> sa, sb;
+  for (std::size_t r = 0; r < resamples; ++r) {
+    resample_statistics_sorted(a, gen, counts, statistics, sa);
+    resample_statistics_sorted(b, gen, counts, statistics, sb);
+    for (std::size_t s = 0; s < k; ++s) ratios[s][r] = sb[s] / sa[s];
+  }
+  std::vector<StatisticRatio> out(k);
+  for (std::size_t s = 0; s < k; ++s) {
+    auto& v = ratios[s];
+    std::sort(v.begin(), v.end());
+    out[s].statistic = statistics[s];
+    RatioInterval& i = out[s].interval;
+    i.estimate = statistic_sorted(b, statistics[s]) / statistic_sorted(a, statistics[s]);
+    i.low = percentile_unchecked(v, 100.0 * (1.0 - level) / 2.0);
+    i.high = percentile_unchecked(v, 100.0 * (1.0 + level) / 2.0);
+    i.level = level;
+    i.resamples = resamples;
+    i.seed = seed;
+  }
+  return out;
+}
 }  // namespace detail
 
 /// Percentile-bootstrap confidence intervals of the ratios statistic(candidate) /
@@ -216,38 +255,7 @@ inline void resample_statistics_sorted(const std::vector<double>& sorted, std::m
 inline std::vector<StatisticRatio> bootstrap_ratios(const std::vector<double>& base, const std::vector<double>& candidate,
                                                     const std::vector<Statistic>& statistics, double level = 0.95,
                                                     std::size_t resamples = 2000, std::uint64_t seed = 20261130) {
-  detail::check_level("bootstrap_ratios", level);
-  detail::check_positive_samples("bootstrap_ratios", "base", base);
-  detail::check_positive_samples("bootstrap_ratios", "candidate", candidate);
-  if (statistics.empty()) throw ConfigError("bootstrap_ratios: no statistic requested");
-  if (resamples < 100) throw ConfigError("bootstrap_ratios: resamples must be >= 100, got " + std::to_string(resamples));
-  std::vector<double> a = base, b = candidate;
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  const std::size_t k = statistics.size();
-  std::vector<std::vector<double>> ratios(k, std::vector<double>(resamples));
-  std::mt19937_64 gen(seed);
-  std::vector<std::uint32_t> counts;
-  std::vector<double> sa, sb;
-  for (std::size_t r = 0; r < resamples; ++r) {
-    detail::resample_statistics_sorted(a, gen, counts, statistics, sa);
-    detail::resample_statistics_sorted(b, gen, counts, statistics, sb);
-    for (std::size_t s = 0; s < k; ++s) ratios[s][r] = sb[s] / sa[s];
-  }
-  std::vector<StatisticRatio> out(k);
-  for (std::size_t s = 0; s < k; ++s) {
-    auto& v = ratios[s];
-    std::sort(v.begin(), v.end());
-    out[s].statistic = statistics[s];
-    RatioInterval& i = out[s].interval;
-    i.estimate = detail::statistic_sorted(b, statistics[s]) / detail::statistic_sorted(a, statistics[s]);
-    i.low = detail::percentile_unchecked(v, 100.0 * (1.0 - level) / 2.0);
-    i.high = detail::percentile_unchecked(v, 100.0 * (1.0 + level) / 2.0);
-    i.level = level;
-    i.resamples = resamples;
-    i.seed = seed;
-  }
-  return out;
+  return detail::bootstrap_ratios_as("bootstrap_ratios", base, candidate, statistics, level, resamples, seed);
 }
 
 /// The percentile-bootstrap confidence interval of median(candidate) / median(base):
@@ -257,14 +265,9 @@ inline std::vector<StatisticRatio> bootstrap_ratios(const std::vector<double>& b
 inline RatioInterval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& candidate,
                                             double level = 0.95, std::size_t resamples = 2000,
                                             std::uint64_t seed = 20261130) {
-  try {
-    return bootstrap_ratios(base, candidate, {Statistic::median}, level, resamples, seed).front().interval;
-  } catch (const ConfigError& e) {
-    std::string what = e.what();
-    const std::string from = "bootstrap_ratios";
-    if (what.compare(0, from.size(), from) == 0) what = "bootstrap_median_ratio" + what.substr(from.size());
-    throw ConfigError(what);
-  }
+  return detail::bootstrap_ratios_as("bootstrap_median_ratio", base, candidate, {Statistic::median}, level, resamples, seed)
+      .front()
+      .interval;
 }
 
 /// Splits ascending `sorted` into two groups and says whether they are two modes (rule and

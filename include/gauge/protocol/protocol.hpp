@@ -125,10 +125,7 @@ class Protocol {
     monitor_.stop(r);
     if (prepared) b_.finish();
     r.total_time_s = b_.now() - t_begin_;
-    // The clock's tick per step: a sample of k steps reads in steps of tick / k.
-    const double tick_per_step =
-        r.sampling.timer_resolution_s / static_cast<double>(std::max<std::size_t>(1, r.sampling.steps_per_sample));
-    r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, tick_per_step);
+    r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
     r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
     r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
     r.wall_throughput = throughput(r.work, r.wall_time.p50);

@@ -502,15 +502,11 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
                             const Result& base, const Result& candidate, const CompareOptions& o) {
   const double t = o.threshold, alpha = 1 - o.confidence_level;
   // Modes, with two ticks of each side's timer (per step) as the least separation.
-  auto tick = [](const Result& r) {
-    const double k = static_cast<double>(std::max<std::size_t>(1, r.sampling.steps_per_sample));
-    return r.sampling.timer_resolution_s > 0 ? r.sampling.timer_resolution_s / k : 0.0;
-  };
   std::vector<double> sa = a, sb = b;
   std::sort(sa.begin(), sa.end());
   std::sort(sb.begin(), sb.end());
-  c.base_modes = find_modes(sa, 2 * tick(base));
-  c.candidate_modes = find_modes(sb, 2 * tick(candidate));
+  c.base_modes = find_modes(sa, 2 * base.sampling.resolution_per_step());
+  c.candidate_modes = find_modes(sb, 2 * candidate.sampling.resolution_per_step());
   c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
   // Statistics: the sample sizes decide which tails have >= 10 values beyond them.
   const std::size_t n = std::min(a.size(), b.size());

@@ -53,6 +53,11 @@ class FakeDevice {
   std::size_t queue_capacity = 1024; ///< pending operations before a launch blocks the host
   bool gate_available = true;
   bool graph_available = true;
+  /// Streams: the backend keeps a pool of config.measure.streams streams (or one, when
+  /// `caller_stream`); every kernel issued while stream i is current takes
+  /// stream_offset[i % size] seconds longer (the device's launch gap per hardware queue).
+  std::vector<double> stream_offset;
+  bool caller_stream = false;
 
   // Telemetry: a reading as a function of the virtual host time (null: no telemetry source).
   std::function<gauge::TelemetrySample(double)> telemetry;
@@ -73,6 +78,9 @@ class FakeDevice {
   std::size_t markers_recorded = 0;
   std::size_t synchronizations = 0;
   std::vector<double> kernel_starts;  ///< device start time of every stream kernel
+  std::size_t current_stream = 0;     ///< the pool's stream in use
+  std::vector<std::size_t> kernels_per_stream;  ///< kernels issued on each stream of the pool
+  double offset() const { return stream_offset.empty() ? 0.0 : stream_offset[current_stream % stream_offset.size()]; }
 
   double advance(double dt) { return host += dt; }
 
@@ -86,7 +94,7 @@ class FakeDevice {
 
   void enqueue(Op op) {
     if (capturing_ && op.kind == Op::kernel) {
-      captured_.push_back(op.duration);
+      captured_.push_back(op.duration - offset());  // a replay pays its own stream's offset
       return;
     }
     if (pending_.size() >= queue_capacity) {
@@ -153,7 +161,7 @@ class FakeDevice {
   void launch_graph() {
     host += launch_cost;
     for (double d : graph_) {
-      Op op{Op::kernel, 0, d, 0};
+      Op op{Op::kernel, 0, d + offset(), 0};
       enqueue(op);
     }
   }
@@ -210,7 +218,8 @@ class FakeDevice {
 
 inline void FakeStream::kernel(double seconds) const {
   device->advance(device->launch_cost);
-  FakeDevice::Op op{FakeDevice::Op::kernel, 0, seconds, 0};
+  if (device->current_stream < device->kernels_per_stream.size()) ++device->kernels_per_stream[device->current_stream];
+  FakeDevice::Op op{FakeDevice::Op::kernel, 0, seconds + device->offset(), 0};
   device->enqueue(op);
 }
 inline void FakeStream::kernel_on_other_stream(double seconds) const {
@@ -230,8 +239,11 @@ class FakeBackend {
   GateSupport gate_support() const { return dev_->gate_available ? GateSupport::available : GateSupport::unavailable; }
   bool graph_supported() const { return dev_->graph_available; }
   bool flush_supported() const { return true; }
-  DeviceRecord prepare(const Config&) {
+  DeviceRecord prepare(const Config& config) {
     ++prepared;
+    streams_ = dev_->caller_stream ? 1 : config.measure.streams;
+    dev_->current_stream = 0;
+    dev_->kernels_per_stream.assign(streams_, 0);
     DeviceRecord d;
     d.ordinal = 0;
     d.name = "fake GPU";
@@ -239,6 +251,9 @@ class FakeBackend {
   }
   void finish() noexcept { ++finished; }
   stream_type stream() { return FakeStream{dev_}; }
+  std::size_t stream_count() const { return streams_; }
+  void select_stream(std::size_t i) { dev_->current_stream = i % streams_; }
+  bool caller_stream() const { return dev_->caller_stream; }
   double now() const { return dev_->host; }
   std::size_t record() {
     dev_->advance(dev_->record_cost);
@@ -303,6 +318,7 @@ class FakeBackend {
 
  private:
   FakeDevice* dev_;
+  std::size_t streams_ = 1;
 };
 
 /// An Experiment named `name` that runs `step` on a FakeBackend over `dev` (default Config).

@@ -61,9 +61,20 @@ inline Result full_result() {
   r.warmup.curve = {{0.0, 1, 0.089}, {0.09, 20, 0.0017}, {0.13, 19, std::numeric_limits<double>::quiet_NaN()}};
   // method, steps_per_sample, event_overhead_s, steps_per_sample_reason, cache, rounds,
   // discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps, timer_resolution_s,
-  // round_start_s, round_end_s, round_samples
+  // round_start_s, round_end_s, round_samples, round_stream
   r.sampling = {"graph", 4, 2e-6, "k = 4 from the configuration", "cold", 2, 1, 24, 8, 2, 6, 5e-7,
-                {0.3, 0.35}, {0.34, 0.39}, {3, 3}};
+                {0.3, 0.35}, {0.34, 0.39}, {3, 3}, {0, 1}};
+  r.streams.scope = "stream pool";
+  r.streams.count = 2;
+  r.streams.samples = {3, 2};
+  r.streams.medians_s = {1.62e-3, std::nullopt};
+  r.streams.relative_spread = 0.012;
+  r.streams.within_ci_low_s = 1.6e-3;
+  r.streams.within_ci_high_s = 1.65e-3;
+  r.streams.cluster_variance_s2 = 1e-12;
+  r.streams.excess_variance_s2 = 4e-13;
+  r.streams.t_quantile = 12.706;
+  r.streams.widened = true;
   r.stopping.reason = "max_time";
   r.stopping.measure_time_s = 0.1;
   r.stopping.relative_ci_width = 0.02;

@@ -69,6 +69,7 @@ void perturb(gauge::DeviceRecord& x) { perturb(x.ordinal); }
 void perturb(gauge::WarmupRecord& x) { perturb(x.steps); }
 void perturb(gauge::SamplingRecord& x) { perturb(x.rounds); }
 void perturb(gauge::StoppingRecord& x) { perturb(x.reason); }
+void perturb(gauge::StreamsRecord& x) { perturb(x.scope); }
 void perturb(gauge::Summary& x) { perturb(x.n); }
 void perturb(gauge::Throughput& x) { perturb(x.flop_per_second); }
 void perturb(gauge::TelemetryRecord& x) { perturb(x.available); }
@@ -167,10 +168,10 @@ const std::vector<std::string> measure_config_keys = {
     "/min_samples",         "/max_samples",         "/min_time_s",          "/max_time_s",
     "/target_relative_ci_width", "/confidence_level", "/round_time_s",      "/max_steps_per_round",
     "/steps_per_sample",    "/event_overhead_budget_s", "/max_sample_time_s", "/gate_timeout_s",
-    "/wall_round_fraction", "/cache",               "/gpu_timing"};
+    "/wall_round_fraction", "/cache",               "/gpu_timing",          "/streams"};
 const std::vector<std::string> result_keys = {
     "/name", "/dimensions", "/work", "/config", "/backend", "/time_label", "/time_clock", "/device", "/status",
-    "/error", "/warmup", "/sampling", "/stopping", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
+    "/error", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
     "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/telemetry", "/memory", "/kernels",
     "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
@@ -331,7 +332,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
-  CHECK(back.schema_version == "1.2.0");
+  CHECK(back.schema_version == "1.3.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.
@@ -470,16 +471,16 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
           return std::tie(a, b, c, d, e, f, g);
         }) == std::vector<std::string>{});
   CHECK(unwritten_members<gauge::Config>(under("/measure", measure_config_keys), [](gauge::Config& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o] = x.measure;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p] = x.measure;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p);
         }) == std::vector<std::string>{});
 }
 
 TEST_CASE("serial: every member of Result is written, under the key listed here", "[serial][completeness]") {
   CHECK(keys_of(json(gauge::Result{})) == top_keys(result_keys));
   CHECK(unwritten_members<gauge::Result>(result_keys, [](gauge::Result& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab);
         }) == std::vector<std::string>{});
 }
 

@@ -20,6 +20,9 @@
 ///   - `void gate_close(Nanoseconds timeout)`, `void gate_open()`, `bool gate_timed_out()`;
 ///   - `void flush_cache()`: enqueue an L2 flush; `template <class F> void capture(F)`,
 ///     `void launch_graph()`: CUDA graph mode; `double timer_resolution()`: seconds;
+///   - optionally, a pool of streams: `stream_count()`, `select_stream(i)`, `caller_stream()`
+///     (the pool has `config.measure.streams` streams, or 1 when measuring on the caller's), and
+///     `adopt_stream(stream)` for `Experiment::stream`;
 ///   - optionally: `reset_persisting_l2()`; `telemetry_probe(std::string& reason)`;
 ///     `memory_snapshot()` with `reset_memory_watermarks()`; `kernel_binary(fn, name)` with
 ///     `own_kernels()`; `host_memory()`, `host_memory_total()`, `process_id()` (the real process's
@@ -75,6 +78,8 @@ GAUGE_DETAIL_HAS(backend_has_kernels, std::declval<B&>().kernel_binary(nullptr, 
 GAUGE_DETAIL_HAS(backend_has_reset_persisting_l2, std::declval<B&>().reset_persisting_l2())
 GAUGE_DETAIL_HAS(backend_has_host_memory, std::declval<B&>().host_memory())
 GAUGE_DETAIL_HAS(backend_has_time_label, B::time_label)
+GAUGE_DETAIL_HAS(backend_has_streams, std::declval<B&>().select_stream(std::size_t{}))
+GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
 #undef GAUGE_DETAIL_HAS
 
 /// The backend half of the seam for a concrete backend: everything but the step. For
@@ -99,6 +104,18 @@ class BackendAdaptorBase : public ProtocolBackend {
   bool graph_supported() const override { return b_.graph_supported(); }
   bool flush_supported() const override { return b_.flush_supported(); }
   DeviceRecord prepare(const Config& c) override { return b_.prepare(c); }
+  std::size_t stream_count() const override {
+    if constexpr (backend_has_streams<Backend>::value) return b_.stream_count();
+    else return 1;
+  }
+  void select_stream(std::size_t i) override {
+    if constexpr (backend_has_streams<Backend>::value) b_.select_stream(i);
+    else (void)i;
+  }
+  bool caller_stream() const override {
+    if constexpr (backend_has_streams<Backend>::value) return b_.caller_stream();
+    else return false;
+  }
   void finish() noexcept override { b_.finish(); }
   double now() const override { return b_.now(); }
   std::size_t record() override { return b_.record(); }
@@ -271,6 +288,18 @@ class Experiment {
   /// Times replays of a CUDA graph of k captured steps instead of the steps themselves.
   Experiment& graph(bool yes = true) {
     spec_.config.measure.gpu_timing = yes ? GpuTiming::graph : GpuTiming::automatic;
+    return *this;
+  }
+  /// Measures on the caller's stream `s` (the one their loop uses) instead of a pool of streams
+  /// gauge creates: the answer to "how fast on this stream". The device's launch gap depends on
+  /// the stream (its hardware queue), so the interval then covers this stream only (the report's
+  /// `streams.scope` is "caller's stream"); by default gauge rotates its rounds over
+  /// `measure.streams` new streams and the interval covers the stream effect. The stream must
+  /// belong to the configured device and outlive run(). Needs a backend with streams (CudaBackend).
+  Experiment& stream(stream_type s) {
+    static_assert(detail::backend_has_adopt_stream<Backend>::value,
+                  "gauge::Experiment::stream: this backend has no streams to adopt (use CudaBackend)");
+    backend_.adopt_stream(s);
     return *this;
   }
   /// A check run once after measurement; returning false (or throwing) marks the experiment

@@ -22,6 +22,6 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// "GPU time" from CUDA events, "CPU time" from the host clock), the settings
 /// `telemetry_interval_s`, `memory_growth_tolerance_bytes` and `sm_clock_warning_fraction` to
 /// `config`, and describes telemetry, memory, kernels, NVML, tools and timers in the schema.
-inline constexpr const char* report_schema_version = "1.2.0";
+inline constexpr const char* report_schema_version = "1.3.0";
 
 }  // namespace gauge

@@ -26,8 +26,10 @@
 
 GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
 
-/// Backend for CUDA steps. By default it creates its own non-blocking stream on the configured
-/// device; construct it with a stream to adopt the caller's. Not copyable; movable.
+/// Backend for CUDA steps. By default it creates a pool of `measure.streams` non-blocking streams
+/// on the configured device, over which the protocol rotates its rounds (the interval of the
+/// median then covers the stream's effect: gauge/core/stream_effect.hpp); construct it with a
+/// stream, or call adopt_stream, to measure on the caller's stream only. Not copyable; movable.
 class CudaBackend {
  public:
   using stream_type = cudaStream_t;
@@ -36,10 +38,16 @@ class CudaBackend {
   static constexpr const char* time_label = "GPU time";
   static constexpr const char* time_clock = "CUDA events";
 
-  /// Creates its own stream at prepare().
+  /// Creates its own pool of streams at prepare().
   CudaBackend() = default;
   /// Adopts `stream` (not destroyed by gauge). The stream's device must be the configured device.
   explicit CudaBackend(cudaStream_t stream) : stream_(stream), own_stream_(false) {}
+  /// Measures on `stream` from the next prepare() on (as the constructor above).
+  void adopt_stream(cudaStream_t stream) {
+    finish();
+    stream_ = stream;
+    own_stream_ = false;
+  }
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
   CudaBackend(CudaBackend&& o) noexcept { swap(o); }
@@ -68,9 +76,14 @@ class CudaBackend {
     guard_ = std::make_unique<DeviceGuard>(config.device);
     GAUGE_CUDA_CHECK(cudaGetDevice(&device_));
     GAUGE_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not inside a timed region
-    if (!stream_) {
-      GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      own_stream_ = true;
+    if (own_stream_) {
+      // Created together, in order, so that they spread over the device's hardware queues.
+      for (std::size_t i = 0; i < config.measure.streams; ++i) {
+        cudaStream_t s = nullptr;
+        GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        pool_.push_back(s);
+      }
+      stream_ = pool_.front();
     }
     gate_ = std::make_unique<LaunchGate>();
     flush_ = std::make_unique<L2Flush>();
@@ -93,12 +106,22 @@ class CudaBackend {
     used_ = 0;
     gate_.reset();
     flush_.reset();
-    if (own_stream_ && stream_) (void)cudaStreamDestroy(stream_);
+    for (cudaStream_t s : pool_) (void)cudaStreamDestroy(s);
+    pool_.clear();
     if (own_stream_) stream_ = nullptr;
     guard_.reset();
   }
 
   stream_type stream() { return stream_; }
+
+  /// Streams in the pool (1 on the caller's stream); valid after prepare().
+  std::size_t stream_count() const { return pool_.empty() ? 1 : pool_.size(); }
+  /// Makes stream i of the pool current (steps, events, gate, flush and graph launches use it).
+  void select_stream(std::size_t i) {
+    if (!pool_.empty()) stream_ = pool_.at(i % pool_.size());
+  }
+  /// True when measuring on the caller's stream.
+  bool caller_stream() const { return !own_stream_; }
 
   /// Host steady clock, seconds since an arbitrary epoch.
   double now() const {
@@ -245,6 +268,7 @@ class CudaBackend {
   void swap(CudaBackend& o) noexcept {
     std::swap(stream_, o.stream_);
     std::swap(own_stream_, o.own_stream_);
+    std::swap(pool_, o.pool_);
     std::swap(device_, o.device_);
     std::swap(events_, o.events_);
     std::swap(used_, o.used_);
@@ -258,6 +282,7 @@ class CudaBackend {
 
   cudaStream_t stream_ = nullptr;
   bool own_stream_ = true;
+  std::vector<cudaStream_t> pool_;  // the streams gauge created (empty on the caller's stream)
   int device_ = -1;
   std::vector<cudaEvent_t> events_;
   std::size_t used_ = 0;

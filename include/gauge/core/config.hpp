@@ -96,6 +96,14 @@ struct MeasureConfig {
   double wall_round_fraction = 0.25;
   CacheState cache = CacheState::hot;  ///< hot (default) or cold (L2 flushed before every step)
   GpuTiming gpu_timing = GpuTiming::automatic;  ///< see GpuTiming
+  /// Streams in the measuring pool: rounds rotate over this many streams that gauge creates (all
+  /// warmed before measuring), and the confidence interval of the median covers the effect of the
+  /// stream on the step's time (gauge/core/stream_effect.hpp). On an H200 the device's launch gap
+  /// differs by up to ~0.16 µs between streams (hardware queues); 8 matches the driver's default
+  /// number of hardware connections (CUDA_DEVICE_MAX_CONNECTIONS). 1 = one stream (the interval
+  /// then covers that stream only). Ignored when the experiment measures on the caller's stream
+  /// (`Experiment::stream`) or the backend has no streams (host). 1..64.
+  std::size_t streams = 8;
 };
 
 /// The complete configuration of one experiment.
@@ -140,6 +148,7 @@ inline void validate(const Config& c) {
   if (m.max_sample_time.count() <= 0) fail("measure.max_sample_time must be > 0, got " + ns(m.max_sample_time));
   if (m.gate_timeout.count() <= 0) fail("measure.gate_timeout must be > 0, got " + ns(m.gate_timeout));
   if (!(m.wall_round_fraction > 0 && m.wall_round_fraction <= 1)) fail("measure.wall_round_fraction must be in (0, 1], got " + std::to_string(m.wall_round_fraction));
+  if (m.streams < 1 || m.streams > 64) fail("measure.streams must be in [1, 64], got " + std::to_string(m.streams));
   if (c.device < -1) fail("device must be >= -1, got " + std::to_string(c.device));
   if (c.telemetry_interval.count() < 0) fail("telemetry_interval must be >= 0, got " + ns(c.telemetry_interval));
   if (!(c.sm_clock_warning_fraction >= 0 && c.sm_clock_warning_fraction <= 1))

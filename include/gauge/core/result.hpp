@@ -77,6 +77,9 @@ struct SamplingRecord {
   std::vector<double> round_start_s;       ///< each kept gated round's start, seconds since run() began
   std::vector<double> round_end_s;         ///< its end (after the synchronize)
   std::vector<std::size_t> round_samples;  ///< GPU-time samples it gave (in order: they index gpu_samples_s)
+  /// The stream of the pool (0-based, see StreamsRecord) each kept gated round, and the wall
+  /// round after it, ran on.
+  std::vector<std::size_t> round_stream;
 
   /// The timer's tick per step, seconds: a sample of k steps reads in steps of
   /// timer_resolution_s / k (0 when the resolution is unknown).
@@ -86,9 +89,33 @@ struct SamplingRecord {
   }
 };
 
+/// The streams the GPU-time samples were measured on, and the stream's effect on them (issue
+/// "Honest intervals"; the method is in gauge/core/stream_effect.hpp). Times in seconds.
+struct StreamsRecord {
+  /// What the interval of the median covers: "stream pool" (rounds rotated over `count` streams
+  /// gauge created; the interval includes the between-stream effect, so it covers what a rerun on
+  /// new streams would see), "caller's stream" (`Experiment::stream` or `CudaBackend(stream)`:
+  /// how fast on that stream only), or "one stream" (a pool of 1, or a backend without streams,
+  /// e.g. the host backend).
+  std::string scope = "one stream";
+  std::size_t count = 1;                      ///< streams the rounds rotated over
+  std::vector<std::size_t> samples;           ///< GPU-time samples taken on each stream
+  std::vector<std::optional<double>> medians_s;  ///< median GPU time per step on each stream (null: none)
+  /// (max − min) / median of the stream medians: the between-stream spread (2 streams or more).
+  std::optional<double> relative_spread;
+  std::optional<double> within_ci_low_s;      ///< the samples' own distribution-free interval of the median
+  std::optional<double> within_ci_high_s;     ///< (before widening for the stream effect)
+  std::optional<double> cluster_variance_s2;  ///< V_CR of the stream medians, seconds²
+  std::optional<double> excess_variance_s2;   ///< max(0, V_CR − se_w²): the variance the within interval misses
+  std::optional<double> t_quantile;           ///< Student-t quantile with (streams − 1) degrees of freedom
+  bool widened = false;  ///< gpu_time_s.median_ci was widened for the stream effect
+};
+
 /// Why measurement stopped.
 struct StoppingRecord {
-  /// "noise_target_met", "max_time" or "max_samples" (or "failed").
+  /// "noise_target_met", "stream_effect" (the samples' own interval met the target, and what
+  /// keeps the interval wider is the between-stream effect, which more samples do not narrow),
+  /// "max_time" or "max_samples" (or "failed").
   std::string reason;
   double measure_time_s = 0;                      ///< host time spent measuring, seconds
   std::optional<double> relative_ci_width;        ///< achieved (CI high − low) / median
@@ -121,8 +148,12 @@ struct Result {
   WarmupRecord warmup;
   SamplingRecord sampling;
   StoppingRecord stopping;
+  StreamsRecord streams;           ///< the streams measured on and their effect on the interval
 
-  Summary gpu_time;                ///< GPU time per step, seconds (from events)
+  /// GPU time per step, seconds (from events). Its `median_ci` covers the stream effect: when
+  /// `streams.widened`, low and high are the widened bounds (the ranks and coverage are those of
+  /// the samples' own interval, kept in `streams.within_ci_*`).
+  Summary gpu_time;
   Summary wall_time;               ///< wall time per step, seconds (one value per wall round)
   Throughput gpu_throughput;       ///< work / median GPU time per step
   Throughput wall_throughput;      ///< work / median wall time per step

@@ -29,6 +29,7 @@ inline const char* to_string(Severity s) {
 namespace warning_code {
 inline constexpr const char* warmup_not_converged = "warmup_not_converged";
 inline constexpr const char* noise_target_not_met = "noise_target_not_met";
+inline constexpr const char* stream_effect = "stream_effect";
 inline constexpr const char* outliers = "outliers";
 inline constexpr const char* launch_bound = "launch_bound";
 inline constexpr const char* work_not_on_stream = "work_not_on_stream";
@@ -87,6 +88,9 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "warmup.max_time / warmup.max_steps reached before warmup.drift_tolerance was met"},
     {warning_code::noise_target_not_met, Severity::warning, "the median's confidence interval is wider than asked",
      "relative CI width > measure.target_relative_ci_width at measure.max_time"},
+    {warning_code::stream_effect, Severity::info,
+     "the time depends on the stream the step runs on; the interval was widened to cover it",
+     "(max − min) of the streams' medians > the samples' own CI width of the median"},
     {warning_code::outliers, Severity::info, "samples beyond Tukey's fences: something else ran at times",
      "any severe outlier, or more than 5 % outliers, from 10 samples on"},
     {warning_code::drift_during_measurement, Severity::warning, "the first and last thirds of the samples disagree",

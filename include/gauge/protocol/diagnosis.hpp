@@ -65,12 +65,49 @@ inline void rule_debug_build(const Result&, const RunFacts& f, WarningSink& sink
 inline void rule_noise_target(const Result& r, const RunFacts&, WarningSink& sink) {
   const auto& m = r.config.measure;
   if (r.status != Status::ok || r.stopping.target_met) return;
+  if (r.stopping.reason == "stream_effect") {
+    sink.add(warning_code::noise_target_not_met, Severity::warning,
+             fmt::format("the {:.0f} % confidence interval of the median is {} wide, the target was {:.3g} %: the "
+                         "samples' own interval met it, but the medians of the {} streams differ (stream_effect), "
+                         "which more samples do not narrow. More streams (measure.streams) or a wider target do.",
+                         100 * m.confidence_level,
+                         r.stopping.relative_ci_width ? fmt::format("{:.3g} %", 100 * *r.stopping.relative_ci_width) : "undefined",
+                         100 * m.target_relative_ci_width, r.streams.count));
+    return;
+  }
   sink.add(warning_code::noise_target_not_met, Severity::warning,
            fmt::format("the {:.0f} % confidence interval of the median is {} wide after {} samples "
                    "in {}; the target was {:.3g} %. Raise measure.max_time or reduce noise.",
                    100 * m.confidence_level,
                    r.stopping.relative_ci_width ? fmt::format("{:.3g} %", 100 * *r.stopping.relative_ci_width) : "undefined",
                    r.gpu_samples_s.size(), human_time(r.stopping.measure_time_s), 100 * m.target_relative_ci_width));
+}
+
+/// `stream_effect`: the medians of the pool's streams spread wider than the samples' own interval
+/// of the median: the step's time depends on the stream it runs on (the device's launch gap per
+/// hardware queue), so the interval was widened to cover it (gauge/core/stream_effect.hpp).
+inline void rule_stream_effect(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& st = r.streams;
+  if (!st.relative_spread || !st.within_ci_low_s || !st.within_ci_high_s || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0)) return;
+  const double within = (*st.within_ci_high_s - *st.within_ci_low_s) / *r.gpu_time.p50;
+  if (!(*st.relative_spread > within) || !(*st.relative_spread > 1e-9)) return;  // not rounding
+  double lo = 0, hi = 0;
+  bool first = true;
+  for (const auto& m : st.medians_s) {
+    if (!m) continue;
+    lo = first ? *m : std::min(lo, *m);
+    hi = first ? *m : std::max(hi, *m);
+    first = false;
+  }
+  sink.add(warning_code::stream_effect, Severity::info,
+           fmt::format("the medians of the {} streams span {} to {} ({:.3g} %), wider than the samples' own {:.0f} % "
+                       "interval of the median ({:.3g} %): the time depends on the stream (hardware queue) the step "
+                       "runs on. The interval was widened to {} (the stream as a random effect); a loop on one stream "
+                       "sees one of these values.",
+                       st.count, human_time(lo), human_time(hi), 100 * *st.relative_spread, 100 * r.gpu_time.confidence_level,
+                       100 * within, r.gpu_time.median_ci_relative_width
+                                         ? fmt::format("{:.3g} %", 100 * *r.gpu_time.median_ci_relative_width)
+                                         : std::string("undefined")));
 }
 
 /// `outliers`: Tukey's fences found severe outliers, or more than `thresholds::outliers_fraction`.
@@ -176,7 +213,7 @@ using ResultRule = void (*)(const Result&, const RunFacts&, WarningSink&);
 
 /// The rules diagnose_result() applies, in order.
 inline const std::vector<ResultRule>& result_rules() {
-  static const std::vector<ResultRule> rules = {rule_noise_target,     rule_outliers,           rule_drift,
+  static const std::vector<ResultRule> rules = {rule_noise_target,     rule_stream_effect,      rule_outliers,    rule_drift,
                                                 rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound};
   return rules;
 }

@@ -25,6 +25,7 @@
 #include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/stream_effect.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/detail/sorted_runs.hpp"
 #include "gauge/detail/text.hpp"
@@ -96,6 +97,9 @@ class Protocol {
     try {
       r.device = b_.prepare(config_);
       prepared = true;
+      streams_ = std::max<std::size_t>(1, b_.stream_count());
+      r.streams.count = streams_;
+      r.streams.scope = b_.caller_stream() ? "caller's stream" : streams_ > 1 ? "stream pool" : "one stream";
       r.sampling.timer_resolution_s = b_.timer_resolution();
       choose_method(r, sink);
       monitor_.start(r, sink, t_begin_);
@@ -126,6 +130,7 @@ class Protocol {
     if (prepared) b_.finish();
     r.total_time_s = b_.now() - t_begin_;
     r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
+    record_streams(r);
     r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
     r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
     r.wall_throughput = throughput(r.work, r.wall_time.p50);
@@ -145,6 +150,48 @@ class Protocol {
 
  private:
   // ---- helpers -----------------------------------------------------------------------------
+
+  /// The per-stream medians of the GPU-time samples, and the interval of the median widened for
+  /// the stream effect (gauge/core/stream_effect.hpp). Call after summarize, before the samples
+  /// are cut to max_samples_in_report.
+  void record_streams(Result& r) const {
+    auto& st = r.streams;
+    const auto& s = r.sampling;
+    std::vector<std::vector<double>> by_stream(st.count);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < s.round_samples.size() && i < s.round_stream.size(); ++i) {
+      auto& into = by_stream[s.round_stream[i] % st.count];
+      for (std::size_t j = 0; j < s.round_samples[i] && at < r.gpu_samples_s.size(); ++j) into.push_back(r.gpu_samples_s[at++]);
+    }
+    std::vector<double> medians(st.count, 0.0);
+    st.samples.assign(st.count, 0);
+    st.medians_s.assign(st.count, std::nullopt);
+    double lo = 0, hi = 0;
+    std::size_t with = 0;
+    for (std::size_t i = 0; i < st.count; ++i) {
+      st.samples[i] = by_stream[i].size();
+      if (by_stream[i].empty()) continue;
+      medians[i] = median_of(by_stream[i]);
+      st.medians_s[i] = medians[i];
+      lo = with == 0 ? medians[i] : std::min(lo, medians[i]);
+      hi = with == 0 ? medians[i] : std::max(hi, medians[i]);
+      ++with;
+    }
+    auto& g = r.gpu_time;
+    if (with >= 2 && g.p50 && *g.p50 > 0) st.relative_spread = (hi - lo) / *g.p50;
+    if (!g.median_ci || !g.p50) return;
+    st.within_ci_low_s = g.median_ci->low;
+    st.within_ci_high_s = g.median_ci->high;
+    const auto w = widen_for_streams(medians, st.samples, *g.p50, *g.median_ci, g.confidence_level);
+    if (!w) return;
+    st.cluster_variance_s2 = w->cluster_variance;
+    st.excess_variance_s2 = w->excess_variance;
+    st.t_quantile = w->t_quantile;
+    st.widened = w->widened();
+    g.median_ci->low = w->low;
+    g.median_ci->high = w->high;
+    if (*g.p50 != 0) g.median_ci_relative_width = detail::finite_or_nullopt((w->high - w->low) / *g.p50);
+  }
 
   void fail_result(Result& r, const std::string& what) {
     r.status = Status::failed;
@@ -307,7 +354,8 @@ class Protocol {
       const SteadyVerdict v = steady_state(rec.curve, w);
       rec.relative_drift = v.relative_drift;
       rec.reason = v.reason;
-      const bool minimums = rec.steps >= w.min_steps && elapsed >= to_seconds(w.min_time);
+      // Every stream of the pool is warmed (one round each at least) before measuring.
+      const bool minimums = rec.steps >= w.min_steps && elapsed >= to_seconds(w.min_time) && rec.curve.size() > streams_;
       if (minimums && v.steady) {
         rec.converged = true;
         break;
@@ -325,6 +373,7 @@ class Protocol {
       n = std::clamp<std::size_t>(n, 1, max_round);
       n = std::min(n, w.max_steps - rec.steps);
       const double start = b_.now() - t0;
+      b_.select_stream(warmup_rounds_++ % streams_);
       RoundOutcome o = timed_round(n, n, false);
       const double host_per_step = (b_.now() - t0 - start) / static_cast<double>(o.steps);
       rec.steps += o.steps;
@@ -368,6 +417,7 @@ class Protocol {
     const auto& m = config_.measure;
     auto& s = r.sampling;
     const double T = estimate_;
+    b_.select_stream(0);
     if (cold()) {
       s.steps_per_sample = 1;
       s.steps_per_sample_reason = "cold cache: the flush must sit between steps, so every step has its own event pair";
@@ -467,7 +517,12 @@ class Protocol {
     const std::size_t k = s.steps_per_sample;
     const bool graph_mode = m.gpu_timing == GpuTiming::graph;
     const double T = std::max(estimate_, 1e-12);
-    std::size_t steps_per_round = floor_ratio(to_seconds(m.round_time), std::max(T, sizing_estimate_));
+    // With a pool, rounds are shorter (at most min_time / streams, and at least a quarter of
+    // round_time) so that every stream is measured within about min_time.
+    double round_time = to_seconds(m.round_time);
+    if (streams_ > 1)
+      round_time = std::min(round_time, std::max(to_seconds(m.min_time) / static_cast<double>(streams_), round_time / 4));
+    std::size_t steps_per_round = floor_ratio(round_time, std::max(T, sizing_estimate_));
     steps_per_round = std::clamp<std::size_t>(steps_per_round, k, std::max(k, max_round_));
     steps_per_round = std::max(k, steps_per_round / k * k);
     const double t0 = b_.now();
@@ -475,28 +530,52 @@ class Protocol {
     // The samples as sorted runs: the rule's order statistics are exact (those of all samples
     // sorted) at a cost per round that does not grow with the samples already taken.
     detail::SortedRuns order;
+    std::vector<detail::SortedRuns> by_stream(streams_);  // the same samples, per stream of the pool
+    std::vector<std::size_t> counts(streams_, 0);
+    std::vector<double> medians(streams_, 0.0);
     std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
     check_level("stopping rule", m.confidence_level);
     while (true) {
       const double elapsed = b_.now() - t0;
       r.stopping.measure_time_s = elapsed;
       // Stopping rule.
-      std::optional<double> width;
-      if (order.size() < samples.size())
-        order.add(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(order.size()), samples.end()));
+      // The interval is the samples' own (distribution-free) one, widened by the between-stream
+      // effect once every stream of the pool has been measured (gauge/core/stream_effect.hpp).
+      std::optional<double> width, within_width;
+      if (order.size() < samples.size()) {
+        const std::size_t first = order.size();
+        order.add(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(first), samples.end()));
+        const std::size_t stream = s.round_stream.empty() ? 0 : s.round_stream.back();
+        by_stream[stream].add(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(first), samples.end()));
+        counts[stream] = by_stream[stream].size();
+        medians[stream] = by_stream[stream].percentile(50);
+      }
+      const bool all_streams = s.rounds >= streams_;
       if (samples.size() >= 1) {
         const auto ci = order.median_ci(m.confidence_level, hint_n, hint_l);
         if (ci) hint_n = order.size(), hint_l = ci->lower_rank;
         const double med = order.percentile(50);
-        if (ci && med > 0) width = (ci->high - ci->low) / med;
+        if (ci && med > 0) {
+          within_width = width = (ci->high - ci->low) / med;
+          if (streams_ > 1) {
+            const auto wide = all_streams ? widen_for_streams(medians, counts, med, *ci, m.confidence_level) : std::nullopt;
+            width = wide ? std::optional<double>((wide->high - wide->low) / med) : std::nullopt;
+          }
+        }
       }
       r.stopping.relative_ci_width = width;
       r.stopping.target_relative_ci_width = m.target_relative_ci_width;
       r.stopping.target_met = width && *width <= m.target_relative_ci_width;
       const bool minimums = samples.size() >= m.min_samples && elapsed >= to_seconds(m.min_time) &&
-                            s.wall_rounds >= 1;
+                            s.wall_rounds >= 1 && all_streams;
       if (minimums && r.stopping.target_met) {
         r.stopping.reason = "noise_target_met";
+        break;
+      }
+      // The samples' own interval is narrow enough, and every stream was measured twice: what
+      // keeps the interval wider is the stream effect, which more samples do not narrow.
+      if (minimums && within_width && *within_width <= m.target_relative_ci_width && s.rounds >= 2 * streams_) {
+        r.stopping.reason = "stream_effect";
         break;
       }
       if (samples.size() >= m.max_samples) {
@@ -516,6 +595,8 @@ class Protocol {
                                    : samples_left * per_sample;  // no overflow for huge max_samples
       steps = std::max(k, std::min(steps, room) / k * k);
       const double round_start = b_.now() - t_begin_;
+      const std::size_t stream = measure_rounds_++ % streams_;
+      b_.select_stream(stream);
       auto o = timed_round(steps, k, graph_mode);
       if (o.timed_out) {
         on_gate_timeout(o, steps_per_round, k, r, sink);
@@ -524,6 +605,7 @@ class Protocol {
       s.round_start_s.push_back(round_start);
       s.round_end_s.push_back(b_.now() - t_begin_);
       s.round_samples.push_back(o.per_step_s.size());
+      s.round_stream.push_back(stream);
       ++s.rounds;
       s.steps += o.steps;
       for (double x : o.per_step_s) samples.push_back(x);
@@ -582,6 +664,9 @@ class Protocol {
   std::size_t max_round_ = 0;
   std::size_t graph_k_ = 1;
   double t_begin_ = 0;  // host clock at run() start, seconds
+  std::size_t streams_ = 1;          // streams in the backend's pool
+  std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)
+  std::size_t measure_rounds_ = 0;   // measuring rounds started (they rotate over the pool)
 };
 
 }  // namespace gauge::detail

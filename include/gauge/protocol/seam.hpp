@@ -73,6 +73,12 @@ class ProtocolBackend {
   virtual bool graph_supported() const = 0;
   virtual bool flush_supported() const = 0;
   virtual DeviceRecord prepare(const Config&) = 0;
+  /// Streams in the measuring pool after prepare() (1: one stream); select_stream(i) makes stream
+  /// i of the pool the one that steps, markers, the gate, the flush and graph launches use.
+  virtual std::size_t stream_count() const = 0;
+  virtual void select_stream(std::size_t i) = 0;
+  /// True when the backend measures on a stream the caller gave (the interval covers that one).
+  virtual bool caller_stream() const = 0;
   virtual void finish() noexcept = 0;
   virtual double now() const = 0;  ///< host clock, seconds
   virtual std::size_t record() = 0;  ///< a marker on the stream

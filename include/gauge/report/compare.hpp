@@ -38,6 +38,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/stream_effect.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
 #include "gauge/report/console.hpp"
@@ -62,7 +63,9 @@ inline const char* to_string(Metric m) { return m == Metric::gpu_time ? "gpu_tim
 ///    samples) and p99 (>= 1000 samples: at least 10 values beyond the percentile) are estimated
 ///    with percentile-bootstrap intervals from one joint bootstrap (`bootstrap_ratios`). Each
 ///    interval is at level 1 − alpha / k for the k statistics that decide (Bonferroni), so that
-///    the family of intervals holds at level c.
+///    the family of intervals holds at level c. GPU-time intervals are then widened by each
+///    side's stream effect (`Result::streams`, gauge/core/stream_effect.hpp): the bootstrap sees
+///    one draw of the streams' effect, a rerun draws another.
 /// 2. *Modes.* Each side is checked for two modes (`find_modes`; their medians must be more than
 ///    two ticks of the timer apart). When either side is bimodal, its median jumps between the
 ///    modes as their weights move a little, so the median does not decide; the modes of both
@@ -174,6 +177,10 @@ struct ExperimentComparison {
   std::optional<Modes> base_modes;           ///< two-group split of the base's samples
   std::optional<Modes> candidate_modes;      ///< two-group split of the new samples
   bool from_summary = false;                 ///< a side had no samples: compared from the summaries
+  /// The stream effect's relative variance (base + new: each side's `streams.excess_variance_s2`
+  /// / median²) by which every interval was widened on the log scale (Student t with the fewer
+  /// streams − 1 degrees of freedom; gauge/core/stream_effect.hpp); null when neither side has one.
+  std::optional<double> stream_variance;
   Verdict verdict = Verdict::inconclusive;   ///< see Verdict for the rule
   std::string reason;                        ///< the verdict in words, with the numbers
   bool base_failed = false;                  ///< the base experiment failed
@@ -497,6 +504,36 @@ inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const 
   return true;
 }
 
+/// A side's stream effect as a relative variance of its median (0 when none), and its streams.
+inline double relative_stream_variance(const Result& r) {
+  const auto& st = r.streams;
+  if (!st.excess_variance_s2 || !(*st.excess_variance_s2 > 0) || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0) || st.count < 2) return 0;
+  return *st.excess_variance_s2 / (*r.gpu_time.p50 * *r.gpu_time.p50);
+}
+
+/// Widens every ratio's bootstrap interval by both sides' stream effect: the bootstrap resamples
+/// samples, which shares one draw of each stream's effect; a rerun draws new streams, shifting the
+/// whole distribution (gauge/core/stream_effect.hpp). On the log scale each bound moves out to
+/// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
+/// degrees of freedom among the sides that have an effect.
+inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base, const Result& candidate, double level) {
+  const double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
+  if (!(va + vb > 0)) return;
+  std::size_t streams = 0;
+  if (va > 0) streams = base.streams.count;
+  if (vb > 0) streams = streams ? std::min(streams, candidate.streams.count) : candidate.streams.count;
+  const double t = detail::student_t_quantile((1 + level) / 2, static_cast<double>(streams - 1));
+  const double add = t * t * (va + vb);
+  for (auto& s : c.statistics) {
+    auto& i = s.interval;
+    if (!(i.estimate > 0 && i.low > 0 && i.high > 0)) continue;
+    const double dl = std::log(i.estimate / i.low), dh = std::log(i.high / i.estimate);
+    i.low = i.estimate * std::exp(-std::sqrt(dl * dl + add));
+    i.high = i.estimate * std::exp(std::sqrt(dh * dh + add));
+  }
+  c.stream_variance = va + vb;
+}
+
 /// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`).
 inline void compare_samples(ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
                             const Result& base, const Result& candidate, const CompareOptions& o) {
@@ -517,6 +554,7 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     if (!(st == Statistic::median && c.bimodal)) c.deciding.push_back(st);
   const double each = 1 - alpha / static_cast<double>(c.deciding.size());
   c.statistics = bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
+  if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each);
   c.ratio = c.statistics.front().interval;
   c.mann_whitney = mann_whitney_u(a, b);
   int worst = 10;
@@ -821,7 +859,8 @@ namespace detail::compare {
 inline std::string rule_text(const CompareOptions& o) {
   return fmt::format(
       "Verdict: ratios new/base of the median, mean, p90 (n >= 100) and p99 (n >= 1000) of {} per step, each with a "
-      "percentile-bootstrap interval ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % together (Bonferroni); "
+      "percentile-bootstrap interval ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % together (Bonferroni), "
+      "widened by each side's stream effect (between-stream variance of the median, Student t); "
       "the median does not decide when a side is bimodal (two modes: Otsu split, each >= 10 %, empty middle). "
       "slower: some interval above 1 + {:g} %; faster: some below 1 - {:g} % and none above; same: the median's interval "
       "and the other estimates within 1 ± {:g} % "
@@ -1001,6 +1040,7 @@ inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
                      {"base_modes", modes(e.base_modes)},
                      {"new_modes", modes(e.candidate_modes)},
                      {"from_summary", e.from_summary},
+                     {"stream_variance", opt(e.stream_variance)},
                      {"mann_whitney", mw},
                      {"verdict", to_string(e.verdict)},
                      {"reason", e.reason},
@@ -1017,7 +1057,7 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
   const auto& o = c.options;
   j = nlohmann::json{
       {"schema", "gauge.comparison"},
-      {"schema_version", "1.1.0"},
+      {"schema_version", "1.2.0"},
       {"options",
        {{"threshold", o.threshold},
         {"confidence_level", o.confidence_level},

@@ -114,6 +114,7 @@ GAUGE_SERIAL_DESCRIPTION(MeasureConfig, "measure_config", NoFlags) {
   v("max_sample_time_s", x.max_sample_time);
   v("gate_timeout_s", x.gate_timeout);
   GAUGE_SERIAL_FIELDS(wall_round_fraction, cache, gpu_timing);
+  v("streams", x.streams, since_1_3);
 }
 
 /// Config → every setting, defaults included. Read back, durations are rounded to the nearest
@@ -198,6 +199,15 @@ GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
   v("round_start_s", x.round_start_s, nan_as_null, since_1_1);
   v("round_end_s", x.round_end_s, nan_as_null, since_1_1);
   v("round_samples", x.round_samples, since_1_1);
+  v("round_stream", x.round_stream, since_1_3);
+}
+
+/// StreamsRecord → the streams measured on and the stream effect (schema 1.3).
+GAUGE_SERIAL_DESCRIPTION(StreamsRecord, "streams", NoFlags) {
+  GAUGE_SERIAL_FIELDS(scope, count, samples);
+  v("medians_s", x.medians_s);
+  GAUGE_SERIAL_FIELDS(relative_spread, within_ci_low_s, within_ci_high_s, cluster_variance_s2, excess_variance_s2,
+                      t_quantile, widened);
 }
 
 /// StoppingRecord → {"reason", "measure_time_s", "relative_ci_width", "target_relative_ci_width",
@@ -221,6 +231,7 @@ struct Fields<Result> {
     v("time_label", x.time_label, since_1_2);
     v("time_clock", x.time_clock, since_1_2);
     GAUGE_SERIAL_FIELDS(device, dimensions, work, config, warmup, sampling, stopping);
+    v("streams", x.streams, since_1_3);
     v("gpu_time_s", x.gpu_time);
     v("wall_time_s", x.wall_time);
     v.group("throughput", [&](auto& g) {

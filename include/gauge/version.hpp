@@ -22,6 +22,8 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// "GPU time" from CUDA events, "CPU time" from the host clock), the settings
 /// `telemetry_interval_s`, `memory_growth_tolerance_bytes` and `sm_clock_warning_fraction` to
 /// `config`, and describes telemetry, memory, kernels, NVML, tools and timers in the schema.
-inline constexpr const char* report_schema_version = "1.2.0";
+/// 1.3.0 adds the `skipped` list: points of a benchmark sweep (gauge/suite) that were skipped,
+/// with the reason.
+inline constexpr const char* report_schema_version = "1.3.0";
 
 }  // namespace gauge

@@ -222,7 +222,7 @@ TEST_CASE("suite: bad usage exits 2 with one line naming the bad text", "[suite]
   CHECK(version.out == std::string("gauge ") + gauge::version_string + "\n");
 }
 
-TEST_CASE("suite: skipped points are listed in the report, not failed; the run exits 0", "[suite][run]") {
+TEST_CASE("suite: skipped points are listed in the report, not failed, and the run exits 0", "[suite][run]") {
   FakeSuite s;
   s.hook = [](gauge::Point& p) {
     if (p.get_int64("A") == 2) p.skip("A=2 does not fit");

@@ -22,6 +22,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// "GPU time" from CUDA events, "CPU time" from the host clock), the settings
 /// `telemetry_interval_s`, `memory_growth_tolerance_bytes` and `sm_clock_warning_fraction` to
 /// `config`, and describes telemetry, memory, kernels, NVML, tools and timers in the schema.
+/// 1.3.0 adds the `skipped` list (points of a benchmark sweep, gauge/suite, that were skipped,
+/// with the reason), `streams` to each result (the streams measured on and the stream effect),
+/// `sampling.round_stream` and `config.measure.streams`.
 inline constexpr const char* report_schema_version = "1.3.0";
 
 }  // namespace gauge

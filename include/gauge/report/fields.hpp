@@ -22,6 +22,7 @@
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/environment.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/skipped.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/telemetry.hpp"
 #include "gauge/core/timer_summary.hpp"
@@ -428,11 +429,16 @@ GAUGE_SERIAL_DESCRIPTION(TimerStepTotal, "timer_total", NoFlags) {
 GAUGE_SERIAL_DESCRIBE(TimerSummary, "timer", name, backend, final, config, timer_resolution_s, counters,
     window, total, regions, warnings)
 
+// ---- skipped points (suites) --------------------------------------------------------------------
+
+/// SkippedPoint → {"name", "dimensions", "reason"}.
+GAUGE_SERIAL_DESCRIBE(SkippedPoint, "skipped_point", name, dimensions, reason)
+
 // ---- the report ------------------------------------------------------------------------------
 
 /// The top level of a report: {"schema", "schema_version", "gauge_version", "created_utc",
-/// "environment", "experiments", "timers"}, for any `C` with those members (`results` for the
-/// experiments): gauge::StoredReport when read, ReportView when written.
+/// "environment", "experiments", "timers", "skipped"}, for any `C` with those members (`results`
+/// for the experiments): gauge::StoredReport when read, ReportView when written.
 struct ReportFields {
   static constexpr const char* name = "report";
   template <class V, class C>
@@ -440,6 +446,7 @@ struct ReportFields {
     GAUGE_SERIAL_FIELDS(schema, schema_version, gauge_version, created_utc, environment);
     v("experiments", x.results);
     v("timers", x.timers, since_1_1);
+    v("skipped", x.skipped, since_1_3);
   }
 };
 
@@ -452,6 +459,7 @@ struct ReportView {
   const Environment& environment;         ///< measured once
   const std::vector<Result>& results;     ///< the experiments, in order
   const std::vector<TimerSummary>& timers;  ///< Timer summaries, in order
+  const std::vector<SkippedPoint>& skipped;  ///< points of a sweep that were skipped, in order
 };
 template <>
 struct Fields<ReportView> : ReportFields {};

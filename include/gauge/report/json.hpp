@@ -57,13 +57,21 @@ inline std::string utc_timestamp() {
 }
 
 /// The whole report document: {"schema", "schema_version", "gauge_version", "created_utc",
-/// "environment", "experiments", "timers"} (see gauge/report/fields.hpp).
+/// "environment", "experiments", "timers", "skipped"} (see gauge/report/fields.hpp).
+/// \param skipped the points of a sweep that were skipped (gauge/suite: `Point::skip`).
 /// \param created_utc ISO 8601 UTC creation time (now by default).
+inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
+                                  const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
+                                  const std::string& created_utc = utc_timestamp()) {
+  return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
+                                                  created_utc, env, results, timers, skipped});
+}
+
+/// The whole report document with no skipped points (`skipped` is an empty list).
 inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
                                   const std::vector<TimerSummary>& timers,
                                   const std::string& created_utc = utc_timestamp()) {
-  return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
-                                                  created_utc, env, results, timers});
+  return report_json(env, results, timers, std::vector<SkippedPoint>{}, created_utc);
 }
 
 /// The whole report document without Timer summaries (`timers` is an empty list).

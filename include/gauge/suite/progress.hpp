@@ -1,0 +1,59 @@
+#pragma once
+/// \file gauge/suite/progress.hpp
+/// The runner's progress line on stderr: point i of N, its name and axis values, the last median,
+/// the time elapsed and an estimate of the time left. Shown only for runs longer than
+/// `progress_delay` and only when stderr is a terminal (never with --quiet), redrawn in place.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "gauge/core/format.hpp"
+
+namespace gauge {
+
+/// Runs shorter than this stay silent (no progress line at all).
+inline constexpr std::chrono::milliseconds progress_delay{2000};
+
+/// What the progress line shows.
+struct ProgressState {
+  std::size_t index = 0;   ///< the point running now, 1-based
+  std::size_t total = 0;   ///< points in the run
+  std::string label;       ///< its name and axis values, e.g. "triad/T=float/N=4096"
+  std::optional<double> last_median_s;  ///< median time per step of the last point finished, seconds
+  std::string last_time_label = "GPU time";  ///< what that median is (GPU time, CPU time)
+  double elapsed_s = 0;    ///< seconds since the run began
+  std::size_t finished = 0;  ///< points finished so far
+};
+
+/// Seconds as "0.4 s", "12.3 s", "2 min 05 s", "1 h 02 min".
+inline std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  if (seconds < 60) return fmt::format("{:.1f} s", seconds);
+  const auto s = static_cast<long long>(std::llround(seconds));
+  if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
+  return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
+}
+
+/// Time left, estimated from the mean time of the points finished so far: elapsed / finished ×
+/// (total − finished); empty before the first point has finished.
+inline std::optional<double> progress_remaining_s(const ProgressState& s) {
+  if (s.finished == 0 || s.total < s.finished) return std::nullopt;
+  return s.elapsed_s / static_cast<double>(s.finished) * static_cast<double>(s.total - s.finished);
+}
+
+/// The progress line (no newline), e.g.
+/// "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.1 s elapsed, ~50.0 s left".
+inline std::string progress_line(const ProgressState& s) {
+  std::string line = fmt::format("[{}/{}] {}", s.index, s.total, s.label);
+  if (s.last_median_s) line += " | last median " + detail::format_time(s.last_median_s);
+  line += " | " + format_duration(s.elapsed_s) + " elapsed";
+  if (const auto left = progress_remaining_s(s)) line += ", ~" + format_duration(*left) + " left";
+  return line;
+}
+
+}  // namespace gauge

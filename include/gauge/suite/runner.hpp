@@ -1,0 +1,116 @@
+#pragma once
+/// \file gauge/suite/runner.hpp
+/// The runner of a program of registered benchmarks: `GAUGE_MAIN()` or `gauge::main(argc, argv)`.
+/// It enumerates every point of every benchmark (the cartesian product of its axes, on each
+/// device asked for), filters them, runs each as an Experiment, prints a table per benchmark and
+/// writes one JSON report. Its command line (docs/suite.md has the table with Google Benchmark's
+/// and nvbench's flags):
+///
+///   --list                      the points that would run, one per line, and exit
+///   --filter REGEX              only points whose "name/axis=value/..." matches (ECMAScript regex, searched)
+///   --axis 'N=[1024,4096]'      replace an axis's values (repeatable; see gauge/suite/axes.hpp)
+///   --device N|all              run on device N, or every point on every device
+///   --out FILE                  the JSON report
+///   --format console|markdown|csv|json   what goes to stdout (default console)
+///   --min-time S, --max-time S, --target-ci X, --cold, --graph   the common settings
+///   --profile                   one step per point between cudaProfilerStart/Stop, untimed
+///   --quiet                     no progress, no summary line on stderr
+///   --help, --version
+///
+/// Exit status: 0 when every point ran (or was skipped), 1 when a point failed, 2 on bad usage
+/// (one line on stderr naming the bad text).
+///
+/// This header is light; the runner itself (CLI11, the report) is compiled in the file that
+/// defines GAUGE_IMPLEMENTATION and includes <gauge/suite.hpp> (gauge/suite/implementation.hpp).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/environment.hpp"
+#include "gauge/suite/registry.hpp"
+
+namespace gauge {
+
+/// The runner's settings, as parsed from the command line.
+struct RunOptions {
+  bool list = false;                        ///< --list
+  std::optional<std::string> filter;        ///< --filter REGEX
+  std::vector<std::string> axes;            ///< --axis texts, in order
+  std::optional<std::string> device;        ///< --device N|all
+  std::string out;                          ///< --out FILE ("" = no report file)
+  std::string format = "console";           ///< --format: console, markdown, csv or json
+  std::optional<Nanoseconds> min_time;      ///< --min-time (measure.min_time)
+  std::optional<Nanoseconds> max_time;      ///< --max-time (measure.max_time)
+  std::optional<double> target_ci;          ///< --target-ci (measure.target_relative_ci_width)
+  bool cold = false;                        ///< --cold (an L2 flush before every step)
+  bool graph = false;                       ///< --graph (CUDA graph replays)
+  bool profile = false;                     ///< --profile
+  bool quiet = false;                       ///< --quiet
+  ProfileSettings profile_settings;         ///< the warm-up of --profile
+};
+
+/// Where the runner writes and what it asks of the machine (tests replace these).
+struct SuiteIo {
+  std::FILE* out = stdout;                  ///< tables, --list, --format json
+  std::FILE* err = stderr;                  ///< progress, errors, the summary line
+  std::optional<bool> err_is_terminal;      ///< default: isatty(fileno(err))
+  std::function<Environment()> environment;  ///< default: capture_environment()
+  std::function<int()> device_count;        ///< default: cudaGetDeviceCount (error without CUDA)
+  std::function<double()> clock;            ///< seconds, for elapsed times; default: steady_clock
+};
+
+/// One point the runner will run.
+struct PlannedPoint {
+  const Benchmark* benchmark = nullptr;     ///< its benchmark
+  std::vector<std::pair<std::string, DimensionValue>> values;  ///< axis values, in axis order
+  std::optional<int> device;                ///< --device's ordinal for it (none: the current device)
+  bool device_dimension = false;            ///< several devices: "device" is a dimension too
+  std::string label;                        ///< "name/axis=value/...[/device=N]"
+};
+
+/// What a run did.
+struct SuiteSummary {
+  std::size_t points = 0;     ///< points selected
+  std::size_t ok = 0;         ///< measured (or profiled) without failure
+  std::size_t failed = 0;     ///< failed (status failed, or the body threw)
+  std::size_t skipped = 0;    ///< skipped by the benchmark (Point::skip)
+  double wall_time_s = 0;     ///< the whole run, seconds (environment capture and report included)
+  double points_time_s = 0;   ///< sum of the points' own run time (Result::total_time_s), seconds
+  int exit_code = 0;          ///< 0 all ran, 1 a point failed
+};
+
+/// A usage error of the runner (bad --axis, --filter, --device ...): one line naming the bad text.
+class UsageError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
+/// The points of `registry` that `options` select (axes overridden, product, devices, filter), in
+/// order: benchmarks in registration order, then the product with the first axis varying slowest,
+/// then devices. \throws UsageError naming the bad --axis, --filter or --device text.
+std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& options, const SuiteIo& io = {});
+
+/// Runs the planned points (see the file comment), writes the report and the tables.
+SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
+
+/// The whole runner: parses `argv`, then lists, profiles or runs. Returns the exit status (0, 1 or
+/// 2); --help and --version print to io.out and return 0.
+int main(int argc, char** argv, Registry& registry, const SuiteIo& io = {});
+
+/// The runner over the global registry (what GAUGE_MAIN() calls).
+inline int main(int argc, char** argv) { return main(argc, argv, Registry::global()); }
+
+}  // namespace gauge
+
+/// Defines `int main(int argc, char** argv)` running every registered benchmark with gauge's
+/// runner. Put it (with `#define GAUGE_IMPLEMENTATION` before `#include <gauge/suite.hpp>`) in one
+/// file of the program.
+#define GAUGE_MAIN() \
+  int main(int argc, char** argv) { return ::gauge::main(argc, argv); }

@@ -1,0 +1,127 @@
+#pragma once
+/// \file gauge/suite/table.hpp
+/// The runner's table per benchmark, like nvbench's: one row per point, one column per axis, then
+/// status, samples, the median time per step, the half-width of its confidence interval, the
+/// throughput and the warnings (or the reason of a skip, or the error). As aligned text for the
+/// console or as a Markdown table.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/format.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/skipped.hpp"
+#include "gauge/report/escape.hpp"
+
+namespace gauge {
+
+/// One row of a sweep table, from a Result or a SkippedPoint.
+struct SweepRow {
+  Dimensions dimensions;        ///< the point's axis values (and device)
+  std::string status;           ///< "ok", "failed" or "skipped"
+  std::string samples = "-";    ///< samples of the median ("-" for a skipped point)
+  std::string median = "-";     ///< median time per step, e.g. "12.35 us"
+  std::string ci = "-";         ///< half-width of the median's CI, percent of the median, e.g. "0.210"
+  std::string throughput = "-";  ///< work / median: FLOP/s, else B/s, else the first item rate
+  std::string note;             ///< warning codes; the error of a failed point; the reason of a skip
+};
+
+/// How a sweep table is written.
+enum class TableStyle {
+  console,   ///< aligned columns
+  markdown,  ///< a GitHub-flavoured Markdown table
+};
+
+/// The row of a measured (or failed) point.
+inline SweepRow sweep_row(const Result& r) {
+  SweepRow row;
+  row.dimensions = r.dimensions;
+  row.status = to_string(r.status);
+  row.samples = std::to_string(r.gpu_time.n);
+  row.median = detail::format_time(r.gpu_time.p50);
+  if (r.gpu_time.median_ci_relative_width) row.ci = fmt::format("{:.3f}", 50 * *r.gpu_time.median_ci_relative_width);
+  if (r.gpu_throughput.flop_per_second) row.throughput = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
+  else if (r.gpu_throughput.bytes_per_second) row.throughput = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");
+  else if (!r.gpu_throughput.items_per_second.empty()) {
+    const auto& [item, v] = *r.gpu_throughput.items_per_second.begin();
+    row.throughput = detail::format_rate(v, (item + "/s").c_str());
+  }
+  for (const auto& w : r.warnings) row.note += (row.note.empty() ? "" : ",") + w.code;
+  if (r.error) row.note += (row.note.empty() ? "" : "; ") + std::string("error: ") + *r.error;
+  return row;
+}
+
+/// The row of a skipped point: status "skipped", the reason as its note.
+inline SweepRow sweep_row(const SkippedPoint& s) {
+  SweepRow row;
+  row.dimensions = s.dimensions;
+  row.status = "skipped";
+  row.note = s.reason;
+  return row;
+}
+
+/// The table of one benchmark: a column per name in `axes` (a row without that dimension shows
+/// "-"), then status, samples, median, ci +-%, throughput, notes; ends with a newline.
+/// Control characters in cells are made visible; '|' is escaped in Markdown.
+inline std::string sweep_table(const std::vector<std::string>& axes, const std::vector<SweepRow>& rows, TableStyle style) {
+  std::vector<std::string> header = axes;
+  for (const char* h : {"status", "samples", "median", "ci +-%", "throughput", "notes"}) header.emplace_back(h);
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rows) {
+    std::vector<std::string> line;
+    for (const auto& a : axes) {
+      const auto it = r.dimensions.find(a);
+      line.push_back(it == r.dimensions.end() ? "-" : to_string(it->second));
+    }
+    for (const std::string* c : {&r.status, &r.samples, &r.median, &r.ci, &r.throughput, &r.note}) line.push_back(*c);
+    for (auto& c : line) c = detail::escape::visible(c);
+    cells.push_back(std::move(line));
+  }
+  const std::size_t numeric_from = axes.size() + 1;  // samples ... throughput: right-aligned
+  std::string out;
+  if (style == TableStyle::markdown) {
+    auto md = [](std::string c) {
+      std::string o;
+      for (char ch : c) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      return o;
+    };
+    out += "|";
+    for (const auto& h : header) out += " " + md(h) + " |";
+    out += "\n|";
+    for (std::size_t i = 0; i < header.size(); ++i)
+      out += (i >= numeric_from && i + 1 < header.size()) || i < axes.size() ? "---:|" : "---|";
+    out += "\n";
+    for (const auto& line : cells) {
+      out += "|";
+      for (const auto& c : line) out += " " + md(c) + " |";
+      out += "\n";
+    }
+    return out;
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& line : cells)
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  auto write_line = [&](const std::vector<std::string>& line) {
+    std::string s;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const bool last = i + 1 == line.size();
+      const bool right = i < axes.size() || (i >= numeric_from && !last);
+      std::string pad(width[i] - line[i].size(), ' ');
+      s += (i ? "  " : "") + (last ? line[i] : right ? pad + line[i] : line[i] + pad);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  out += write_line(header);
+  for (const auto& line : cells) out += write_line(line);
+  return out;
+}
+
+}  // namespace gauge

@@ -1,0 +1,416 @@
+// Suites (issue 12): axes and their text grammar, the cartesian product, the runner's command line
+// (--list, --filter, --axis, --device, exit codes), skipped points in the report, failures that
+// keep what was measured, the tables, the progress line and --profile, on the fake backend.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "fake_backend.hpp"
+#include "test_helpers.hpp"
+#include "gauge/report/read.hpp"
+#include "gauge/suite.hpp"
+#include "gauge/suite/implementation.hpp"
+
+using gauge::testing::FakeBackend;
+using gauge::testing::FakeDevice;
+using gauge::testing::FakeStream;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::int64_t> ints(const std::vector<gauge::DimensionValue>& v) {
+  std::vector<std::int64_t> out;
+  for (const auto& x : v) out.push_back(std::get<std::int64_t>(x));
+  return out;
+}
+
+std::string axis_error(gauge::AxisKind kind, const std::string& text, const std::vector<gauge::DimensionValue>& allowed = {}) {
+  return gauge::testing::error_of<gauge::AxisError>([&] { gauge::parse_axis_values(kind, text, allowed); });
+}
+
+/// Captured stdout/stderr of one runner call.
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string s;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+/// Runs gauge::main over `registry` with `args` (argv[0] = "suite"), stdout and stderr captured.
+Run run_main(gauge::Registry& registry, std::vector<std::string> args, gauge::SuiteIo io = {}) {
+  args.insert(args.begin(), "suite");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  io.out = std::tmpfile();
+  io.err = std::tmpfile();
+  io.err_is_terminal = false;
+  if (!io.environment) io.environment = [] {
+    gauge::Environment env;
+    env.gauge_version = gauge::version_string;
+    return env;
+  };
+  if (!io.device_count) io.device_count = [] { return 2; };
+  Run r;
+  r.code = gauge::main(static_cast<int>(argv.size()), argv.data(), registry, io);
+  r.out = slurp(io.out);
+  r.err = slurp(io.err);
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == '\n') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("gauge-suite-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+/// A registry with one benchmark "k" over A (int) × B (string) on the fake device: a kernel of
+/// A microseconds. `hook(p)` runs first (to skip or throw at chosen points).
+struct FakeSuite {
+  FakeDevice dev;
+  gauge::Registry registry;
+  std::vector<std::string> ran;  // labels, in the order the bodies ran
+  std::function<void(gauge::Point&)> hook;
+  FakeSuite() {
+    registry
+        .add("k",
+             [this](gauge::Point& p) {
+               ran.push_back(std::to_string(p.get_int64("A")) + p.get_string("B"));
+               if (hook) hook(p);
+               if (p.skip_reason()) return;
+               const double us = static_cast<double>(p.get_int64("A"));
+               p.bytes(1000);
+               p.run_on(FakeBackend(&dev), [us](FakeStream s) { s.kernel(us * 1e-6); });
+             })
+        .int64_axis("A", {1, 2, 3})
+        .string_axis("B", {"x", "y"})
+        .configure([](gauge::Config& c) { c = gauge::testing::fast_config(); });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
+  using gauge::AxisKind;
+  // Powers of two, exponents 10..30 step 2: 11 values, each 4 times the previous.
+  auto [p2, is_pow2] = gauge::parse_axis_values(AxisKind::int64, "2^[10:30:2]");
+  std::vector<std::int64_t> expected;
+  for (std::int64_t v = 1024; v <= (std::int64_t{1} << 30); v *= 4) expected.push_back(v);
+  CHECK(expected.size() == 11);
+  CHECK(ints(p2) == expected);
+  CHECK(is_pow2);
+  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "[1:10:3]").first) == std::vector<std::int64_t>{1, 4, 7, 10});
+  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "[1024, 4096]").first) == std::vector<std::int64_t>{1024, 4096});
+  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "[3:5]").first) == std::vector<std::int64_t>{3, 4, 5});
+  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "7").first) == std::vector<std::int64_t>{7});
+  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "2^[3,5]").first) == std::vector<std::int64_t>{8, 32});
+  // nvbench's spelling N[pow2]=[...]
+  const auto ov = gauge::parse_axis_override("N[pow2]=[2:4]");
+  CHECK(ov.name == "N");
+  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, ov.values_text, {}, ov.power_of_two).first) ==
+        std::vector<std::int64_t>{4, 8, 16});
+  const auto reals = gauge::parse_axis_values(AxisKind::float64, "[0.5:2:0.5]").first;
+  REQUIRE(reals.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(std::get<double>(reals[i]) == 0.5 * static_cast<double>(i + 1));
+  const auto strings = gauge::parse_axis_values(AxisKind::string, "[nn, nt]").first;
+  CHECK(strings == std::vector<gauge::DimensionValue>{std::string("nn"), std::string("nt")});
+  // gauge::pow2 and gauge::range as declarations
+  CHECK(gauge::pow2(12, 16, 2).values == std::vector<std::int64_t>{4096, 16384, 65536});
+  CHECK(gauge::range(0, 10, 5).values == std::vector<std::int64_t>{0, 5, 10});
+}
+
+TEST_CASE("suite: bad axis text names the bad part", "[suite][axes]") {
+  using gauge::AxisKind;
+  CHECK(axis_error(AxisKind::int64, "2^[10:x]") == "'x' is not an integer");
+  CHECK(axis_error(AxisKind::int64, "[1,2.5]") == "'2.5' is not an integer");
+  CHECK(axis_error(AxisKind::int64, "[1:10:0]") == "step '0' must be positive");
+  CHECK(axis_error(AxisKind::int64, "[10:1]") == "range [10:1] is empty (first > last)");
+  CHECK(axis_error(AxisKind::int64, "2^[10:70]") == "exponent '63' is outside [0, 62]");
+  CHECK(axis_error(AxisKind::int64, "[1,,2]") == "'[1,,2]' has an empty value");
+  CHECK(axis_error(AxisKind::int64, "[1:2:3:4]") == "'[1:2:3:4]' is not a range: expected [first:last] or [first:last:step]");
+  CHECK(axis_error(AxisKind::int64, "[1:1000000000]") == "range [1:1000000000:1] has more than 100000 values");
+  CHECK(axis_error(AxisKind::float64, "[0.5,abc]") == "'abc' is not a finite real number");
+  CHECK(axis_error(AxisKind::string, "[a:b]") == "'[a:b]': a range needs a numeric axis, this one is string");
+  CHECK(axis_error(AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
+        "'half' is not one of the types of this axis (float, double)");
+  CHECK(gauge::testing::error_of<gauge::AxisError>([] { gauge::parse_axis_override("N"); }) ==
+        "no '=': expected NAME=VALUES, e.g. N=[1024,4096] or N=2^[10:30:2]");
+}
+
+TEST_CASE("suite: the points are the cartesian product of the axes, first axis slowest", "[suite][plan]") {
+  FakeSuite s;
+  const auto points = gauge::plan_points(s.registry, gauge::RunOptions{});
+  std::vector<std::string> expected;  // nested loops, written independently of the odometer
+  for (int a : {1, 2, 3})
+    for (const char* b : {"x", "y"}) expected.push_back("k/A=" + std::to_string(a) + "/B=" + b);
+  std::vector<std::string> labels;
+  for (const auto& p : points) labels.push_back(p.label);
+  CHECK(labels == expected);
+
+  const Run list = run_main(s.registry, {"--list"});
+  CHECK(list.code == 0);
+  CHECK(lines(list.out) == expected);
+  CHECK(s.ran.empty());  // --list runs nothing
+}
+
+TEST_CASE("suite: --filter and --axis select and replace points", "[suite][plan]") {
+  FakeSuite s;
+  CHECK(lines(run_main(s.registry, {"--list", "--filter", "B=y"}).out) ==
+        std::vector<std::string>{"k/A=1/B=y", "k/A=2/B=y", "k/A=3/B=y"});
+  CHECK(lines(run_main(s.registry, {"--list", "--filter", "A=[23]/B=x"}).out) ==
+        std::vector<std::string>{"k/A=2/B=x", "k/A=3/B=x"});
+  CHECK(lines(run_main(s.registry, {"--list", "--axis", "A=2^[3:4]", "--axis=B=[z]"}).out) ==
+        std::vector<std::string>{"k/A=8/B=z", "k/A=16/B=z"});
+  // --device all: each point on each device (2 here), the device a dimension.
+  const auto all = lines(run_main(s.registry, {"--list", "--device", "all", "--filter", "A=1/B=x"}).out);
+  CHECK(all == std::vector<std::string>{"k/A=1/B=x/device=0", "k/A=1/B=x/device=1"});
+}
+
+TEST_CASE("suite: bad usage exits 2 with one line naming the bad text", "[suite][cli]") {
+  FakeSuite s;
+  auto check_usage = [&](std::vector<std::string> args, const std::string& line) {
+    const Run r = run_main(s.registry, std::move(args));
+    CHECK(r.code == 2);
+    CHECK(r.err == "suite: error: " + line + " (see --help)\n");
+    CHECK(r.out.empty());
+  };
+  check_usage({"--axis", "A=2^[10:x]"}, "--axis 'A=2^[10:x]': 'x' is not an integer");
+  check_usage({"--axis", "Q=[1]"}, "--axis 'Q=[1]': no benchmark has an axis 'Q' (axes: 'A', 'B')");
+  const Run regex = run_main(s.registry, {"--filter", "(A"});
+  CHECK(regex.code == 2);
+  CHECK(regex.err.rfind("suite: error: --filter '(A': not a regular expression (", 0) == 0);
+  CHECK(lines(regex.err).size() == 1);
+  check_usage({"--filter", "nothing"}, "--filter 'nothing' matches no point");
+  check_usage({"--device", "5"}, "--device '5': there are 2 devices (0 to 1)");
+  check_usage({"--device", "gpu0"}, "--device 'gpu0': expected a device ordinal (0, 1, ...) or 'all'");
+  check_usage({"--min-time", "fast"}, "--min-time 'fast' is not seconds (e.g. 0.5, 0.5s, 500ms)");
+  check_usage({"--target-ci", "2"}, "--target-ci '2' is not in (0, 1) (e.g. 0.005 or 0.5%)");
+  check_usage({"--bogus"}, "unknown option or argument '--bogus'");
+  CHECK(s.ran.empty());
+  const Run version = run_main(s.registry, {"--version"});
+  CHECK(version.code == 0);
+  CHECK(version.out == std::string("gauge ") + gauge::version_string + "\n");
+}
+
+TEST_CASE("suite: skipped points are listed in the report, not failed, and the run exits 0", "[suite][run]") {
+  FakeSuite s;
+  s.hook = [](gauge::Point& p) {
+    if (p.get_int64("A") == 2) p.skip("A=2 does not fit");
+  };
+  const fs::path dir = fresh_dir("skip");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--out", out, "--quiet"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());  // --quiet
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 4);  // 6 points, 2 skipped
+  for (const auto& res : report.results) {
+    CHECK(res.status == gauge::Status::ok);
+    CHECK(std::get<std::int64_t>(res.dimensions.at("A")) != 2);
+    // a kernel of A us: the median per step is A us (the fake device is exact)
+    CHECK(res.gpu_time.p50.value() == Approx(static_cast<double>(std::get<std::int64_t>(res.dimensions.at("A"))) * 1e-6));
+  }
+  REQUIRE(report.skipped.size() == 2);
+  CHECK(report.skipped[0].name == "k");
+  CHECK(report.skipped[0].reason == "A=2 does not fit");
+  CHECK(std::get<std::int64_t>(report.skipped[0].dimensions.at("A")) == 2);
+  CHECK(std::get<std::string>(report.skipped[1].dimensions.at("B")) == "y");
+  // The console table: a row per point in run order, the skipped ones with their reason.
+  const auto table = lines(r.out);
+  REQUIRE(table.size() >= 8);
+  CHECK(table[0] == "k");
+  CHECK(gauge::testing::contains(table[1], "A  B  status"));
+  CHECK(gauge::testing::contains(table[4], "2  x  skipped"));
+  CHECK(gauge::testing::contains(table[4], "A=2 does not fit"));
+  CHECK(gauge::testing::contains(table[2], "1  x  ok"));
+  CHECK(gauge::testing::contains(table[2], "1 us"));
+  // 1000 bytes per 3 us step = 333.3 MB/s
+  INFO(r.out);
+  CHECK(gauge::testing::contains(table[7], "3  y  ok"));
+  CHECK(gauge::testing::contains(table[7], "333.3 MB/s"));
+}
+
+TEST_CASE("suite: a failing point exits 1 and the points before it stay in the report", "[suite][run]") {
+  FakeSuite s;
+  s.hook = [](gauge::Point& p) {
+    if (p.get_int64("A") == 3 && p.get_string("B") == "x") throw std::runtime_error("cuBLAS said no");
+  };
+  const fs::path dir = fresh_dir("fail");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--out", out, "--format", "markdown"});
+  CHECK(r.code == 1);
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) CHECK(report.results[i].status == (i == 4 ? gauge::Status::failed : gauge::Status::ok));
+  CHECK(report.results[4].error.value() == "the benchmark threw: cuBLAS said no");
+  CHECK(std::get<std::int64_t>(report.results[4].dimensions.at("A")) == 3);
+  // Markdown: a heading and a table per benchmark; the summary line counts the points.
+  CHECK(gauge::testing::contains(r.out, "## k\n\n| A | B | status | samples | median | ci +-% | throughput | notes |\n"));
+  CHECK(gauge::testing::contains(r.out, "| 3 | x | failed | 0 | - | - | - | error: the benchmark threw: cuBLAS said no |"));
+  CHECK(gauge::testing::contains(r.err, "gauge: 6 points (5 ok, 1 failed, 0 skipped)"));
+
+  // A body that neither runs nor skips fails its point.
+  gauge::Registry lazy;
+  lazy.add("lazy", [](gauge::Point&) {});
+  const Run l = run_main(lazy, {"--quiet", "--format", "json"});
+  CHECK(l.code == 1);
+  const auto doc = nlohmann::json::parse(l.out);
+  CHECK(doc["experiments"][0]["error"] ==
+        "the benchmark neither ran nor skipped the point (call p.run(step) or p.skip(reason))");
+}
+
+TEST_CASE("suite: overrides of the common settings reach every point's Config", "[suite][run]") {
+  FakeSuite s;
+  const fs::path dir = fresh_dir("config");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--out", out, "--quiet", "--filter", "A=1/B=x", "--max-time", "250ms",
+                                      "--target-ci", "1%", "--cold", "--device", "1"});
+  CHECK(r.code == 0);
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 1);
+  const gauge::Config& c = report.results[0].config;
+  CHECK(c.measure.max_time == std::chrono::milliseconds(250));
+  CHECK(c.measure.target_relative_ci_width == Approx(0.01));
+  CHECK(c.measure.cache == gauge::CacheState::cold);
+  CHECK(c.device == 1);
+  CHECK(report.results[0].dimensions.count("device") == 0);  // one device: not a dimension
+}
+
+TEST_CASE("suite: a template benchmark has a type axis named after its types", "[suite][types]") {
+  gauge::Registry registry;
+  std::vector<std::size_t> sizes;
+  gauge::register_benchmark_types<float, double>(registry, "copy", "T", gauge::detail::split_type_names("float, double"),
+                                                 [&](auto t, gauge::Point& p) {
+                                                   sizes.push_back(sizeof(typename decltype(t)::type));
+                                                   p.skip("not measured here");
+                                                 })
+      .int64_axis("N", {1, 2});
+  const Run r = run_main(registry, {"--quiet"});
+  CHECK(r.code == 0);
+  CHECK(sizes == std::vector<std::size_t>{4, 4, 8, 8});
+  CHECK(lines(run_main(registry, {"--list", "--axis", "T=[double]"}).out) ==
+        std::vector<std::string>{"copy/T=double/N=1", "copy/T=double/N=2"});
+  CHECK(run_main(registry, {"--list", "--axis", "T=[half]"}).err ==
+        "suite: error: --axis 'T=[half]': 'half' is not one of the types of this axis (float, double) (see --help)\n");
+}
+
+TEST_CASE("suite: the progress line says where the run is and how long is left", "[suite][progress]") {
+  gauge::ProgressState s;
+  s.index = 3;
+  s.total = 40;
+  s.label = "triad/T=float/N=4096";
+  s.elapsed_s = 4.0;
+  CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | 4.0 s elapsed");
+  s.finished = 2;
+  s.last_median_s = 12.346e-6;
+  // 4 s for 2 points: 2 s each, 38 left: 76 s.
+  CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.0 s elapsed, ~1 min 16 s left");
+  CHECK(gauge::format_duration(3725) == "1 h 02 min");
+  CHECK(gauge::format_duration(59.94) == "59.9 s");
+}
+
+TEST_CASE("suite: the progress line shows on a terminal only after the delay, never with --quiet", "[suite][progress]") {
+  FakeSuite s;
+  std::atomic<int> readings{0};
+  gauge::SuiteIo io;
+  io.clock = [&readings] { return 10.0 * ++readings; };  // every reading 10 s later: the delay passes at once
+  Run r;
+  {
+    gauge::SuiteIo t = io;
+    std::vector<std::string> args{"suite", "--filter", "A=1/B=x"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    t.out = std::tmpfile();
+    t.err = std::tmpfile();
+    t.err_is_terminal = true;
+    t.environment = [] { return gauge::Environment{}; };
+    r.code = gauge::main(static_cast<int>(argv.size()), argv.data(), s.registry, t);
+    r.out = slurp(t.out);
+    r.err = slurp(t.err);
+  }
+  CHECK(r.code == 0);
+  CHECK(gauge::testing::contains(r.err, "\r\033[K[1/1] k/A=1/B=x | "));
+  const Run quiet = run_main(s.registry, {"--filter", "A=1/B=x", "--quiet"});
+  CHECK(quiet.err.empty());
+}
+
+namespace {
+/// The fake backend with a profiler: records the kernels launched between start and stop.
+struct ProfilingBackend : FakeBackend {
+  using FakeBackend::FakeBackend;
+  FakeDevice* device = nullptr;
+  std::size_t* captured = nullptr;
+  std::size_t at_start = 0;
+  void profiler_start() { at_start = device->kernels; }
+  void profiler_stop() { *captured += device->kernels - at_start; }
+};
+}  // namespace
+
+TEST_CASE("suite: --profile runs a short warm-up, then exactly one step inside the profiler range, untimed", "[suite][profile]") {
+  FakeDevice dev;
+  std::size_t captured = 0, steps = 0, setups = 0;
+  gauge::Registry registry;
+  registry.add("p", [&](gauge::Point& p) {
+    ProfilingBackend b(&dev);
+    b.device = &dev;
+    b.captured = &captured;
+    p.run_on(std::move(b), [&](FakeStream st) { ++steps; st.kernel(20e-3); }, [&](FakeStream) { ++setups; });
+  });
+  const Run r = run_main(registry, {"--profile"});
+  CHECK(r.code == 0);
+  CHECK(captured == 1);  // exactly the step's kernel, nothing of gauge's
+  // Warm-up: at least 10 steps and 100 ms; 20 ms steps reach 100 ms at 5, so 10 steps; then one.
+  CHECK(steps == 11);
+  CHECK(setups == 11);  // before every step, outside the profiled range
+  CHECK(dev.markers_recorded == 0);  // no timing at all
+  CHECK(r.err == "gauge: p: profiled one step after 10 warm-up steps\n");
+  CHECK(run_main(registry, {"--profile", "--out", "x.json"}).code == 2);
+}
+
+TEST_CASE("suite: an untimed setup is refused until the protocol has Experiment::setup", "[suite][setup]") {
+#if defined(GAUGE_EXPERIMENT_HAS_SETUP)
+  // TODO(issue 12): with Experiment::setup, check that a 1 ms setup before a 10 us step leaves
+  // the median at 10 us (setup outside the timing) and runs once per step.
+  SUCCEED();
+#else
+  FakeDevice dev;
+  gauge::Registry registry;
+  registry.add("s", [&](gauge::Point& p) {
+    p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(10e-6); }, [](FakeStream st) { st.kernel(1e-3); });
+  });
+  const Run r = run_main(registry, {"--quiet", "--format", "json"});
+  CHECK(r.code == 1);
+  CHECK(nlohmann::json::parse(r.out)["experiments"][0]["error"] ==
+        "the benchmark threw: point s: an untimed setup needs Experiment::setup, which this version of gauge does not have");
+#endif
+}

@@ -61,9 +61,9 @@ inline Result full_result() {
   r.warmup.curve = {{0.0, 1, 0.089}, {0.09, 20, 0.0017}, {0.13, 19, std::numeric_limits<double>::quiet_NaN()}};
   // method, steps_per_sample, event_overhead_s, steps_per_sample_reason, cache, rounds,
   // discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps, timer_resolution_s,
-  // round_start_s, round_end_s, round_samples, round_stream
+  // round_start_s, round_end_s, round_samples, round_stream, setup_calls, setup_host_time_s
   r.sampling = {"graph", 4, 2e-6, "k = 4 from the configuration", "cold", 2, 1, 24, 8, 2, 6, 5e-7,
-                {0.3, 0.35}, {0.34, 0.39}, {3, 3}, {0, 1}};
+                {0.3, 0.35}, {0.34, 0.39}, {3, 3}, {0, 1}, 40, 1.5e-6};
   r.streams.scope = "stream pool";
   r.streams.count = 2;
   r.streams.samples = {3, 2};

@@ -758,6 +758,191 @@ class Plot(unittest.TestCase):
                 self.assertIn(message, p.stderr)
 
 
+class PlotSweep(unittest.TestCase):
+    """gauge-plot sweep on a suite's report built here (triad over bytes = 2^12..2^16 x T, a failed
+    and a skipped point; gemm over N x dtype): the plotted lines, read back from the drawn axes with
+    --data, equal what the test computes from its own numbers; the scales; the notes; the errors."""
+
+    BYTES = [2 ** k for k in range(12, 17)]
+    TYPES = ["float", "double"]
+    GEMM_N = [1000, 2000, 3000]
+
+    @staticmethod
+    def triad_rate(t, b):
+        """GPU bytes/s of triad: 1 GB/s at 2^12 bytes for float, 4x per doubling, double 2x float:
+        it spans 2 * 4^4 = 512x (> 100: log y)."""
+        return (1.0 if t == "float" else 2.0) * 1e9 * 4.0 ** (int(b).bit_length() - 1 - 12)
+
+    @staticmethod
+    def gemm_rate(n):
+        """GPU FLOP/s of gemm: 50, 100, 150 TFLOP/s (3x: linear y)."""
+        return 50e12 * n / 1000
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = scratch("plot-sweep")
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        template = doc["experiments"][0]
+
+        def result(name, dims, work, gpu, status="ok"):
+            e = json.loads(json.dumps(template))
+            e["name"], e["status"], e["dimensions"] = name, status, dims
+            e["error"] = "verification failed" if status == "failed" else None
+            e["work"] = {"flop_per_step": work.get("flop"), "bytes_per_step": work.get("bytes"), "items_per_step": {}}
+            kind = "flop" if work.get("flop") is not None else "bytes"
+            rates = {"flop_per_s": gpu if kind == "flop" else None, "bytes_per_s": gpu if kind == "bytes" else None}
+            if kind == "flop" and work.get("bytes") is not None:  # both declared: bytes/s too (not plotted)
+                rates["bytes_per_s"] = work["bytes"] / (work["flop"] / gpu)
+            e["throughput"] = {"gpu": dict(rates, items_per_s={}),
+                               "wall": {k: (v / 2 if v is not None else None) for k, v in rates.items()}}
+            e["throughput"]["wall"]["items_per_s"] = {}
+            e["gpu_time_s"]["p50"] = work[kind] / gpu
+            e["wall_time_s"]["p50"] = 2 * work[kind] / gpu
+            return e
+
+        experiments = [result("triad", {"T": t, "bytes": b}, {"bytes": 3.0 * b}, cls.triad_rate(t, b))
+                       for t in cls.TYPES for b in cls.BYTES]
+        experiments.append(result("triad", {"T": "float", "bytes": 2 ** 17}, {"bytes": 3.0 * 2 ** 17}, 1e15, "failed"))
+        experiments += [result("gemm", {"N": n, "dtype": "fp32"}, {"flop": 2.0 * n ** 3, "bytes": 12.0 * n * n},
+                               cls.gemm_rate(n)) for n in cls.GEMM_N]
+        doc.update(schema_version="1.3.0", experiments=experiments,
+                   skipped=[{"name": "triad", "dimensions": {"T": "double", "bytes": 2 ** 17}, "reason": "does not fit"}])
+        validator().validate(doc)  # a report as the runner writes it
+        cls.report = os.path.join(cls.out, "suite.json")
+        with open(cls.report, "w") as f:
+            json.dump(doc, f)
+        cls.empty = os.path.join(cls.out, "no-results.json")
+        with open(cls.empty, "w") as f:
+            json.dump(dict(doc, experiments=[]), f)
+        cls.no_work = os.path.join(cls.out, "no-work.json")
+        with open(cls.no_work, "w") as f:
+            e = result("idle", {"N": 4}, {"bytes": 1.0}, 1.0)
+            e["work"]["bytes_per_step"], e["throughput"]["gpu"]["bytes_per_s"] = None, None
+            json.dump(dict(doc, experiments=[e], skipped=[]), f)
+
+    def sweep(self, *args, out=None, data=None):
+        """Runs gauge-plot sweep writing `out` and `data`; requires exit 0; returns (stderr, data)."""
+        out = out or os.path.join(self.out, "sweep.svg")
+        data = data or os.path.join(self.out, "lines.json")
+        for path in (out, data):
+            if os.path.exists(path):
+                os.remove(path)
+        p = run(sys.executable, PLOT, "sweep", *args, "--out", out, "--data", data)
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(f"gauge-plot: wrote {out} and {data}\n", p.stdout)
+        self.assertTrue(os.path.getsize(out) > 1000)
+        with open(data) as f:
+            return p.stderr, json.load(f)
+
+    def test_throughput_against_a_power_of_two_axis(self):
+        err, data = self.sweep(self.report, "--x", "bytes")
+        self.assertEqual(["triad"], [panel["benchmark"] for panel in data["panels"]])
+        panel = data["panels"][0]
+        self.assertEqual(("B/s", "log", 2, "log"), (panel["quantity"], panel["xscale"], panel["xbase"], panel["yscale"]))
+        self.assertEqual(["T=float", "T=double"], [line["label"] for line in panel["lines"]])
+        for t, line in zip(self.TYPES, panel["lines"]):
+            self.assertEqual(self.BYTES, line["x"])  # the failed and the skipped 2^17 are left out
+            np.testing.assert_allclose(line["y"], [self.triad_rate(t, b) for b in self.BYTES], rtol=1e-12)
+        self.assertEqual(self.BYTES, panel["xticks"])
+        self.assertEqual(["2¹²", "2¹³", "2¹⁴", "2¹⁵", "2¹⁶"], panel["xticklabels"])
+        self.assertEqual(["gauge-plot: note: left out 1 failed result and 1 skipped point",
+                          "gauge-plot: note: left out 3 results of gemm without the axis \"bytes\""], err.splitlines())
+        with open(os.path.join(self.out, "sweep.svg"), encoding="utf-8") as f:
+            svg = f.read()
+        for text in ("T=float", "T=double", "2¹⁶", "bytes, log2 scale", "triad: throughput (B/s) against bytes",
+                     "throughput from GPU time"):
+            self.assertIn(text, svg)
+
+    def test_flop_first_and_linear_scales(self):
+        err, data = self.sweep(self.report, "--x", "N", out=os.path.join(self.out, "gemm.png"))
+        with open(os.path.join(self.out, "gemm.png"), "rb") as f:
+            self.assertEqual(b"\x89PNG\r\n\x1a\n", f.read(8))
+        [panel] = data["panels"]
+        # gemm declares FLOP and bytes: FLOP/s, as the runner's table (gauge/suite/table.hpp)
+        self.assertEqual(("gemm", "FLOP/s", "TFLOP/s", 1e-12), (panel["benchmark"], panel["quantity"], panel["unit"], panel["scale"]))
+        self.assertEqual(("linear", "linear"), (panel["xscale"], panel["yscale"]))  # 1000..3000; 3x
+        [line] = panel["lines"]
+        self.assertEqual(("dtype=fp32", self.GEMM_N), (line["label"], line["x"]))
+        np.testing.assert_allclose(line["y"], [self.gemm_rate(n) for n in self.GEMM_N], rtol=1e-12)
+        self.assertIn("left out 10 results of triad without the axis \"N\"", err)
+
+    def test_items_per_second_of_the_first_item(self):
+        with open(self.report) as f:
+            doc = json.load(f)
+        e = doc["experiments"][0]
+        experiments = []
+        for batch in (1, 2, 4, 8):
+            e = json.loads(json.dumps(e))
+            e["name"], e["dimensions"] = "embed", {"batch": batch, "_impl": "naive"}
+            e["work"] = {"flop_per_step": None, "bytes_per_step": None, "items_per_step": {"tokens": 512.0 * batch, "samples": 1.0 * batch}}
+            rates = {"tokens": 512e6 * batch, "samples": 1e6 * batch}
+            e["throughput"] = {m: {"flop_per_s": None, "bytes_per_s": None, "items_per_s": rates} for m in ("gpu", "wall")}
+            experiments.append(e)
+        path = os.path.join(self.out, "items.json")
+        with open(path, "w") as f:
+            json.dump(dict(doc, experiments=experiments, skipped=[]), f)
+        err, data = self.sweep(path, "--x", "batch")
+        self.assertEqual("", err)
+        [panel] = data["panels"]
+        # the first item by name, as the runner's table; the x axis 1..8 is powers of two
+        self.assertEqual(("samples/s", "samples", "Msamples/s", "log"), (panel["quantity"], panel["item"], panel["unit"], panel["xscale"]))
+        self.assertEqual("linear", panel["yscale"])  # 8x
+        [line] = panel["lines"]
+        self.assertEqual(("_impl=naive", [1, 2, 4, 8]), (line["label"], line["x"]))
+        np.testing.assert_allclose(line["y"], [1e6, 2e6, 4e6, 8e6], rtol=1e-12)
+        self.assertEqual(["2⁰", "2¹", "2²", "2³"], panel["xticklabels"])
+
+    def test_median_time_of_the_wall_clock(self):
+        _, data = self.sweep(self.report, "--x", "bytes", "--y", "time", "--metric", "wall")
+        [panel] = data["panels"]
+        self.assertEqual(("time", "log", "linear"), (panel["quantity"], panel["xscale"], panel["yscale"]))
+        for t, line in zip(self.TYPES, panel["lines"]):
+            expected = [3.0 * b / (self.triad_rate(t, b) / 2) for b in self.BYTES]  # 24.6 .. 1.5 us: 16x, linear
+            np.testing.assert_allclose(line["y"], expected, rtol=1e-12)
+        _, gpu = self.sweep(self.report, "--x", "bytes", "--metric", "gpu", "--y", "throughput")
+        _, wall = self.sweep(self.report, "--x", "bytes", "--metric", "wall")
+        np.testing.assert_allclose(np.array(wall["panels"][0]["lines"][1]["y"]) * 2, gpu["panels"][0]["lines"][1]["y"], rtol=1e-12)
+
+    def test_the_output_defaults_to_the_report_s_name(self):
+        expected = os.path.join(self.out, "suite-sweep.png")
+        if os.path.exists(expected):
+            os.remove(expected)
+        p = subprocess.run([sys.executable, PLOT, "sweep", self.report, "--x", "bytes"], cwd=self.out,
+                           capture_output=True, text=True, env=dict(os.environ, MPLBACKEND="Agg"), timeout=120)
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual("gauge-plot: wrote suite-sweep.png\n", p.stdout)
+        with open(expected, "rb") as f:
+            self.assertEqual(b"\x89PNG", f.read(4))
+
+    def test_bad_input_exits_2_with_one_line(self):
+        png = os.path.join(self.out, "x.png")
+        cases = [
+            ([self.report, "--x", "size"], f"{self.report}: no result has the axis \"size\" (its axes: N, T, bytes, dtype)"),
+            ([self.report, "--x", "T"], "the axis \"T\" is not numeric (triad has T=\"float\"); numeric axes: N, bytes"),
+            ([self.report, "--x", "dtype"], "the axis \"dtype\" is not numeric"),
+            ([self.empty, "--x", "bytes"], f"{self.empty}: no results (\"experiments\" is empty)"),
+            ([self.no_work, "--x", "N"], "idle declares no work (FLOP, bytes or items)"),
+            ([self.report], "the following arguments are required: --x"),
+            ([self.report, "--x", "bytes", "--y", "speed"], "argument --y: invalid choice: 'speed'"),
+            ([self.report, "--x", "bytes", "--metric", "cpu"], "argument --metric: invalid choice: 'cpu'"),
+            ([self.report, "--x", "bytes", "-o", os.path.join(self.out, "x.gif")], "extension must be"),
+            ([report("missing.json"), "--x", "bytes"], "no such file"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args[1:]):
+                p = run(sys.executable, PLOT, "sweep", *args, *(["-o", png] if "-o" not in args else []))
+                self.assertEqual(2, p.returncode, p.stdout + p.stderr)
+                self.assertEqual("", p.stdout)
+                self.assertEqual(1, p.stderr.count("\n"), p.stderr)
+                self.assertTrue(p.stderr.startswith("gauge-plot: error: "), p.stderr)
+                self.assertIn(message, p.stderr)
+        self.assertFalse(os.path.exists(png))
+        # with --y time, a benchmark without work is plotted
+        _, data = self.sweep(self.no_work, "--x", "N", "--y", "time")
+        self.assertEqual([[1.0]], [line["y"] for line in data["panels"][0]["lines"]])
+
+
 if __name__ == "__main__":
     result = unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:], exit=False).result
     if not result.wasSuccessful():

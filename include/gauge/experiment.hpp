@@ -50,6 +50,8 @@
 #else
 #define GAUGE_HAS_CUDA_BACKEND 0
 #endif
+/// Experiment::setup (an untimed setup before every step) exists.
+#define GAUGE_EXPERIMENT_HAS_SETUP 1
 #include "gauge/backends/host_backend.hpp"
 
 #if defined(_MSC_VER)
@@ -180,12 +182,15 @@ extern template class BackendAdaptorBase<HostBackend>;
 template <class Backend, class Step>
 class BackendAdaptor final : public BackendAdaptorBase<Backend> {
  public:
-  BackendAdaptor(Backend& b, Step& step) : BackendAdaptorBase<Backend>(b), step_(step) {}
+  using Setup = std::function<void(typename Backend::stream_type)>;
+  BackendAdaptor(Backend& b, Step& step, const Setup& setup) : BackendAdaptorBase<Backend>(b), step_(step), setup_(setup) {}
 
   // Never inlined: every round (warm-up, gated, wall) runs the same machine code of the step.
   // Inlined at each call site, a host step was compiled differently per round (1.68 ms per step
   // in gated rounds vs 1.41 ms in wall rounds for the same CPU GEMM, g++ 12 -O3).
   GAUGE_NOINLINE void call_step() override { step_(this->b_.stream()); }
+  bool has_setup() const override { return static_cast<bool>(setup_); }
+  void call_setup() override { setup_(this->b_.stream()); }
   void capture(std::size_t steps) override {
     this->b_.capture([this, steps] {
       for (std::size_t i = 0; i < steps; ++i) call_step();
@@ -195,6 +200,7 @@ class BackendAdaptor final : public BackendAdaptorBase<Backend> {
 
  private:
   Step& step_;
+  const Setup& setup_;
 };
 
 }  // namespace detail
@@ -290,6 +296,21 @@ class Experiment {
     spec_.config.measure.gpu_timing = yes ? GpuTiming::graph : GpuTiming::automatic;
     return *this;
   }
+  /// An untimed setup, run before every step on the step's stream, outside the timed interval:
+  /// it resets what an in-place step changed (a sort's input, a scan's output, a counter), as
+  /// Google Benchmark's PauseTiming or hyperfine's --prepare. It may run host code or enqueue
+  /// work on the stream (a cudaMemcpyAsync, a reset kernel). Every step then has its own event
+  /// pair (k = 1: an event between steps costs ~2 µs of device time on an H200, which short steps
+  /// include), the gate holds setups and steps alike, wall-time rounds run setup + step (so the
+  /// wall time includes the setup, and the host-overhead, busy-fraction and wrong-stream
+  /// diagnoses that compare it with the GPU time are left out), and the report records the setup's
+  /// calls and host time per call (`sampling.setup_calls`, `sampling.setup_host_time_s`).
+  /// Cannot be combined with graph(). ConfigError for an empty function.
+  Experiment& setup(std::function<void(stream_type)> fn) {
+    if (!fn) throw ConfigError("setup: empty function");
+    setup_ = std::move(fn);
+    return *this;
+  }
   /// Measures on the caller's stream `s` (the one their loop uses) instead of a pool of streams
   /// gauge creates: the answer to "how fast on this stream". The device's launch gap depends on
   /// the stream (its hardware queue), so the interval then covers this stream only (the report's
@@ -332,7 +353,7 @@ class Experiment {
   /// result is then `failed` with the error, and whatever was measured before is kept. Throws
   /// ConfigError only for an invalid configuration (before anything runs).
   Result run() {
-    detail::BackendAdaptor<Backend, Step> seam(backend_, step_);
+    detail::BackendAdaptor<Backend, Step> seam(backend_, step_, setup_);
     return detail::run_protocol(spec_, seam);
   }
 
@@ -340,6 +361,7 @@ class Experiment {
   detail::ExperimentSpec spec_;
   Step step_;
   Backend backend_;
+  std::function<void(stream_type)> setup_;
 };
 
 /// Makes an Experiment with an explicit backend type: `gauge::make_experiment<HostBackend>("x", f)`.

@@ -91,6 +91,73 @@ TEST_CASE("GPU time of a 100 us busy-wait kernel matches its own span", "[gpu]")
   CHECK_FALSE(r.has_warning("work_not_on_stream"));
 }
 
+/// Adds 1 to every element, in place.
+__global__ void increment_kernel(int* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1;
+}
+
+TEST_CASE("an in-place GPU kernel with an untimed reset: every step starts from the reset, and the reset is not timed",
+          "[gpu][setup]") {
+  const int n = 1 << 20;
+  int* x = nullptr;
+  GAUGE_CUDA_CHECK(cudaMalloc(&x, n * sizeof(int)));
+  std::size_t setups = 0;
+  auto exp = gauge::Experiment("increment_in_place", [&](cudaStream_t s) { increment_kernel<<<(n + 255) / 256, 256, 0, s>>>(x, n); });
+  exp.config(quick());
+  exp.setup([&](cudaStream_t s) {
+    ++setups;
+    GAUGE_CUDA_CHECK(cudaMemsetAsync(x, 0, n * sizeof(int), s));
+    spin_kernel<<<1, 32, 0, s>>>(1000000, nullptr);  // a 1 ms reset: far longer than the step
+  });
+  exp.verify([&] {
+    std::vector<int> h(n);
+    GAUGE_CUDA_CHECK(cudaMemcpy(h.data(), x, n * sizeof(int), cudaMemcpyDeviceToHost));
+    return std::all_of(h.begin(), h.end(), [](int v) { return v == 1; });  // one step after the last reset
+  });
+  auto r = exp.run();
+  cudaFree(x);
+  REQUIRE(r.status == gauge::Status::ok);
+  std::printf("in-place increment of 4 MiB with a 1 ms reset: median %.3f us, k = %zu, setups %zu, setup host time %.2f us\n",
+              *r.gpu_time.p50 * 1e6, r.sampling.steps_per_sample, r.sampling.setup_calls,
+              r.sampling.setup_host_time_s.value_or(-1) * 1e6);
+  CHECK(r.sampling.steps_per_sample == 1);
+  CHECK(r.sampling.setup_calls == setups);
+  CHECK(*r.gpu_time.p50 < 100e-6);  // the 1 ms reset is outside the event pair
+  CHECK(r.sampling.method == "gated");
+}
+
+TEST_CASE("rounds rotate over a pool of 8 streams, or stay on the caller's stream", "[gpu][streams]") {
+  auto step = [](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(10000, nullptr); };
+  auto pooled = gauge::Experiment("spin10us_pool", step);
+  pooled.config(quick());
+  auto r = pooled.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.streams.scope == "stream pool");
+  CHECK(r.streams.count == 8);
+  std::string medians;
+  for (std::size_t i = 0; i < 8; ++i) {
+    CHECK(r.streams.samples[i] > 0);
+    if (r.streams.medians_s[i]) medians += " " + std::to_string(*r.streams.medians_s[i] * 1e6);
+  }
+  std::printf("spin 10 us, 8 streams: median %.4f us, stream medians (us):%s, spread %.4f %%, widened %d, CI [%.4f, %.4f] us "
+              "(own [%.4f, %.4f])\n",
+              *r.gpu_time.p50 * 1e6, medians.c_str(), 100 * r.streams.relative_spread.value_or(-1), int(r.streams.widened),
+              r.gpu_time.median_ci->low * 1e6, r.gpu_time.median_ci->high * 1e6, *r.streams.within_ci_low_s * 1e6,
+              *r.streams.within_ci_high_s * 1e6);
+  cudaStream_t mine = nullptr;
+  GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
+  auto own = gauge::Experiment("spin10us_mine", step);
+  own.config(quick());
+  own.stream(mine);
+  auto m = own.run();
+  cudaStreamDestroy(mine);
+  REQUIRE(m.status == gauge::Status::ok);
+  CHECK(m.streams.scope == "caller's stream");
+  CHECK(m.streams.count == 1);
+  CHECK_FALSE(m.streams.widened);
+}
+
 TEST_CASE("the gate removes launch latency from a 2 us kernel", "[gpu]") {
   const std::uint64_t ns = 2000;
   auto step = [&](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns, nullptr); };

@@ -80,6 +80,10 @@ struct SamplingRecord {
   /// The stream of the pool (0-based, see StreamsRecord) each kept gated round, and the wall
   /// round after it, ran on.
   std::vector<std::size_t> round_stream;
+  /// Calls of the untimed setup (Experiment::setup; 0 without one) over the whole run, and the
+  /// mean host time of one call, seconds (for a setup that enqueues device work, its enqueue cost).
+  std::size_t setup_calls = 0;
+  std::optional<double> setup_host_time_s;
 
   /// The timer's tick per step, seconds: a sample of k steps reads in steps of
   /// timer_resolution_s / k (0 when the resolution is unknown).

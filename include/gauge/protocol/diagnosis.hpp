@@ -51,6 +51,7 @@ struct RunFacts {
   double wall_event_span_s = 0;  ///< device time between the events around them
   std::size_t wall_steps = 0;    ///< steps in them
   bool debug_build = false;      ///< the step's translation unit was built without optimization/NDEBUG
+  bool setup = false;            ///< an untimed setup ran before every step (wall rounds include it)
 };
 
 /// `debug_build`: the measured code is not what ships.
@@ -170,7 +171,7 @@ inline bool work_not_on_stream_detected(const Result& r, const RunFacts& f) {
 
 /// `work_not_on_stream`: see work_not_on_stream_detected().
 inline void rule_work_not_on_stream(const Result& r, const RunFacts& f, WarningSink& sink) {
-  if (!work_not_on_stream_detected(r, f)) return;
+  if (f.setup || !work_not_on_stream_detected(r, f)) return;  // wall rounds include the setup
   sink.add(warning_code::work_not_on_stream, Severity::error,
            fmt::format("the events on the experiment's stream saw {} of the {} of wall time "
                    "({:.3g} %), while enqueuing took {}: the device was busy with work the "
@@ -183,7 +184,7 @@ inline void rule_work_not_on_stream(const Result& r, const RunFacts& f, WarningS
 /// `launch_bound`: the device is busy less than `thresholds::launch_bound_busy_fraction` of the
 /// wall time (and not because the work is on another stream).
 inline void rule_launch_bound(const Result& r, const RunFacts& f, WarningSink& sink) {
-  if (work_not_on_stream_detected(r, f) || !r.gpu_busy_fraction || r.sampling.method == "host") return;
+  if (f.setup || work_not_on_stream_detected(r, f) || !r.gpu_busy_fraction || r.sampling.method == "host") return;
   if (*r.gpu_busy_fraction >= thresholds::launch_bound_busy_fraction) return;
   sink.add(warning_code::launch_bound, Severity::warning,
            fmt::format("the GPU is busy only {:.3g} % of the wall time: a step takes {} on the GPU "

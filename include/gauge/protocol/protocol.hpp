@@ -27,6 +27,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/stream_effect.hpp"
 #include "gauge/core/warmup.hpp"
+#include "gauge/detail/nvtx.hpp"
 #include "gauge/detail/sorted_runs.hpp"
 #include "gauge/detail/text.hpp"
 #include "gauge/core/warning_sink.hpp"
@@ -87,10 +88,17 @@ class Protocol {
     r.time_clock = b_.time_clock();
     if (spec_.name.empty()) throw ConfigError("experiment name must not be empty");
     validate(config_);
+    has_setup_ = b_.has_setup();
+    if (has_setup_ && config_.measure.gpu_timing == GpuTiming::graph)
+      throw ConfigError("an untimed setup (Experiment::setup) cannot be combined with gpu_timing = graph: a graph "
+                        "replays its steps without the setup between them");
     // The codes GAUGE_SILENCE silences are recorded with the configuration, so the report says
     // what was silenced however it was asked for.
     for (const auto& code : silenced_by_environment()) r.config.silenced_warnings.insert(code);
     WarningSink sink(r.config.silenced_warnings);
+    label_ = spec_.name;
+    for (const auto& [key, value] : spec_.dimensions) label_ += " " + key + "=" + to_string(value);
+    NvtxRange whole(label_);
     t_begin_ = b_.now();
     phase_ = "prepare";
     bool prepared = false;
@@ -105,7 +113,10 @@ class Protocol {
       monitor_.start(r, sink, t_begin_);
       phase_ = "warm-up";
       r.telemetry.warmup_start_s = b_.now() - t_begin_;
-      warm_up(r, sink);
+      {
+        NvtxRange range(label_ + " warm-up");
+        warm_up(r, sink);
+      }
       phase_ = "calibration";
       choose_steps_per_sample(r, sink);
       phase_ = "measurement";
@@ -127,6 +138,9 @@ class Protocol {
       fail_result(r, "an exception not derived from std::exception");
     }
     monitor_.stop(r);
+    r.sampling.setup_calls = setup_calls_;
+    if (setup_calls_ > 0) r.sampling.setup_host_time_s = setup_time_s_ / static_cast<double>(setup_calls_);
+    facts_.setup = has_setup_;
     if (prepared) b_.finish();
     r.total_time_s = b_.now() - t_begin_;
     r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
@@ -136,7 +150,8 @@ class Protocol {
     r.wall_throughput = throughput(r.work, r.wall_time.p50);
     // Host overhead and busy fraction compare device time with wall time: meaningless where the
     // "device" is the host itself (host backend), so they stay null there.
-    if (r.gpu_time.p50 && r.wall_time.p50 && r.sampling.method != "host") {
+    // With a setup, wall rounds time setup + step, so the comparison says nothing either.
+    if (r.gpu_time.p50 && r.wall_time.p50 && r.sampling.method != "host" && !has_setup_) {
       r.host_overhead_per_step_s = *r.wall_time.p50 - *r.gpu_time.p50;
       if (*r.wall_time.p50 > 0) r.gpu_busy_fraction = std::min(1.0, *r.gpu_time.p50 / *r.wall_time.p50);
     }
@@ -204,11 +219,26 @@ class Protocol {
     b_.call_step();
   }
 
+  /// The untimed setup before a step (Experiment::setup), its host time counted.
+  void call_setup() {
+    const double t0 = b_.now();
+    try {
+      b_.call_setup();
+    } catch (const std::exception& e) {
+      throw Error(std::string("setup: ") + e.what());
+    }
+    setup_time_s_ += b_.now() - t0;
+    ++setup_calls_;
+  }
+
   bool cold() const { return config_.measure.cache == CacheState::cold; }
+  /// Every step has its own event pair: a flush (cold cache) or a setup sits between steps.
+  bool per_step_pairs() const { return cold() || has_setup_; }
 
   void choose_method(Result& r, WarningSink& sink) {
     const auto& m = config_.measure;
     r.sampling.cache = to_string(m.cache);
+
     if (cold() && !b_.flush_supported())
       throw ConfigError(std::string("cache = cold is not supported by the ") + b_.name() + " backend");
     if (m.gpu_timing == GpuTiming::graph) {
@@ -252,11 +282,12 @@ class Protocol {
     if (gated_) b_.gate_close(m.gate_timeout);
     const double t0 = b_.now();
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
-    pairs.reserve(cold() ? out.steps : batches);
+    pairs.reserve(per_step_pairs() ? out.steps : batches);
     double first_step_enqueue = 0;
-    if (cold()) {
+    if (per_step_pairs()) {
       for (std::size_t i = 0; i < out.steps; ++i) {
-        b_.flush_cache();
+        if (cold()) b_.flush_cache();
+        if (has_setup_) call_setup();
         const std::size_t a = b_.record();
         call_step();
         pairs.emplace_back(a, b_.record());
@@ -291,7 +322,7 @@ class Protocol {
       out.host_blocked_at_first_step = first_step_enqueue >= 0.9 * to_seconds(m.gate_timeout);
       return out;
     }
-    const double per_sample = static_cast<double>(cold() ? 1 : k);
+    const double per_sample = static_cast<double>(per_step_pairs() ? 1 : k);
     out.per_step_s.reserve(pairs.size());
     for (const auto& [a, b] : pairs) out.per_step_s.push_back(b_.elapsed(a, b) / per_sample);
     return out;
@@ -338,6 +369,7 @@ class Protocol {
     {
       b_.reset_markers();
       if (cold()) b_.flush_cache();
+      if (has_setup_) call_setup();
       const std::size_t a = b_.record();
       call_step();
       const std::size_t b = b_.record();
@@ -418,9 +450,11 @@ class Protocol {
     auto& s = r.sampling;
     const double T = estimate_;
     b_.select_stream(0);
-    if (cold()) {
+    if (per_step_pairs()) {
       s.steps_per_sample = 1;
-      s.steps_per_sample_reason = "cold cache: the flush must sit between steps, so every step has its own event pair";
+      s.steps_per_sample_reason =
+          cold() ? "cold cache: the flush must sit between steps, so every step has its own event pair"
+                 : "an untimed setup runs before every step, outside its event pair, so every step has its own event pair";
       return;
     }
     if (m.steps_per_sample > 0) {
@@ -589,7 +623,7 @@ class Protocol {
       // A gated round for GPU time.
       std::size_t steps = steps_per_round;
       const std::size_t samples_left = m.max_samples - samples.size();
-      const std::size_t per_sample = cold() ? 1 : k;
+      const std::size_t per_sample = per_step_pairs() ? 1 : k;
       const std::size_t room = samples_left > std::numeric_limits<std::size_t>::max() / per_sample
                                    ? std::numeric_limits<std::size_t>::max()
                                    : samples_left * per_sample;  // no overflow for huge max_samples
@@ -597,6 +631,7 @@ class Protocol {
       const double round_start = b_.now() - t_begin_;
       const std::size_t stream = measure_rounds_++ % streams_;
       b_.select_stream(stream);
+      NvtxRange range(label_ + " round " + std::to_string(measure_rounds_) + " stream " + std::to_string(stream));
       auto o = timed_round(steps, k, graph_mode);
       if (o.timed_out) {
         on_gate_timeout(o, steps_per_round, k, r, sink);
@@ -634,6 +669,7 @@ class Protocol {
     const std::size_t a = b_.record();
     for (std::size_t i = 0; i < n; ++i) {
       if (cold()) b_.flush_cache();
+      if (has_setup_) call_setup();
       if (graph_mode) {
         b_.launch_graph();
         step_index_ += graph_k_;
@@ -664,7 +700,11 @@ class Protocol {
   std::size_t max_round_ = 0;
   std::size_t graph_k_ = 1;
   double t_begin_ = 0;  // host clock at run() start, seconds
+  std::string label_;                // name and dimensions, for the NVTX ranges
   std::size_t streams_ = 1;          // streams in the backend's pool
+  bool has_setup_ = false;           // Experiment::setup runs before every step
+  std::size_t setup_calls_ = 0;
+  double setup_time_s_ = 0;          // host time of all setup calls
   std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)
   std::size_t measure_rounds_ = 0;   // measuring rounds started (they rotate over the pool)
 };

@@ -66,6 +66,9 @@ class ProtocolBackend {
   virtual ~ProtocolBackend() = default;
   /// Runs one step on the backend's stream.
   virtual void call_step() = 0;
+  /// Whether the experiment has an untimed setup (Experiment::setup), and runs it on the stream.
+  virtual bool has_setup() const = 0;
+  virtual void call_setup() = 0;
   virtual const char* name() const = 0;        ///< "cuda", "host", or a test backend's name
   virtual const char* time_label() const = 0;  ///< "GPU time" or "CPU time"
   virtual const char* time_clock() const = 0;  ///< "CUDA events" or "host steady clock"

@@ -201,6 +201,8 @@ GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
   v("round_end_s", x.round_end_s, nan_as_null, since_1_1);
   v("round_samples", x.round_samples, since_1_1);
   v("round_stream", x.round_stream, since_1_3);
+  v("setup_calls", x.setup_calls, since_1_3);
+  v("setup_host_time_s", x.setup_host_time_s, since_1_3);
 }
 
 /// StreamsRecord → the streams measured on and the stream effect (schema 1.3).

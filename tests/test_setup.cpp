@@ -1,0 +1,131 @@
+// Experiment::setup (issue 12): an untimed setup before every step, outside the event pair, for
+// in-place steps. Expected values from the fake's script by hand; the host test checks that every
+// step saw the input the setup restored.
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "fake_backend.hpp"
+#include "gauge/experiment.hpp"
+
+using namespace std::chrono_literals;
+using gauge::testing::FakeDevice;
+using gauge::testing::FakeStream;
+using gauge::testing::fake_experiment;
+
+namespace {
+gauge::Config quick() {
+  gauge::Config c;
+  c.warmup.min_time = 0ms;
+  c.warmup.round_time = 1ms;
+  c.measure.min_time = 20ms;
+  c.measure.max_time = 500ms;
+  c.measure.round_time = 2ms;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("setup: a 1 ms setup around a 10 us step does not move the median", "[setup][protocol]") {
+  SECTION("a setup that enqueues a 1 ms reset kernel on the stream") {
+    FakeDevice dev;
+    std::size_t steps = 0, setups = 0;
+    auto exp = fake_experiment(dev, [&](FakeStream s) { ++steps; s.kernel(10e-6); });
+    exp.config(quick());
+    exp.setup([&](FakeStream s) {
+      ++setups;
+      s.kernel(1e-3);
+    });
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+    CHECK(*r.gpu_time.max == Approx(10e-6).epsilon(1e-9));
+    CHECK(r.sampling.steps_per_sample == 1);
+    CHECK(r.sampling.steps_per_sample_reason.find("untimed setup") != std::string::npos);
+    CHECK(setups == steps);
+    CHECK(r.sampling.setup_calls == setups);
+    // Host time of one call: the fake's launch cost of the reset kernel (2 us).
+    CHECK(*r.sampling.setup_host_time_s == Approx(2e-6).epsilon(1e-6));
+    // Wall rounds include the setup: no busy fraction, no launch-bound or wrong-stream verdict.
+    CHECK_FALSE(r.gpu_busy_fraction);
+    CHECK_FALSE(r.host_overhead_per_step_s);
+    CHECK_FALSE(r.has_warning("launch_bound"));
+    CHECK_FALSE(r.has_warning("work_not_on_stream"));
+  }
+  SECTION("a host setup of 1 ms") {
+    FakeDevice dev;
+    auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+    exp.config(quick());
+    exp.setup([&](FakeStream) { dev.advance(1e-3); });
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+    CHECK(*r.sampling.setup_host_time_s == Approx(1e-3).epsilon(1e-9));
+  }
+  SECTION("without a setup the same step reads the same median") {
+    FakeDevice dev;
+    auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+    exp.config(quick());
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+    CHECK(r.sampling.setup_calls == 0);
+    CHECK_FALSE(r.sampling.setup_host_time_s);
+  }
+}
+
+TEST_CASE("setup: an in-place sort on the host sees unsorted input at every step", "[setup][host]") {
+  std::vector<int> pristine(4096);
+  std::iota(pristine.begin(), pristine.end(), 0);
+  std::shuffle(pristine.begin(), pristine.end(), std::mt19937(11));
+  std::vector<int> data = pristine;
+  std::size_t steps = 0, sorted_on_entry = 0;
+  auto exp = gauge::make_experiment<gauge::HostBackend>("sort", [&](gauge::HostStream) {
+    ++steps;
+    if (std::is_sorted(data.begin(), data.end())) ++sorted_on_entry;
+    std::sort(data.begin(), data.end());
+  });
+  exp.setup([&](gauge::HostStream) {
+    data = pristine;
+    // A deliberately slow setup (~2 ms busy): far longer than the sort of 4096 ints.
+    const auto until = std::chrono::steady_clock::now() + 2ms;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  });
+  exp.config().warmup.max_time = 200ms;
+  exp.config().measure.min_time = 50ms;
+  exp.config().measure.max_time = 400ms;
+  const auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(steps > 10);
+  CHECK(sorted_on_entry == 0);  // the setup restored the input before every step
+  CHECK(r.sampling.setup_calls == steps);
+  CHECK(*r.sampling.setup_host_time_s >= 2e-3);
+  // The 2 ms setup is outside the timing: a sort of 4096 ints takes well under 1 ms.
+  CHECK(*r.gpu_time.p50 < 1e-3);
+  CHECK(std::is_sorted(data.begin(), data.end()));
+}
+
+TEST_CASE("setup: errors name what was wrong", "[setup]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  CHECK_THROWS_WITH(exp.setup(nullptr), "setup: empty function");
+  exp.config(quick());
+  exp.setup([](FakeStream) {});
+  exp.graph();
+  CHECK_THROWS_WITH(exp.run(), Catch::Matchers::StartsWith("an untimed setup (Experiment::setup) cannot be combined with gpu_timing = graph"));
+  exp.graph(false);
+  int calls = 0;
+  exp.setup([&](FakeStream) {
+    if (++calls == 30) throw std::runtime_error("reset buffer missing");
+  });
+  const auto r = exp.run();
+  CHECK(r.status == gauge::Status::failed);
+  REQUIRE(r.error);
+  CHECK(r.error->find("setup: reset buffer missing") != std::string::npos);
+  CHECK(r.warmup.steps > 0);  // what ran before is kept
+}

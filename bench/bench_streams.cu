@@ -4,10 +4,10 @@
 //    launch gate (from the kernels' own %globaltimer stamps, median of start[i+1] − start[i]), on
 //    one stream repeated 6 times, and on 12 new streams 3 times each, at 10 and 100 µs.
 // 2. 20 separate Experiment::run() calls of the same spin kernel at 10 and 100 µs, each
-//    configuration in turn: the default (a pool of 8 streams, the widened interval), one stream
-//    (measure.streams = 1: the interval of the samples alone), and the run-level suspects on the
-//    pool: a fixed k (steps_per_sample = 32), ungated timing, and a cold cache (a new L2 flush
-//    buffer every run). For each: the medians' spread ((max − min) / median) and standard deviation,
+//    configuration in turn: the default (the process's pool of 8 streams, the widened interval), a
+//    pool of 32, a new stream per run (gauge before the pool: the interval of one stream's
+//    samples), and the run-level suspects on the pool: a fixed k (steps_per_sample = 32), ungated
+//    timing, and a cold cache (a new L2 flush buffer every run). For each: the medians' spread ((max − min) / median) and standard deviation,
 //    the fraction of runs whose interval contains the median of the 20 medians, the median
 //    interval width, and the median time to result (Experiment::run() wall time).
 //
@@ -69,8 +69,8 @@ double period_on(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge:
 
 struct Config {
   const char* name;
-  std::size_t streams;
-  std::size_t k;  // 0 = automatic
+  std::size_t streams;  // 0 = a new stream per run, adopted as the caller's (gauge before the pool)
+  std::size_t k;        // 0 = automatic
   bool ungated;
   bool cold;
 };
@@ -128,9 +128,9 @@ int main(int argc, char** argv) {
 
   // 2. Separate runs.
   const Config configs[] = {
-      {"pool of 8 (default)", 8, 0, false, false}, {"one stream", 1, 0, false, false},
-      {"pool of 8, k = 32 fixed", 8, 32, false, false}, {"pool of 8, ungated", 8, 0, true, false},
-      {"pool of 8, cold cache", 8, 0, false, true}};
+      {"pool of 8 (default)", 8, 0, false, false},          {"pool of 32", 32, 0, false, false},
+      {"a new stream per run (before)", 0, 0, false, false}, {"pool of 8, k = 32 fixed", 8, 32, false, false},
+      {"pool of 8, ungated", 8, 0, true, false},            {"pool of 8, cold cache", 8, 0, false, true}};
   std::printf("\n## %d separate runs per row\n\n", runs);
   std::printf("| T | configuration | median of medians us | spread %% | sd %% | interval covers the median of medians | "
               "median CI width %% | median k | time to result s (median) | stream_effect warnings |\n"
@@ -143,13 +143,20 @@ int main(int argc, char** argv) {
       nlohmann::json rows = nlohmann::json::array();
       for (int i = 0; i < runs; ++i) {
         auto exp = gauge::Experiment("spin", [ns](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns, nullptr, 0); });
-        exp.config().measure.streams = c.streams;
+        cudaStream_t fresh = nullptr;
+        if (c.streams == 0) {
+          GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking));
+          exp.stream(fresh);
+        } else {
+          exp.config().measure.streams = c.streams;
+        }
         exp.config().measure.steps_per_sample = c.k;
         if (c.ungated) exp.synchronizes_host();
         if (c.cold) exp.cold_cache();
         const auto t0 = std::chrono::steady_clock::now();
         const gauge::Result r = exp.run();
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (fresh) cudaStreamDestroy(fresh);
         if (r.status != gauge::Status::ok || !r.gpu_time.median_ci) {
           std::fprintf(stderr, "run failed: %s\n", r.error.value_or("no interval").c_str());
           return 1;

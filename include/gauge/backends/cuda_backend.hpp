@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,12 +26,64 @@
 #include "gauge/detail/compile_mode.hpp"
 #include "gauge/protocol/seam.hpp"
 
+namespace gauge::detail {
+
+/// The process's pool of measuring streams on one device: created at first use, grown on demand,
+/// reused by every experiment on that device (never destroyed: the streams live until the process
+/// exits). Reuse matters: the device's launch gap depends on the hardware queue a stream is
+/// mapped to, and new streams are mapped round-robin, so streams created per run would give each
+/// run a different mix of queues (on an H200, runs 0.15 % apart at 100 µs; docs/benchmarks.md).
+/// One experiment at a time holds it; a concurrent one on the same device gets streams of its own.
+class SharedStreamPool {
+ public:
+  /// The pool of `device` (thread-safe).
+  static SharedStreamPool& of(int device) {
+    static std::mutex m;
+    static auto* pools = new std::map<int, SharedStreamPool*>();  // never destroyed (see above)
+    std::lock_guard<std::mutex> lock(m);
+    auto& p = (*pools)[device];
+    if (!p) p = new SharedStreamPool();
+    return *p;
+  }
+  /// Takes the first `n` streams of the pool (creating them on the current device if needed);
+  /// empty when another experiment holds it. Streams that a cudaDeviceReset destroyed are
+  /// replaced. Throws CudaError.
+  std::vector<cudaStream_t> acquire(std::size_t n) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (in_use_) return {};
+    if (!streams_.empty() && cudaStreamQuery(streams_.front()) == cudaErrorInvalidResourceHandle) {
+      (void)cudaGetLastError();
+      streams_.clear();  // destroyed with the context
+    }
+    while (streams_.size() < n) {
+      cudaStream_t s = nullptr;
+      GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      streams_.push_back(s);
+    }
+    in_use_ = true;
+    return std::vector<cudaStream_t>(streams_.begin(), streams_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  /// Gives the pool back.
+  void release() noexcept {
+    std::lock_guard<std::mutex> lock(m_);
+    in_use_ = false;
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<cudaStream_t> streams_;
+  bool in_use_ = false;
+};
+
+}  // namespace gauge::detail
+
 GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
 
-/// Backend for CUDA steps. By default it creates a pool of `measure.streams` non-blocking streams
-/// on the configured device, over which the protocol rotates its rounds (the interval of the
-/// median then covers the stream's effect: gauge/core/stream_effect.hpp); construct it with a
-/// stream, or call adopt_stream, to measure on the caller's stream only. Not copyable; movable.
+/// Backend for CUDA steps. By default it measures on `measure.streams` non-blocking streams of the
+/// process's pool for the configured device (detail::SharedStreamPool, reused by every
+/// experiment), over which the protocol rotates its rounds (the interval of the median then
+/// covers the stream's effect: gauge/core/stream_effect.hpp); construct it with a stream, or call
+/// adopt_stream, to measure on the caller's stream only. Not copyable; movable.
 class CudaBackend {
  public:
   using stream_type = cudaStream_t;
@@ -77,8 +131,10 @@ class CudaBackend {
     GAUGE_CUDA_CHECK(cudaGetDevice(&device_));
     GAUGE_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not inside a timed region
     if (own_stream_) {
-      // Created together, in order, so that they spread over the device's hardware queues.
-      for (std::size_t i = 0; i < config.measure.streams; ++i) {
+      pool_ = detail::SharedStreamPool::of(device_).acquire(config.measure.streams);
+      shared_ = !pool_.empty();
+      // Held by a concurrent experiment on this device: streams of its own, destroyed at finish().
+      for (std::size_t i = pool_.size(); i < config.measure.streams; ++i) {
         cudaStream_t s = nullptr;
         GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         pool_.push_back(s);
@@ -106,7 +162,15 @@ class CudaBackend {
     used_ = 0;
     gate_.reset();
     flush_.reset();
-    for (cudaStream_t s : pool_) (void)cudaStreamDestroy(s);
+    if (shared_) {
+      // The work of this run must not leak into the next experiment on these streams.
+      for (cudaStream_t s : pool_) (void)cudaStreamSynchronize(s);
+      (void)cudaGetLastError();
+      detail::SharedStreamPool::of(device_).release();
+    } else {
+      for (cudaStream_t s : pool_) (void)cudaStreamDestroy(s);
+    }
+    shared_ = false;
     pool_.clear();
     if (own_stream_) stream_ = nullptr;
     guard_.reset();
@@ -269,6 +333,7 @@ class CudaBackend {
     std::swap(stream_, o.stream_);
     std::swap(own_stream_, o.own_stream_);
     std::swap(pool_, o.pool_);
+    std::swap(shared_, o.shared_);
     std::swap(device_, o.device_);
     std::swap(events_, o.events_);
     std::swap(used_, o.used_);
@@ -282,7 +347,8 @@ class CudaBackend {
 
   cudaStream_t stream_ = nullptr;
   bool own_stream_ = true;
-  std::vector<cudaStream_t> pool_;  // the streams gauge created (empty on the caller's stream)
+  std::vector<cudaStream_t> pool_;  // the streams measured on (empty on the caller's stream)
+  bool shared_ = false;             // pool_ is held from detail::SharedStreamPool
   int device_ = -1;
   std::vector<cudaEvent_t> events_;
   std::size_t used_ = 0;

@@ -96,13 +96,14 @@ struct MeasureConfig {
   double wall_round_fraction = 0.25;
   CacheState cache = CacheState::hot;  ///< hot (default) or cold (L2 flushed before every step)
   GpuTiming gpu_timing = GpuTiming::automatic;  ///< see GpuTiming
-  /// Streams in the measuring pool: rounds rotate over this many streams that gauge creates (all
-  /// warmed before measuring), and the confidence interval of the median covers the effect of the
-  /// stream on the step's time (gauge/core/stream_effect.hpp). On an H200 the device's launch gap
-  /// differs by up to ~0.16 µs between streams (hardware queues); 8 matches the driver's default
-  /// number of hardware connections (CUDA_DEVICE_MAX_CONNECTIONS). 1 = one stream (the interval
-  /// then covers that stream only). Ignored when the experiment measures on the caller's stream
-  /// (`Experiment::stream`) or the backend has no streams (host). 1..64.
+  /// Streams in the measuring pool: rounds rotate over this many streams (all warmed before
+  /// measuring), and the confidence interval of the median covers the effect of the stream on the
+  /// step's time (gauge/core/stream_effect.hpp). On an H200 the device's launch gap differs by up
+  /// to ~0.16 µs between streams (the hardware queue each is mapped to). The CUDA backend keeps
+  /// one pool per device for the process, reused by every experiment, so runs in a process
+  /// measure on the same streams. 1 = one stream (the interval then covers that stream only).
+  /// Ignored when the experiment measures on the caller's stream (`Experiment::stream`) or the
+  /// backend has no streams (host). 1..64.
   std::size_t streams = 8;
 };
 

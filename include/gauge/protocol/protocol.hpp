@@ -551,11 +551,13 @@ class Protocol {
     const std::size_t k = s.steps_per_sample;
     const bool graph_mode = m.gpu_timing == GpuTiming::graph;
     const double T = std::max(estimate_, 1e-12);
-    // With a pool, rounds are shorter (at most min_time / streams, and at least a quarter of
-    // round_time) so that every stream is measured within about min_time.
+    // With a pool, rounds are shorter (at most min_time / (streams × (1 + wall_round_fraction)),
+    // and at least a quarter of round_time) so that every stream, with its wall round, is
+    // measured within about min_time.
     double round_time = to_seconds(m.round_time);
     if (streams_ > 1)
-      round_time = std::min(round_time, std::max(to_seconds(m.min_time) / static_cast<double>(streams_), round_time / 4));
+      round_time = std::min(round_time, std::max(to_seconds(m.min_time) / (static_cast<double>(streams_) * (1 + m.wall_round_fraction)),
+                                                 round_time / 4));
     std::size_t steps_per_round = floor_ratio(round_time, std::max(T, sizing_estimate_));
     steps_per_round = std::clamp<std::size_t>(steps_per_round, k, std::max(k, max_round_));
     steps_per_round = std::max(k, steps_per_round / k * k);

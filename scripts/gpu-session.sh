@@ -27,3 +27,5 @@ for p in "${parts[@]}"; do
     *) echo "gpu-session: unknown part '$p' (verify, streams, suite)" >&2; exit 2 ;;
   esac
 done
+# Everything but the summary in one archive (the device tool brings back a limited number of files).
+( cd "$OUT" && tar czf session.tar.gz --exclude=session.tar.gz --exclude=summary.log . ) && echo "packed $OUT/session.tar.gz"

@@ -28,4 +28,5 @@ for p in "${parts[@]}"; do
   esac
 done
 # Everything but the summary in one archive (the device tool brings back a limited number of files).
-( cd "$OUT" && tar czf session.tar.gz --exclude=session.tar.gz --exclude=summary.log . ) && echo "packed $OUT/session.tar.gz"
+( cd "$OUT" && tar czf /tmp/session.tar.gz --exclude=session.tar.gz . && find . -mindepth 1 -not -name summary.log -delete &&
+  mv /tmp/session.tar.gz . ) && echo "packed $OUT/session.tar.gz"

@@ -249,6 +249,25 @@ TEST_CASE("the stream effect stops the rule early and says why, a small one stil
     // The reported width is the widened one.
     CHECK(*r.stopping.relative_ci_width == Approx(*r.gpu_time.median_ci_relative_width).epsilon(0.2));
   }
+  SECTION("two groups of streams 3 % apart, half and half: the pooled median sits in the gap") {
+    FakeDevice dev;
+    dev.stream_offset = {0, 0.3e-6, 0, 0.3e-6, 0, 0.3e-6, 0, 0.3e-6};
+    std::mt19937_64 rng(4);
+    auto exp = fake_experiment(dev, NoisyKernel{&rng});
+    auto c = pool_config(8);
+    c.measure.max_time = 10s;
+    exp.config(c);
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    // Each stream's median is known within 0.5 % long before the pooled one's own interval is:
+    // it stops at 16 rounds (each stream twice), not at max_time.
+    CHECK(r.stopping.reason == "stream_effect");
+    CHECK(r.sampling.rounds == 16);
+    CHECK(r.stopping.measure_time_s < 1.0);
+    // The interval covers both groups' medians' mean (10.15 µs), the value a rerun's pool centres on.
+    CHECK(r.gpu_time.median_ci->low < 10.15e-6);
+    CHECK(r.gpu_time.median_ci->high > 10.15e-6);
+  }
   SECTION("offsets of ±0.02 %") {
     FakeDevice dev;
     dev.stream_offset = {0, 2e-9, -2e-9, 1e-9, -1e-9, 0, 2e-9, -2e-9};

@@ -608,11 +608,23 @@ class Protocol {
         r.stopping.reason = "noise_target_met";
         break;
       }
-      // The samples' own interval is narrow enough, and every stream was measured twice: what
-      // keeps the interval wider is the stream effect, which more samples do not narrow.
-      if (minimums && within_width && *within_width <= m.target_relative_ci_width && s.rounds >= 2 * streams_) {
-        r.stopping.reason = "stream_effect";
-        break;
+      // Every stream was measured twice, and the samples' own interval is narrow enough, or each
+      // stream's own median is known to the target (when the streams form two groups, the pooled
+      // median can sit in the gap between them, and its own interval spans the gap): what keeps
+      // the interval wider is the stream effect, which more samples do not narrow.
+      if (minimums && streams_ > 1 && s.rounds >= 2 * streams_) {
+        bool known = within_width && *within_width <= m.target_relative_ci_width;
+        if (!known) {
+          known = true;
+          for (std::size_t i = 0; i < streams_ && known; ++i) {
+            const auto ci = by_stream[i].size() ? by_stream[i].median_ci(m.confidence_level) : std::nullopt;
+            known = ci && medians[i] > 0 && (ci->high - ci->low) / medians[i] <= m.target_relative_ci_width;
+          }
+        }
+        if (known) {
+          r.stopping.reason = "stream_effect";
+          break;
+        }
       }
       if (samples.size() >= m.max_samples) {
         r.stopping.reason = "max_samples";

@@ -372,3 +372,36 @@ TEST_CASE("compare_results widens every interval by both sides' stream effect", 
   cand.wall_samples_s = cand.gpu_samples_s;
   CHECK_FALSE(gauge::compare_results(base, cand, o).stream_variance);
 }
+
+TEST_CASE("compare_results: a stream effect wider than the threshold never reads same", "[stream_effect][compare]") {
+  // Both sides the same two modes (1.00 and 1.25 ms, half each): without a stream effect
+  // `same (bimodal)`; with each side's between-stream sd at 5 % of the median, the effect alone
+  // makes every interval about ±16 % wide, beyond the 2 % threshold: inconclusive.
+  auto make = [](std::uint64_t seed) {
+    gauge::Result r;
+    r.name = "k";
+    r.backend = "cuda";
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1e-6, 1e-6);
+    for (int i = 0; i < 2000; ++i) r.gpu_samples_s.push_back((i % 2 ? 1.25e-3 : 1.0e-3) + u(rng));
+    r.gpu_time = gauge::summarize(r.gpu_samples_s, 0.95);
+    r.sampling.timer_resolution_s = 0.5e-6;
+    return r;
+  };
+  gauge::Result base = make(1), cand = make(2);
+  const auto plain = gauge::compare_results(base, cand);
+  CHECK(plain.verdict == gauge::Verdict::same);
+  CHECK(plain.bimodal);
+  for (gauge::Result* r : {&base, &cand}) {
+    r->streams.count = 8;
+    const double sd = 0.05 * *r->gpu_time.p50;
+    r->streams.excess_variance_s2 = sd * sd;
+  }
+  const auto wide = gauge::compare_results(base, cand);
+  CHECK(wide.verdict == gauge::Verdict::inconclusive);
+  REQUIRE(wide.stream_half_width);
+  // t(1 − 0.05 / 3 / 2, 7) · sqrt(2 · 0.05²): the deciding statistics are mean, p90, p99 (bimodal).
+  CHECK(*wide.stream_half_width ==
+        Approx(gauge::detail::student_t_quantile(1 - 0.05 / 3 / 2, 7) * std::sqrt(2 * 0.05 * 0.05)).epsilon(1e-12));
+  CHECK(wide.reason.find("the streams' effect alone makes every interval") != std::string::npos);
+}

@@ -335,6 +335,11 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
   s.last_median_s = 12.346e-6;
   // 4 s for 2 points: 2 s each, 38 left: 76 s.
   CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.0 s elapsed, ~1 min 16 s left");
+  // While a point runs: its own median so far, after its first measured round.
+  s.median_so_far_s = 11.04e-6;
+  s.samples_so_far = 240;
+  CHECK(gauge::progress_line(s) ==
+        "[3/40] triad/T=float/N=4096 | median so far 11.04 us (240 samples) | 4.0 s elapsed, ~1 min 16 s left");
   CHECK(gauge::format_duration(3725) == "1 h 02 min");
   CHECK(gauge::format_duration(59.94) == "59.9 s");
 }
@@ -416,4 +421,49 @@ TEST_CASE("suite: a point's untimed setup runs before every step, outside the ti
   CHECK(j["sampling"]["steps_per_sample"] == 1);
   CHECK(j["sampling"]["setup_calls"].get<std::size_t>() == setups);
   CHECK(setups == steps);  // one setup per step (the step counted here includes warm-up and wall rounds)
+}
+
+TEST_CASE("suite: the adversarial review's inputs end cleanly", "[suite][hardening]") {
+  // An integer range whose step would wrap the offset past the span: three values, by hand
+  // (-2^63, -2^63 + (2^63 - 1) = -1, -1 + (2^63 - 1) = 2^63 - 2), no endless loop.
+  const auto wide = gauge::range(INT64_MIN, INT64_MAX, INT64_MAX);
+  CHECK(wide.values == std::vector<std::int64_t>{INT64_MIN, -1, INT64_MAX - 1});
+  // A real range whose step cannot move its first value.
+  CHECK(axis_error(gauge::AxisKind::float64, "[1:1:1e-300]") ==
+        "range [1:1:1e-300]: step '1e-300' is too small to change 1");
+  CHECK(axis_error(gauge::AxisKind::float64, "[1:2:1e-300]") == "range [1:2:1e-300] has more than 100000 values");
+
+  // A product of axes past max_points: usage error naming the axes, before planning.
+  FakeSuite s;
+  const Run big = run_main(s.registry, {"--list", "--axis", "A=[1:99999]", "--axis", "B=[a,b,c,d,e,f,g,h,i,j,k]"});
+  CHECK(big.code == 2);
+  CHECK(big.err ==
+        "suite: error: benchmark 'k' would have 1.1e+06 points (99999 (A) x 11 (B)), more than 1000000: narrow its axes "
+        "with --axis (see --help)\n");
+
+  // A configure() that throws fails its points, not the program; the other benchmark runs.
+  FakeDevice dev;
+  gauge::Registry r;
+  r.add("bad", [&](gauge::Point& p) { p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(1e-5); }); })
+      .configure([](gauge::Config&) { throw std::runtime_error("no such GPU model"); });
+  r.add("good", [&](gauge::Point& p) { p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(1e-5); }); })
+      .configure([](gauge::Config& c) { c = gauge::testing::fast_config(); });
+  const Run cfg = run_main(r, {"--quiet", "--format", "json"});
+  CHECK(cfg.code == 1);
+  const auto doc = nlohmann::json::parse(cfg.out);
+  REQUIRE(doc["experiments"].size() == 2);
+  CHECK(doc["experiments"][0]["status"] == "failed");
+  CHECK(doc["experiments"][0]["error"] == "configuring the point threw: no such GPU model");
+  CHECK(doc["experiments"][1]["status"] == "ok");
+
+  // The report's folder vanishes during the run: the tables still print, exit 74 names the file.
+  const fs::path dir = fresh_dir("vanish");
+  const std::string out = (dir / "r.json").string();
+  FakeSuite v;
+  v.hook = [&](gauge::Point&) { fs::remove_all(dir); };
+  const Run gone = run_main(v.registry, {"--out", out, "--format", "markdown"});
+  CHECK(gone.code == 74);
+  CHECK(gauge::testing::contains(gone.out, "## k\n"));
+  CHECK(gauge::testing::contains(gone.err, "gauge: error: the report was not written: "));
+  CHECK(gauge::testing::contains(gone.err, "r.json"));
 }

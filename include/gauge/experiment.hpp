@@ -311,6 +311,15 @@ class Experiment {
     setup_ = std::move(fn);
     return *this;
   }
+  /// Calls `fn(median_s, samples)` after every measured round, on the thread that runs run(), with
+  /// the median GPU time per step so far (seconds) and the samples taken: a progress display.
+  /// It must be quick and must not throw (an exception fails the experiment). ConfigError for an
+  /// empty function.
+  Experiment& on_round(std::function<void(double, std::size_t)> fn) {
+    if (!fn) throw ConfigError("on_round: empty function");
+    spec_.on_round = std::move(fn);
+    return *this;
+  }
   /// Measures on the caller's stream `s` (the one their loop uses) instead of a pool of streams
   /// gauge creates: the answer to "how fast on this stream". The device's launch gap depends on
   /// the stream (its hardware queue), so the interval then covers this stream only (the report's

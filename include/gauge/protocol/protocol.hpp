@@ -365,20 +365,25 @@ class Protocol {
     const auto& w = config_.warmup;
     auto& rec = r.warmup;
     const double t0 = b_.now();
+    double first_host_s = 0;
     // The very first step alone, ungated: module loading, JIT and autotuning land here.
     {
       b_.reset_markers();
       if (cold()) b_.flush_cache();
+      const double host_start = b_.now();
       if (has_setup_) call_setup();
       const std::size_t a = b_.record();
       call_step();
       const std::size_t b = b_.record();
       b_.synchronize();
+      first_host_s = b_.now() - host_start;  // with the setup: what each step of a round will cost
       rec.first_step_time_s = b_.elapsed(a, b);
       rec.curve.push_back(WarmupRound{0.0, 1, *rec.first_step_time_s});
       rec.steps = 1;
     }
-    double estimate = std::max(*rec.first_step_time_s, 1e-9);
+    // Rounds are sized by the step's time, or with a setup by the host's round trip of setup and
+    // step (a 200 ms setup before a 1 µs step must not make a first round of 512 steps).
+    double estimate = std::max({*rec.first_step_time_s, has_setup_ ? first_host_s : 0.0, 1e-9});
     double gpu_estimate = estimate;
     std::size_t max_round = config_.measure.max_steps_per_round;
     while (true) {
@@ -602,6 +607,7 @@ class Protocol {
       r.stopping.relative_ci_width = width;
       r.stopping.target_relative_ci_width = m.target_relative_ci_width;
       r.stopping.target_met = width && *width <= m.target_relative_ci_width;
+      if (spec_.on_round && !samples.empty()) spec_.on_round(order.percentile(50), samples.size());
       const bool minimums = samples.size() >= m.min_samples && elapsed >= to_seconds(m.min_time) &&
                             s.wall_rounds >= 1 && all_streams;
       if (minimums && r.stopping.target_met) {

@@ -54,6 +54,9 @@ struct ExperimentSpec {
   Work work;
   Config config;
   std::function<bool()> verify;                                        ///< optional
+  /// Optional: called after every measured round with the median so far (seconds per step) and
+  /// the samples taken (Experiment::on_round; the suite runner's progress line).
+  std::function<void(double, std::size_t)> on_round;
   std::vector<std::pair<std::string, const void*>> kernels;            ///< for the JIT check
   std::vector<std::pair<std::string, std::function<std::uint64_t()>>> allocator_probes;
 };

@@ -181,6 +181,9 @@ struct ExperimentComparison {
   /// / median²) by which every interval was widened on the log scale (Student t with the fewer
   /// streams − 1 degrees of freedom; gauge/core/stream_effect.hpp); null when neither side has one.
   std::optional<double> stream_variance;
+  /// t · sqrt(stream_variance): the half-width (relative, log scale) the stream effect alone adds
+  /// to every interval; `same` needs it within the threshold.
+  std::optional<double> stream_half_width;
   Verdict verdict = Verdict::inconclusive;   ///< see Verdict for the rule
   std::string reason;                        ///< the verdict in words, with the numbers
   bool base_failed = false;                  ///< the base experiment failed
@@ -532,6 +535,7 @@ inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base,
     i.high = i.estimate * std::exp(std::sqrt(dh * dh + add));
   }
   c.stream_variance = va + vb;
+  c.stream_half_width = t * std::sqrt(va + vb);
 }
 
 /// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`).
@@ -615,6 +619,11 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     c.reason = fmt::format("{}the median, mean and tails are within 1 ± {:g} %, but the distributions differ ({} < {:g}) "
                            "and their p{} moved {:+.2f} %: part of the steps changed; look at the plots",
                            modes, 100 * t, test, alpha, worst, 100 * shift);
+  } else if (c.stream_half_width && !(*c.stream_half_width <= t)) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the estimates are within 1 ± {:g} %, but the streams' effect alone makes every interval "
+                           "±{:.3g} % wide: no run on these streams can show the two equal within the threshold",
+                           modes, 100 * t, 100 * *c.stream_half_width);
   } else {
     c.verdict = Verdict::same;
     std::string all;
@@ -1041,6 +1050,7 @@ inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
                      {"new_modes", modes(e.candidate_modes)},
                      {"from_summary", e.from_summary},
                      {"stream_variance", opt(e.stream_variance)},
+                     {"stream_half_width", opt(e.stream_half_width)},
                      {"mann_whitney", mw},
                      {"verdict", to_string(e.verdict)},
                      {"reason", e.reason},

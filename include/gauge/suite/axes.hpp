@@ -184,8 +184,11 @@ inline Int64Values range(std::int64_t first, std::int64_t last, std::int64_t ste
     throw AxisError("range [" + std::to_string(first) + ":" + std::to_string(last) + ":" + std::to_string(step) +
                     "] has more than " + std::to_string(max_axis_values) + " values");
   Int64Values out;
-  for (std::uint64_t off = 0; off <= span; off += static_cast<std::uint64_t>(step))
-    out.values.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(first) + off));
+  // Count the values (span / step + 1, at most max_axis_values) instead of stepping an offset
+  // that could wrap past span.
+  const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
+  for (std::uint64_t i = 0; i < count; ++i)
+    out.values.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(first) + i * static_cast<std::uint64_t>(step)));
   return out;
 }
 
@@ -252,11 +255,16 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
       if (first > last) throw AxisError("range " + range_text(parts) + " is empty (first > last)");
       if ((last - first) / step >= static_cast<double>(max_axis_values))
         throw AxisError("range " + range_text(parts) + " has more than " + std::to_string(max_axis_values) + " values");
-      // first + i·step (not repeated addition, which drifts), up to last within rounding.
+      // first + i·step (not repeated addition, which drifts), up to last within rounding; a step
+      // too small to move first (1e-300 at 1) is refused, not looped on.
       for (std::size_t i = 0;; ++i) {
         const double v = first + static_cast<double>(i) * step;
         if (v > last + 1e-9 * step) break;
+        if (i > 0 && !(v > std::get<double>(out.back())))
+          throw AxisError("range " + range_text(parts) + ": step '" + parts[2] + "' is too small to change " + parts[0]);
         out.emplace_back(v);
+        if (out.size() > max_axis_values)
+          throw AxisError("range " + range_text(parts) + " has more than " + std::to_string(max_axis_values) + " values");
       }
     } else {
       throw AxisError("'" + body + "': a range needs a numeric axis, this one is " + to_string(kind));

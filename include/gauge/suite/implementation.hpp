@@ -125,12 +125,21 @@ class ProgressDisplay {
     state_.index = index;
     state_.total = total;
     state_.label = label;
+    state_.median_so_far_s.reset();
+    state_.samples_so_far = 0;
     draw_locked();
+  }
+  /// After a measured round of the running point (no drawing here: the ticker redraws).
+  void round(double median_s, std::size_t samples) {
+    std::lock_guard<std::mutex> lock(m_);
+    state_.median_so_far_s = median_s;
+    state_.samples_so_far = samples;
   }
   void end(const std::optional<double>& median_s) {
     std::lock_guard<std::mutex> lock(m_);
     ++state_.finished;
     if (median_s) state_.last_median_s = median_s;
+    state_.median_so_far_s.reset();
   }
   /// Clears the line before other text goes to stderr.
   void clear() {
@@ -264,6 +273,20 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
   if (devices.empty()) device_list.push_back(std::nullopt);
   for (int d : devices) device_list.emplace_back(d);
 
+  // The product of the axes (times the devices) is bounded before anything is planned: 10^5
+  // values on each of two axes would be 10^10 points.
+  for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
+    double product = static_cast<double>(device_list.size());
+    std::string sizes;
+    for (const auto& a : axes[bi]) {
+      product *= static_cast<double>(a.values.size());
+      sizes += (sizes.empty() ? "" : " x ") + std::to_string(a.values.size()) + " (" + a.name + ")";
+    }
+    if (product > static_cast<double>(max_points))
+      throw UsageError("benchmark '" + registry.benchmarks()[bi]->name() + "' would have " + fmt::format("{:.3g}", product) +
+                       " points (" + sizes + (device_list.size() > 1 ? " x " + std::to_string(device_list.size()) + " devices" : "") +
+                       "), more than " + std::to_string(max_points) + ": narrow its axes with --axis");
+  }
   std::vector<PlannedPoint> out;
   for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
     const Benchmark& b = *registry.benchmarks()[bi];
@@ -306,11 +329,18 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   if (o.profile) {
     for (const PlannedPoint& pp : points) {
-      const Config c = point_config(*pp.benchmark, o, pp.device);
+      std::string error;
+      Config c;
+      try {
+        c = point_config(*pp.benchmark, o, pp.device);
+      } catch (const std::exception& e) {
+        error = std::string("configuring the point threw: ") + e.what();
+      } catch (...) {
+        error = "configuring the point threw an unknown exception";
+      }
       Point p(pp.benchmark->name(), pp.values, c, PointMode::profile, o.profile_settings);
       if (pp.device_dimension) p.add_dimension("device", std::int64_t{*pp.device});
-      std::string error;
-      try {
+      if (error.empty()) try {
         pp.benchmark->body()(p);
         if (!p.skip_reason() && !p.ran()) error = "the benchmark neither ran nor skipped the point";
       } catch (const std::exception& e) {
@@ -342,8 +372,18 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   std::vector<SkippedPoint> skipped;
   // Run order of rows per benchmark: (true, i) a result, (false, i) a skipped point.
   std::map<const Benchmark*, std::vector<std::pair<bool, std::size_t>>> rows;
+  // A write that fails (the disk filled, the folder went away) loses nothing already measured:
+  // the run goes on, the tables are printed, and the run ends with exit 74 naming the file.
+  std::optional<std::string> write_error;
   auto write_report = [&] {
-    if (!o.out.empty()) write_file_atomic(o.out, report_json(env, results, std::vector<TimerSummary>{}, skipped).dump(2) + "\n");
+    if (o.out.empty()) return;
+    try {
+      write_file_atomic(o.out, report_json(env, results, std::vector<TimerSummary>{}, skipped).dump(2) + "\n");
+      write_error.reset();
+    } catch (const std::exception& e) {
+      if (!write_error) std::fprintf(io.err, "\ngauge: warning: %s (the run goes on; it is tried again)\n", e.what());
+      write_error = e.what();
+    }
   };
   double last_write = clock();
   {
@@ -351,11 +391,19 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     for (std::size_t i = 0; i < points.size(); ++i) {
       const PlannedPoint& pp = points[i];
       progress.begin(i + 1, points.size(), pp.label);
-      const Config c = point_config(*pp.benchmark, o, pp.device);
+      std::optional<std::string> error;
+      Config c;
+      try {
+        c = point_config(*pp.benchmark, o, pp.device);
+      } catch (const std::exception& e) {
+        error = std::string("configuring the point threw: ") + e.what();
+      } catch (...) {
+        error = "configuring the point threw an unknown exception";
+      }
       Point p(pp.benchmark->name(), pp.values, c, PointMode::measure);
       if (pp.device_dimension) p.add_dimension("device", std::int64_t{*pp.device});
-      std::optional<std::string> error;
-      {
+      p.set_on_round([&progress](double median_s, std::size_t samples) { progress.round(median_s, samples); });
+      if (!error) {
         NvtxRange range(pp.label);
         try {
           pp.benchmark->body()(p);
@@ -426,6 +474,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed ? 1 : 0;
+  if (write_error) {
+    std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
+    summary.exit_code = 74;  // EX_IOERR, as gauge's tools
+  }
   if (!o.quiet) {
     const double overhead = summary.wall_time_s - summary.points_time_s;
     std::fprintf(io.err,

@@ -1,7 +1,8 @@
 #pragma once
 /// \file gauge/suite/progress.hpp
-/// The runner's progress line on stderr: point i of N, its name and axis values, the last median,
-/// the time elapsed and an estimate of the time left. Shown only for runs longer than
+/// The runner's progress line on stderr: point i of N, its name and axis values, the median so far
+/// of the point running (or, between points, the last point's), the time elapsed and an estimate
+/// of the time left. Shown only for runs longer than
 /// `progress_delay` and only when stderr is a terminal (never with --quiet), redrawn in place.
 
 #include <fmt/format.h>
@@ -25,6 +26,10 @@ struct ProgressState {
   std::size_t total = 0;   ///< points in the run
   std::string label;       ///< its name and axis values, e.g. "triad/T=float/N=4096"
   std::optional<double> last_median_s;  ///< median time per step of the last point finished, seconds
+  /// The running point's median time per step so far, seconds, and its samples (after its first
+  /// measured round; reset when a point begins).
+  std::optional<double> median_so_far_s;
+  std::size_t samples_so_far = 0;
   std::string last_time_label = "GPU time";  ///< what that median is (GPU time, CPU time)
   double elapsed_s = 0;    ///< seconds since the run began
   std::size_t finished = 0;  ///< points finished so far
@@ -47,10 +52,14 @@ inline std::optional<double> progress_remaining_s(const ProgressState& s) {
 }
 
 /// The progress line (no newline), e.g.
-/// "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.1 s elapsed, ~50.0 s left".
+/// "[3/40] triad/T=float/N=4096 | median so far 12.35 us (240 samples) | 4.1 s elapsed, ~50.0 s left",
+/// or "| last median 12.35 us" before the running point's first round.
 inline std::string progress_line(const ProgressState& s) {
   std::string line = fmt::format("[{}/{}] {}", s.index, s.total, s.label);
-  if (s.last_median_s) line += " | last median " + detail::format_time(s.last_median_s);
+  if (s.median_so_far_s)
+    line += fmt::format(" | median so far {} ({} samples)", detail::format_time(s.median_so_far_s), s.samples_so_far);
+  else if (s.last_median_s)
+    line += " | last median " + detail::format_time(s.last_median_s);
   line += " | " + format_duration(s.elapsed_s) + " elapsed";
   if (const auto left = progress_remaining_s(s)) line += ", ~" + format_duration(*left) + " left";
   return line;

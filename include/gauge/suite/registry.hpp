@@ -368,6 +368,7 @@ class Point {
     if (bytes_) exp.bytes(*bytes_);
     for (const auto& [item, n] : items_) exp.items(item, n);
     if (verify_) exp.verify(verify_);
+    if (on_round_) exp.on_round(on_round_);
     if constexpr (!std::is_same_v<Setup, NoSetup>) {
 #if defined(GAUGE_EXPERIMENT_HAS_SETUP)
       exp.setup(std::move(setup));
@@ -383,6 +384,9 @@ class Point {
 
   // ---- what the runner reads after the body returned ----
 
+  /// The runner's: called after every measured round of this point's experiment with the median
+  /// so far and the samples taken (the progress line).
+  void set_on_round(std::function<void(double, std::size_t)> fn) { on_round_ = std::move(fn); }
   /// The skip reason, when skip() was called.
   const std::optional<std::string>& skip_reason() const { return skip_reason_; }
   /// Whether run() was called (measured or profiled).
@@ -431,6 +435,7 @@ class Point {
   std::optional<double> flop_, bytes_;
   std::vector<std::pair<std::string, double>> items_;
   std::function<bool()> verify_;
+  std::function<void(double, std::size_t)> on_round_;
   std::optional<std::string> skip_reason_;
   bool ran_ = false;
   std::optional<Result> result_;

@@ -18,7 +18,8 @@
 ///   --help, --version
 ///
 /// Exit status: 0 when every point ran (or was skipped), 1 when a point failed, 2 on bad usage
-/// (one line on stderr naming the bad text).
+/// (one line on stderr naming the bad text), 74 when the report could not be written (the tables
+/// are still printed).
 ///
 /// This header is light; the runner itself (CLI11, the report) is compiled in the file that
 /// defines GAUGE_IMPLEMENTATION and includes <gauge/suite.hpp> (gauge/suite/implementation.hpp).
@@ -37,6 +38,10 @@
 #include "gauge/suite/registry.hpp"
 
 namespace gauge {
+
+/// Most points one benchmark may plan (the product of its axes' sizes, times the devices): more is
+/// a usage error naming the axes, before anything is planned or run.
+inline constexpr std::size_t max_points = 1000000;
 
 /// The runner's settings, as parsed from the command line.
 struct RunOptions {
@@ -83,7 +88,7 @@ struct SuiteSummary {
   std::size_t skipped = 0;    ///< skipped by the benchmark (Point::skip)
   double wall_time_s = 0;     ///< the whole run, seconds (environment capture and report included)
   double points_time_s = 0;   ///< sum of the points' own run time (Result::total_time_s), seconds
-  int exit_code = 0;          ///< 0 all ran, 1 a point failed
+  int exit_code = 0;          ///< 0 all ran, 1 a point failed, 74 the report could not be written
 };
 
 /// A usage error of the runner (bad --axis, --filter, --device ...): one line naming the bad text.

@@ -42,7 +42,7 @@ void triad(gauge::Point& p) {
   const T* b = static_cast<const T*>(arrays[1]);
   const T* c = static_cast<const T*>(arrays[2]);
   p.bytes(3.0 * static_cast<double>(n * sizeof(T)));
-  p.run([=](cudaStream_t s) { stream_triad<T><<<stream_blocks(n), 256, 0, s>>>(a, b, c, T(2), n); });
+  p.run([=](cudaStream_t s) { stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n); });
 }
 
 /// The same triad kernel launched back to back: bytes per second (3 × bytes per launch), median
@@ -58,11 +58,11 @@ double triad_rate(std::size_t bytes, int reps = 20, int pairs = 15) {
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaEventCreate(&e0), "cudaEventCreate");
   check(cudaEventCreate(&e1), "cudaEventCreate");
-  for (int i = 0; i < 5; ++i) stream_triad<T><<<stream_blocks(n), 256, 0, s>>>(a, b, c, T(2), n);  // warm-up
+  for (int i = 0; i < 5; ++i) stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n);  // warm-up
   std::vector<double> per;
   for (int p = 0; p < pairs; ++p) {
     check(cudaEventRecord(e0, s), "cudaEventRecord");
-    for (int i = 0; i < reps; ++i) stream_triad<T><<<stream_blocks(n), 256, 0, s>>>(a, b, c, T(2), n);
+    for (int i = 0; i < reps; ++i) stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n);
     check(cudaEventRecord(e1, s), "cudaEventRecord");
     check(cudaEventSynchronize(e1), "cudaEventSynchronize");
     float ms = 0;
@@ -72,6 +72,34 @@ double triad_rate(std::size_t bytes, int reps = 20, int pairs = 15) {
   cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s);
   std::sort(per.begin(), per.end());
   return 3.0 * static_cast<double>(bytes) / per[per.size() / 2];
+}
+
+/// The STREAM copy kernel (b = a) launched back to back: bytes per second (2 × bytes per launch:
+/// read + write), median over `pairs` event pairs of `reps` launches.
+template <class T>
+double copy_kernel_rate(std::size_t bytes, int reps = 20, int pairs = 15) {
+  const std::size_t n = bytes / sizeof(T);
+  const T* a = static_cast<const T*>(arrays[1]);
+  T* b = static_cast<T*>(arrays[0]);
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  for (int i = 0; i < 5; ++i) stream_copy<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, n);  // warm-up
+  std::vector<double> per;
+  for (int p = 0; p < pairs; ++p) {
+    check(cudaEventRecord(e0, s), "cudaEventRecord");
+    for (int i = 0; i < reps; ++i) stream_copy<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, n);
+    check(cudaEventRecord(e1, s), "cudaEventRecord");
+    check(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    per.push_back(ms * 1e-3 / reps);
+  }
+  cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s);
+  std::sort(per.begin(), per.end());
+  return 2.0 * static_cast<double>(bytes) / per[per.size() / 2];
 }
 
 /// Back-to-back device-to-device copies of `bytes`: median over `pairs` event pairs of `reps`
@@ -123,8 +151,8 @@ int main(int argc, char** argv) {
   const auto report = gauge::read_report(out);
   std::printf("\n== triad bandwidth: gauge vs the same kernel back to back, and vs cudaMemcpyAsync D2D back to back "
               "(same run; GB/s = 1e9 B/s)\n");
-  std::printf("%-8s %12s %12s %18s %8s %10s %14s %8s %10s\n", "T", "bytes", "gauge GB/s", "triad b2b GB/s", "ratio",
-              "within 2 %", "memcpy GB/s", "ratio", "within 2 %");
+  std::printf("%-8s %12s %12s %18s %8s %10s %17s %8s %10s %14s %8s %10s\n", "T", "bytes", "gauge GB/s", "triad b2b GB/s",
+              "ratio", "within 2 %", "copy kernel GB/s", "ratio", "within 2 %", "memcpy GB/s", "ratio", "within 2 %");
   for (const auto& r : report.results) {
     const auto bytes = std::get<std::int64_t>(r.dimensions.at("bytes"));
     if (bytes < (256ll << 20) || !r.gpu_throughput.bytes_per_second) continue;
@@ -132,11 +160,14 @@ int main(int argc, char** argv) {
     const double gauge_rate = *r.gpu_throughput.bytes_per_second;
     const double same_kernel = t == "float" ? triad_rate<float>(static_cast<std::size_t>(bytes))
                                             : triad_rate<double>(static_cast<std::size_t>(bytes));
+    const double copy_kernel = t == "float" ? copy_kernel_rate<float>(static_cast<std::size_t>(bytes))
+                                            : copy_kernel_rate<double>(static_cast<std::size_t>(bytes));
     const double copy_rate = memcpy_rate(static_cast<std::size_t>(bytes));
-    const double r1 = gauge_rate / same_kernel, r2 = gauge_rate / copy_rate;
-    std::printf("%-8s %12lld %12.1f %18.1f %8.4f %10s %14.1f %8.4f %10s\n", t.c_str(), static_cast<long long>(bytes),
-                gauge_rate / 1e9, same_kernel / 1e9, r1, r1 >= 0.98 && r1 <= 1.02 ? "yes" : "NO", copy_rate / 1e9, r2,
-                r2 >= 0.98 && r2 <= 1.02 ? "yes" : "NO");
+    const double r1 = gauge_rate / same_kernel, r3 = gauge_rate / copy_kernel, r2 = gauge_rate / copy_rate;
+    auto within = [](double r) { return r >= 0.98 && r <= 1.02 ? "yes" : "NO"; };
+    std::printf("%-8s %12lld %12.1f %18.1f %8.4f %10s %17.1f %8.4f %10s %14.1f %8.4f %10s\n", t.c_str(),
+                static_cast<long long>(bytes), gauge_rate / 1e9, same_kernel / 1e9, r1, within(r1), copy_kernel / 1e9, r3,
+                within(r3), copy_rate / 1e9, r2, within(r2));
   }
   const double overhead = s.wall_time_s - s.points_time_s;
   std::printf("\n== runner overhead\npoints %zu (ok %zu, failed %zu, skipped %zu)\nwall %.3f s, points' own run time %.3f s, "

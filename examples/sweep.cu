@@ -64,7 +64,7 @@ void copy(gauge::Point& p) {
   const T* a = buf.get<T>(0);
   T* b = buf.get<T>(1);
   p.bytes(2.0 * static_cast<double>(n * sizeof(T)));
-  p.run([=](cudaStream_t s) { stream_copy<T><<<stream_blocks(n), 256, 0, s>>>(a, b, n); });
+  p.run([=](cudaStream_t s) { stream_copy<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, n); });
 }
 
 /// triad: a = b + s·c, over `bytes` bytes per array (3 × bytes moved per step).
@@ -78,7 +78,7 @@ void triad(gauge::Point& p) {
   const T* b = buf.get<T>(1);
   const T* c = buf.get<T>(2);
   p.bytes(3.0 * static_cast<double>(n * sizeof(T)));
-  p.run([=](cudaStream_t s) { stream_triad<T><<<stream_blocks(n), 256, 0, s>>>(a, b, c, T(2), n); });
+  p.run([=](cudaStream_t s) { stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n); });
 }
 
 /// A cuBLAS GEMM, C (N×N) = A·B, fp32 accumulation, 2·N³ FLOP per step.

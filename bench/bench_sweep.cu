@@ -45,88 +45,63 @@ void triad(gauge::Point& p) {
   p.run([=](cudaStream_t s) { stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n); });
 }
 
-/// The same triad kernel launched back to back: bytes per second (3 × bytes per launch), median
-/// over `pairs` event pairs of `reps` launches.
+/// The rate of `launch(stream)` run back to back on a new stream: `bytes_moved` per launch over
+/// its time, the median over `pairs` event pairs of `reps` launches (after 5 untimed ones).
+template <class Launch>
+double back_to_back_rate(Launch launch, double bytes_moved, int reps = 20, int pairs = 15) {
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  for (int i = 0; i < 5; ++i) launch(s);  // warm-up
+  std::vector<double> per;
+  for (int p = 0; p < pairs; ++p) {
+    check(cudaEventRecord(e0, s), "cudaEventRecord");
+    for (int i = 0; i < reps; ++i) launch(s);
+    check(cudaEventRecord(e1, s), "cudaEventRecord");
+    check(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    per.push_back(ms * 1e-3 / reps);
+  }
+  cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s);
+  std::sort(per.begin(), per.end());
+  return bytes_moved / per[per.size() / 2];
+}
+
+/// The same triad kernel back to back: bytes per second (3 × bytes per launch).
 template <class T>
-double triad_rate(std::size_t bytes, int reps = 20, int pairs = 15) {
+double triad_rate(std::size_t bytes) {
   const std::size_t n = bytes / sizeof(T);
   T* a = static_cast<T*>(arrays[0]);
   const T* b = static_cast<const T*>(arrays[1]);
   const T* c = static_cast<const T*>(arrays[2]);
-  cudaStream_t s;
-  cudaEvent_t e0, e1;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  check(cudaEventCreate(&e0), "cudaEventCreate");
-  check(cudaEventCreate(&e1), "cudaEventCreate");
-  for (int i = 0; i < 5; ++i) stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n);  // warm-up
-  std::vector<double> per;
-  for (int p = 0; p < pairs; ++p) {
-    check(cudaEventRecord(e0, s), "cudaEventRecord");
-    for (int i = 0; i < reps; ++i) stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n);
-    check(cudaEventRecord(e1, s), "cudaEventRecord");
-    check(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-    per.push_back(ms * 1e-3 / reps);
-  }
-  cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s);
-  std::sort(per.begin(), per.end());
-  return 3.0 * static_cast<double>(bytes) / per[per.size() / 2];
+  return back_to_back_rate([=](cudaStream_t s) { stream_triad<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, c, T(2), n); },
+                           3.0 * static_cast<double>(bytes));
 }
 
-/// The STREAM copy kernel (b = a) launched back to back: bytes per second (2 × bytes per launch:
-/// read + write), median over `pairs` event pairs of `reps` launches.
+/// The STREAM copy kernel (b = a) back to back: bytes per second (2 × bytes per launch: read + write).
 template <class T>
-double copy_kernel_rate(std::size_t bytes, int reps = 20, int pairs = 15) {
+double copy_kernel_rate(std::size_t bytes) {
   const std::size_t n = bytes / sizeof(T);
   const T* a = static_cast<const T*>(arrays[1]);
   T* b = static_cast<T*>(arrays[0]);
-  cudaStream_t s;
-  cudaEvent_t e0, e1;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  check(cudaEventCreate(&e0), "cudaEventCreate");
-  check(cudaEventCreate(&e1), "cudaEventCreate");
-  for (int i = 0; i < 5; ++i) stream_copy<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, n);  // warm-up
-  std::vector<double> per;
-  for (int p = 0; p < pairs; ++p) {
-    check(cudaEventRecord(e0, s), "cudaEventRecord");
-    for (int i = 0; i < reps; ++i) stream_copy<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, n);
-    check(cudaEventRecord(e1, s), "cudaEventRecord");
-    check(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-    per.push_back(ms * 1e-3 / reps);
-  }
-  cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s);
-  std::sort(per.begin(), per.end());
-  return 2.0 * static_cast<double>(bytes) / per[per.size() / 2];
+  return back_to_back_rate([=](cudaStream_t s) { stream_copy<T><<<stream_blocks<T>(n), 256, 0, s>>>(a, b, n); },
+                           2.0 * static_cast<double>(bytes));
 }
 
-/// Back-to-back device-to-device copies of `bytes`: median over `pairs` event pairs of `reps`
-/// copies each; bytes per second counting read + write (2 × bytes per copy).
-double memcpy_rate(std::size_t bytes, int reps = 20, int pairs = 15) {
+/// cudaMemcpyAsync device-to-device of `bytes` back to back: bytes per second (2 × bytes per copy).
+double memcpy_rate(std::size_t bytes) {
   void *src, *dst;
   check(cudaMalloc(&src, bytes), "cudaMalloc");
   check(cudaMalloc(&dst, bytes), "cudaMalloc");
   check(cudaMemset(src, 1, bytes), "cudaMemset");
-  cudaStream_t s;
-  check(cudaStreamCreate(&s), "cudaStreamCreate");
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0), cudaEventCreate(&e1);
-  for (int i = 0; i < 5; ++i) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s);  // warm-up
-  std::vector<double> per_copy;
-  for (int k = 0; k < pairs; ++k) {
-    cudaEventRecord(e0, s);
-    for (int i = 0; i < reps; ++i) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s);
-    cudaEventRecord(e1, s);
-    check(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    per_copy.push_back(ms * 1e-3 / reps);
-  }
-  std::sort(per_copy.begin(), per_copy.end());
-  cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s), cudaFree(src), cudaFree(dst);
-  return 2.0 * static_cast<double>(bytes) / per_copy[per_copy.size() / 2];
+  const double rate = back_to_back_rate(
+      [=](cudaStream_t s) { check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync"); },
+      2.0 * static_cast<double>(bytes));
+  cudaFree(src), cudaFree(dst);
+  return rate;
 }
 
 }  // namespace

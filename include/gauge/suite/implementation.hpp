@@ -103,6 +103,19 @@ inline Config point_config(const Benchmark& b, const RunOptions& o, std::optiona
   return c;
 }
 
+/// The point's Config into `c` (point_config); the error when the benchmark's configure() threw,
+/// which fails that point and no other.
+inline std::optional<std::string> configure_point(Config& c, const PlannedPoint& pp, const RunOptions& o) {
+  try {
+    c = point_config(*pp.benchmark, o, pp.device);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string("configuring the point threw: ") + e.what();
+  } catch (...) {
+    return std::string("configuring the point threw an unknown exception");
+  }
+}
+
 /// The progress line: redrawn in place on a terminal by a ticker thread (every 0.5 s, so the
 /// elapsed time moves during a long point), once the run is older than progress_delay.
 class ProgressDisplay {
@@ -329,15 +342,8 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   if (o.profile) {
     for (const PlannedPoint& pp : points) {
-      std::string error;
       Config c;
-      try {
-        c = point_config(*pp.benchmark, o, pp.device);
-      } catch (const std::exception& e) {
-        error = std::string("configuring the point threw: ") + e.what();
-      } catch (...) {
-        error = "configuring the point threw an unknown exception";
-      }
+      std::string error = configure_point(c, pp, o).value_or("");
       Point p(pp.benchmark->name(), pp.values, c, PointMode::profile, o.profile_settings);
       if (pp.device_dimension) p.add_dimension("device", std::int64_t{*pp.device});
       if (error.empty()) try {
@@ -391,15 +397,8 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     for (std::size_t i = 0; i < points.size(); ++i) {
       const PlannedPoint& pp = points[i];
       progress.begin(i + 1, points.size(), pp.label);
-      std::optional<std::string> error;
       Config c;
-      try {
-        c = point_config(*pp.benchmark, o, pp.device);
-      } catch (const std::exception& e) {
-        error = std::string("configuring the point threw: ") + e.what();
-      } catch (...) {
-        error = "configuring the point threw an unknown exception";
-      }
+      std::optional<std::string> error = configure_point(c, pp, o);
       Point p(pp.benchmark->name(), pp.values, c, PointMode::measure);
       if (pp.device_dimension) p.add_dimension("device", std::int64_t{*pp.device});
       p.set_on_round([&progress](double median_s, std::size_t samples) { progress.round(median_s, samples); });

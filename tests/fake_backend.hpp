@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -33,8 +34,9 @@ class FakeDevice;
 /// What a fake step receives: launch kernels on the experiment's stream or another one.
 struct FakeStream {
   FakeDevice* device = nullptr;
-  /// Launches a kernel of `seconds` on the experiment's stream.
-  void kernel(double seconds) const;
+  /// Launches a kernel of `seconds` on the experiment's stream; `name` is its (mangled) symbol,
+  /// as the activity records of a kernel trace carry it (tests/fake_cupti.hpp).
+  void kernel(double seconds, const char* name = "_Z11fake_kernelv") const;
   /// Launches a kernel of `seconds` on another stream (the events never see it).
   void kernel_on_other_stream(double seconds) const;
   /// Synchronizes the host with the device, as a step that copies a result back would.
@@ -68,6 +70,11 @@ class FakeDevice {
   std::uint64_t device_used = 1ull << 30;
   std::optional<std::uint64_t> pool_used_high, pool_reserved_high;
   std::map<std::string, gauge::KernelBinaryRecord> kernel_binaries;  ///< by kernel name
+  /// Kernel tracing (tests/fake_cupti.hpp): called when a kernel is launched on the stream (its
+  /// correlation id is returned) and when it has run (correlation id, name, device start and end
+  /// in seconds, stream of the pool).
+  std::function<std::uint32_t()> on_launch;
+  std::function<void(std::uint32_t, const char*, double, double, std::size_t)> on_kernel_run;
 
   // ---- state ----
   double host = 0;             ///< virtual host clock, seconds
@@ -90,6 +97,9 @@ class FakeDevice {
     double enqueue = 0;
     double duration = 0;
     std::size_t marker_id = 0;
+    std::uint32_t correlation = 0;  ///< kernels: the fake CUPTI's correlation id (0: none)
+    const char* name = nullptr;     ///< kernels: the symbol
+    std::size_t stream = 0;         ///< kernels: the pool's stream it was launched on
   };
 
   void enqueue(Op op) {
@@ -193,6 +203,7 @@ class FakeDevice {
         kernel_starts.push_back(start);
         ++kernels;
         stream_free_ = start + op.duration;
+        if (on_kernel_run && op.name) on_kernel_run(op.correlation, op.name, start, stream_free_, op.stream);
       } else if (op.kind == Op::flush) {
         ++flushes;
         stream_free_ = start + op.duration;
@@ -216,10 +227,13 @@ class FakeDevice {
   std::vector<double> captured_, graph_;
 };
 
-inline void FakeStream::kernel(double seconds) const {
+inline void FakeStream::kernel(double seconds, const char* name) const {
   device->advance(device->launch_cost);
   if (device->current_stream < device->kernels_per_stream.size()) ++device->kernels_per_stream[device->current_stream];
   FakeDevice::Op op{FakeDevice::Op::kernel, 0, seconds + device->offset(), 0};
+  op.name = name;
+  op.stream = device->current_stream;
+  if (device->on_launch) op.correlation = device->on_launch();
   device->enqueue(op);
 }
 inline void FakeStream::kernel_on_other_stream(double seconds) const {

@@ -36,6 +36,7 @@ inline Config full_config() {
   c.telemetry_interval = 15ms;
   c.memory_growth_tolerance_bytes = 1ull << 40;  // above 2^32: needs 64 bits
   c.sm_clock_warning_fraction = 0.8;
+  c.trace_kernels = true;
   return c;
 }
 
@@ -137,6 +138,56 @@ inline Result full_result() {
   m.fits = false;
   m.fits_reason = "host RSS grew by 10 MiB";
   r.kernels = {{"gauge::gate_kernel", 90, 90, 90, false}, {"my_kernel", 0, 80, 90, true}};
+  KernelTraceRecord kt;
+  kt.status = "traced";
+  kt.tool = "CUPTI API version 130001 (libcupti.so)";
+  kt.attribution = "external correlation";
+  kt.steps = 24;
+  kt.steps_per_unit = 4;
+  kt.records = 50;
+  kt.attributed_records = 48;
+  kt.dropped_records = 5000000000ull;  // above 2^32
+  kt.period_s = 1.62e-3;
+  kt.untraced_period_s = 1.6e-3;
+  kt.tracing_overhead = 0.0125;
+  kt.device_period_s = 1.619e-3;
+  kt.kernel_time_per_step_s = 1.5e-3;
+  kt.busy_per_step_s = 1.5e-3;
+  kt.gaps_per_step_s = 1.19e-4;
+  kt.busy_fraction = 0.9265;
+  kt.closure = -6.2e-4;
+  TracedKernel gemm_kernel;
+  gemm_kernel.name = "sm90_xmma_gemm_bf16bf16_bf16f32";
+  gemm_kernel.kind = "kernel";
+  gemm_kernel.launches = 24;
+  gemm_kernel.launches_per_step = 1;
+  gemm_kernel.median_s = 1.49e-3;
+  gemm_kernel.p99_s = 1.52e-3;
+  gemm_kernel.min_s = 1.48e-3;
+  gemm_kernel.max_s = 1.53e-3;
+  gemm_kernel.time_per_step_s = 1.495e-3;
+  gemm_kernel.share_of_step = 0.923;
+  gemm_kernel.grid = {132, 1, 1};
+  gemm_kernel.block = {384, 1, 1};
+  gemm_kernel.registers_per_thread = 168;
+  gemm_kernel.static_shared_bytes = 0;
+  gemm_kernel.dynamic_shared_bytes = 232448;
+  gemm_kernel.streams = {13, 14};
+  TracedKernel copy;
+  copy.name = "memcpy DtoD";
+  copy.kind = "memcpy";
+  copy.launches = 24;
+  copy.launches_per_step = 1;
+  copy.median_s = 5e-6;
+  copy.p99_s = 6e-6;
+  copy.min_s = 4e-6;
+  copy.max_s = 7e-6;
+  copy.time_per_step_s = 5e-6;
+  copy.bytes = 1ull << 33;  // above 2^32
+  copy.streams = {13};
+  kt.kernels = {gemm_kernel, copy};
+  kt.sample_step = {{"sm90_xmma_gemm_bf16bf16_bf16f32", "kernel", 13, 0.0, 1.49e-3}, {"memcpy DtoD", "memcpy", 13, 1.5e-3, 1.505e-3}};
+  r.kernel_trace = kt;
   r.warnings = {{"jit_compiled", Severity::warning, "my_kernel was compiled from PTX 8.0 by the driver"},
                 {"noise_target_not_met", Severity::info, "CI width 2 % > 1 %"}};
   r.total_time_s = 0.5;

@@ -74,6 +74,7 @@ void perturb(gauge::Summary& x) { perturb(x.n); }
 void perturb(gauge::Throughput& x) { perturb(x.flop_per_second); }
 void perturb(gauge::TelemetryRecord& x) { perturb(x.available); }
 void perturb(gauge::MemoryRecord& x) { perturb(x.peak_source); }
+void perturb(gauge::KernelTraceRecord& x) { perturb(x.status); }
 void perturb(gauge::TimerConfig& x) { perturb(x.window); }
 void perturb(gauge::TimerCounters& x) { perturb(x.steps); }
 void perturb(gauge::TimerStepWindow& x) { perturb(x.steps); }
@@ -161,7 +162,8 @@ std::set<std::string> keys_of(const json& object) {
 // in declaration order: each member's JSON pointer in the object gauge writes.
 const std::vector<std::string> config_keys = {
     "/warmup", "/measure", "/device", "/silenced_warnings", "/max_samples_in_report",
-    "/telemetry_interval_s", "/memory_growth_tolerance_bytes", "/sm_clock_warning_fraction"};
+    "/telemetry_interval_s", "/memory_growth_tolerance_bytes", "/sm_clock_warning_fraction",
+    "/trace_kernels"};
 const std::vector<std::string> warmup_config_keys = {"/min_steps",    "/min_time_s", "/max_steps",      "/max_time_s",
                                                      "/round_time_s", "/window",     "/drift_tolerance"};
 const std::vector<std::string> measure_config_keys = {
@@ -172,7 +174,7 @@ const std::vector<std::string> measure_config_keys = {
 const std::vector<std::string> result_keys = {
     "/name", "/dimensions", "/work", "/config", "/backend", "/time_label", "/time_clock", "/device", "/status",
     "/error", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
-    "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/telemetry", "/memory", "/kernels",
+    "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/telemetry", "/memory", "/kernels", "/kernel_trace",
     "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
                                                      "/counters", "/window",  "/total",  "/regions", "/warnings"};
@@ -332,7 +334,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
-  CHECK(back.schema_version == "1.3.0");
+  CHECK(back.schema_version == "1.4.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.
@@ -392,6 +394,25 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   CHECK(r.kernels[1].name == "my_kernel");
   CHECK(r.kernels[1].ptx_version == 80);
   CHECK(r.kernels[1].jit_compiled);
+  REQUIRE(r.kernel_trace.has_value());
+  const auto& kt = *r.kernel_trace;
+  CHECK(kt.status == "traced");
+  CHECK(kt.attribution == "external correlation");
+  CHECK(kt.steps == 24);
+  CHECK(kt.steps_per_unit == 4);
+  CHECK(kt.dropped_records == 5000000000ull);
+  CHECK(kt.tracing_overhead == std::optional<double>(0.0125));
+  CHECK(kt.closure == std::optional<double>(-6.2e-4));
+  REQUIRE(kt.kernels.size() == 2);
+  CHECK(kt.kernels[0].name == "sm90_xmma_gemm_bf16bf16_bf16f32");
+  CHECK(kt.kernels[0].grid == std::vector<int>{132, 1, 1});
+  CHECK(kt.kernels[0].dynamic_shared_bytes == 232448);
+  CHECK(kt.kernels[0].streams == std::vector<std::uint32_t>{13, 14});
+  CHECK(kt.kernels[1].bytes == 1ull << 33);
+  CHECK_FALSE(kt.kernels[1].share_of_step.has_value());
+  REQUIRE(kt.sample_step.size() == 2);
+  CHECK(kt.sample_step[1].start_s == 1.5e-3);
+  CHECK(kt.sample_step[1].kind == "memcpy");
   REQUIRE(r.warnings.size() == 2);
   CHECK(r.warnings[1].severity == gauge::Severity::info);
 
@@ -463,8 +484,8 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
   // Changing any member changes the JSON at its key. The structured bindings name every member: a
   // member added to the struct does not compile here until it is added to the lists above.
   CHECK(unwritten_members<gauge::Config>(config_keys, [](gauge::Config& x) {
-          auto& [a, b, c, d, e, f, g, h] = x;
-          return std::tie(a, b, c, d, e, f, g, h);
+          auto& [a, b, c, d, e, f, g, h, i] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i);
         }) == std::vector<std::string>{});
   CHECK(unwritten_members<gauge::Config>(under("/warmup", warmup_config_keys), [](gauge::Config& x) {
           auto& [a, b, c, d, e, f, g] = x.warmup;
@@ -479,8 +500,8 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
 TEST_CASE("serial: every member of Result is written, under the key listed here", "[serial][completeness]") {
   CHECK(keys_of(json(gauge::Result{})) == top_keys(result_keys));
   CHECK(unwritten_members<gauge::Result>(result_keys, [](gauge::Result& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac);
         }) == std::vector<std::string>{});
 }
 

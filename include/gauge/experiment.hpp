@@ -291,6 +291,16 @@ class Experiment {
     spec_.config.measure.gpu_timing = yes ? GpuTiming::ungated : GpuTiming::automatic;
     return *this;
   }
+  /// Traces what ran inside the step with CUPTI (Config::trace_kernels): after measuring, one
+  /// untraced and one traced round on the pool's first stream give the result's `kernel_trace`,
+  /// each kernel's, memcpy's and memset's launches per step, median and p99 duration and share of
+  /// the step, and the step's busy time and gaps. libcupti is loaded at run time; without it the
+  /// result says why and warns `kernel_trace_unavailable`; with ncu or nsys attached it warns
+  /// `profiler_attached` and does not trace.
+  Experiment& trace_kernels(bool yes = true) {
+    spec_.config.trace_kernels = yes;
+    return *this;
+  }
   /// Times replays of a CUDA graph of k captured steps instead of the steps themselves.
   Experiment& graph(bool yes = true) {
     spec_.config.measure.gpu_timing = yes ? GpuTiming::graph : GpuTiming::automatic;

@@ -25,6 +25,8 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// 1.3.0 adds the `skipped` list (points of a benchmark sweep, gauge/suite, that were skipped,
 /// with the reason), `streams` to each result (the streams measured on and the stream effect),
 /// `sampling.round_stream` and `config.measure.streams`.
-inline constexpr const char* report_schema_version = "1.3.0";
+/// 1.4.0 adds `kernel_trace` to each result (what ran inside the step, from CUPTI; null when not
+/// asked) and `config.trace_kernels`.
+inline constexpr const char* report_schema_version = "1.4.0";
 
 }  // namespace gauge

@@ -11,6 +11,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
+#include "gauge/core/kernel_trace.hpp"
 #include "gauge/core/summary.hpp"
 #include "gauge/core/telemetry.hpp"
 #include "gauge/core/warnings.hpp"
@@ -169,6 +170,8 @@ struct Result {
   TelemetryRecord telemetry;           ///< GPU clocks, power, temperature, throttling while it ran
   MemoryRecord memory;                 ///< peak memory and whether the workload fits
   std::vector<KernelBinaryRecord> kernels;  ///< binaries of the named kernels (and gauge's gate)
+  /// What ran inside the step and for how long (Config::trace_kernels); empty when not asked.
+  std::optional<KernelTraceRecord> kernel_trace;
 
   std::vector<double> gpu_samples_s;   ///< GPU time per step of each sample, in order taken
   std::vector<double> wall_samples_s;  ///< wall time per step of each wall round, in order

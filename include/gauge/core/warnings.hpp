@@ -51,6 +51,10 @@ inline constexpr const char* may_not_fit = "may_not_fit";
 inline constexpr const char* telemetry_unavailable = "telemetry_unavailable";
 inline constexpr const char* drift_during_measurement = "drift_during_measurement";
 inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
+/// Config::trace_kernels was asked, but CUPTI is absent or failed (the report's kernel_trace says why).
+inline constexpr const char* kernel_trace_unavailable = "kernel_trace_unavailable";
+/// Config::trace_kernels was asked while another CUPTI client (ncu, nsys) is attached: not traced.
+inline constexpr const char* profiler_attached = "profiler_attached";
 // The Timer's codes (gauge/timer.hpp).
 /// More steps were pending than `TimerConfig::max_pending_steps`: the Timer waited on the host.
 inline constexpr const char* timer_forced_wait = "timer_forced_wait";
@@ -129,6 +133,11 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::cpu_governor_not_performance, Severity::warning, "the CPU frequency governor is not 'performance'",
      "any CPU's scaling_governor != performance"},
     {warning_code::no_gpu, Severity::info, "no CUDA device was found", "cudaGetDeviceCount == 0 or an error"},
+    {warning_code::kernel_trace_unavailable, Severity::info, "kernel tracing was asked but did not run (no CUPTI, or it failed)",
+     "trace_kernels with libcupti absent, a host backend, or no record tied to the step"},
+    {warning_code::profiler_attached, Severity::warning,
+     "a profiler (another CUPTI client) is attached: the run is the profiler's, and kernel tracing was disabled",
+     "trace_kernels with CUDA_INJECTION64_PATH set or cuptiSubscribe refused (multiple subscribers)"},
     {warning_code::unknown_silenced_code, Severity::warning,
      "a silenced code (GAUGE_SILENCE or silenced_warnings) is no code gauge emits: a typo silences nothing",
      "a silenced code not in this catalogue"},

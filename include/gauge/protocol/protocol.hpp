@@ -7,7 +7,8 @@
 ///
 /// Parts a reader finds by name: monitoring (telemetry, memory, kernels) in
 /// gauge/protocol/monitoring.hpp; the diagnosis rules, one function per warning, in
-/// gauge/protocol/diagnosis.hpp.
+/// gauge/protocol/diagnosis.hpp; kernel tracing (`trace_kernels`, after measuring) here, over
+/// gauge/env/cupti.hpp and gauge/core/kernel_trace_summary.hpp.
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "gauge/core/config.hpp"
+#include "gauge/core/kernel_trace_summary.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
@@ -30,6 +32,7 @@
 #include "gauge/detail/nvtx.hpp"
 #include "gauge/detail/sorted_runs.hpp"
 #include "gauge/detail/text.hpp"
+#include "gauge/env/cupti.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
 #include "gauge/protocol/diagnosis.hpp"
@@ -123,6 +126,10 @@ class Protocol {
       monitor_.mark_measure_start(r);
       measure(r, sink);
       monitor_.mark_measure_end(r);
+      if (config_.trace_kernels) {
+        phase_ = "kernel tracing";
+        trace_kernels(r, sink);
+      }
       if (spec_.verify) {
         phase_ = "verification";
         b_.synchronize();
@@ -216,7 +223,125 @@ class Protocol {
 
   void call_step() {
     ++step_index_;
-    b_.call_step();
+    if (tracer_) {
+      TracedUnit unit(*this);
+      b_.call_step();
+    } else {
+      b_.call_step();
+    }
+  }
+
+  void launch_graph() {
+    if (tracer_) {
+      TracedUnit unit(*this);
+      b_.launch_graph();
+    } else {
+      b_.launch_graph();
+    }
+  }
+
+  /// One launch of the step (or graph replay) in the traced round, bracketed by its external
+  /// correlation id, popped also when the step throws.
+  struct TracedUnit {
+    explicit TracedUnit(Protocol& p) : p_(p) { p_.tracer_->push(p_.trace_base_ + p_.trace_units_); }
+    ~TracedUnit() {
+      p_.tracer_->pop();
+      ++p_.trace_units_;
+    }
+    Protocol& p_;
+  };
+
+  // ---- kernel tracing -------------------------------------------------------------------------
+
+  /// After measuring (Config::trace_kernels): one untraced round, then one traced round of the
+  /// same size on the pool's first stream, and the report's `kernel_trace` from the activity
+  /// records of the traced one (gauge/core/kernel_trace.hpp). Tracing that cannot run is
+  /// recorded with the reason and a warning; it never fails the run.
+  void trace_kernels(Result& r, WarningSink& sink) {
+    KernelTraceRecord t;
+    auto give_up = [&](const std::string& status, const std::string& reason) {
+      t.status = status;
+      t.reason = reason;
+      if (status == "disabled")
+        sink.add(warning_code::profiler_attached, Severity::warning,
+                 "kernel tracing was asked but is disabled: " + reason +
+                     ". Two CUPTI clients in one process disturb each other; the numbers are the profiler's run.");
+      else
+        sink.add(warning_code::kernel_trace_unavailable, Severity::info, "kernel tracing was asked but did not run: " + reason);
+      r.kernel_trace = t;
+    };
+    if (!b_.has_kernels()) return give_up("unavailable", std::string("the ") + b_.name() + " backend runs no GPU kernels");
+    cupti::Library& lib = cupti::Library::active();
+    if (!lib.available()) return give_up("unavailable", lib.error());
+    t.tool = lib.description();
+    if (const std::string other = cupti::other_client(lib); !other.empty()) return give_up("disabled", other);
+
+    const auto& s = r.sampling;
+    const bool graph_mode = config_.measure.gpu_timing == GpuTiming::graph;
+    const std::size_t k = std::max<std::size_t>(1, s.steps_per_sample);
+    // The size of the last measured round, at least 3 launches (two spans), at most 2000 steps.
+    std::size_t steps = s.rounds ? s.steps / s.rounds : k;
+    steps = std::clamp<std::size_t>(steps, 3 * k, std::max<std::size_t>(3 * k, 2000));
+    steps = std::max(3 * k, steps / k * k);
+    b_.select_stream(0);
+    const auto untraced = timed_round(steps, k, graph_mode);
+    cupti::Tracer tracer(lib);
+    if (const std::string why = tracer.start(); !why.empty()) return give_up("unavailable", why);
+    trace_base_ = (std::uint64_t{++trace_sessions()} << 32);
+    trace_units_ = 0;
+    tracer_ = &tracer;
+    RoundOutcome traced;
+    try {
+      traced = timed_round(steps, k, graph_mode);
+    } catch (...) {
+      tracer_ = nullptr;
+      tracer.stop();
+      throw;
+    }
+    tracer_ = nullptr;
+    cupti::Collected c = tracer.stop();
+    if (untraced.timed_out || traced.timed_out)
+      return give_up("unavailable", "the launch gate timed out in the traced rounds (the step synchronizes the host)");
+    // Tie each record to the launch that made it.
+    const std::uint64_t units = trace_units_;
+    std::vector<Activity> acts;
+    acts.reserve(c.activities.size());
+    const bool external = !c.external.empty();
+    for (auto& a : c.activities) {
+      if (external) {
+        auto it = c.external.find(a.correlation_id);
+        if (it != c.external.end() && it->second >= trace_base_ && it->second - trace_base_ < units)
+          a.unit = it->second - trace_base_;
+      } else if (a.name.rfind("gauge::", 0) == 0) {
+        continue;  // launch order: gauge's own gate and flush are not the step's
+      }
+      acts.push_back(std::move(a));
+    }
+    auto mean = [](const std::vector<double>& v) {
+      double sum = 0;
+      for (double x : v) sum += x;
+      return v.empty() ? std::optional<double>() : std::optional<double>(sum / static_cast<double>(v.size()));
+    };
+    const std::size_t per_unit = graph_mode ? k : 1;
+    t = summarize_trace(std::move(acts), std::max<std::uint64_t>(1, units), per_unit, mean(traced.per_step_s));
+    t.tool = lib.description();
+    t.dropped_records = c.dropped;
+    t.untraced_period_s = mean(untraced.per_step_s);
+    if (t.period_s && t.untraced_period_s && *t.untraced_period_s > 0)
+      t.tracing_overhead = *t.period_s / *t.untraced_period_s - 1;
+    if (t.attributed_records == 0) {
+      t.status = "unavailable";
+      t.reason = c.activities.empty() ? "CUPTI delivered no kernel, memcpy or memset records"
+                                      : "no record could be tied to a launch of the step";
+      sink.add(warning_code::kernel_trace_unavailable, Severity::info, "kernel tracing ran but " + t.reason);
+    }
+    r.kernel_trace = std::move(t);
+  }
+
+  /// Tracing sessions in this process: each one's external ids are its own.
+  static std::uint32_t& trace_sessions() {
+    static std::uint32_t n = 0;
+    return n;
   }
 
   /// The untimed setup before a step (Experiment::setup), its host time counted.
@@ -297,7 +422,7 @@ class Protocol {
       std::size_t prev = b_.record();
       for (std::size_t b = 0; b < batches; ++b) {
         if (graph_mode) {
-          b_.launch_graph();
+          launch_graph();
           step_index_ += k;
           if (b == 0) first_step_enqueue = b_.now() - t0;
         } else {
@@ -727,6 +852,9 @@ class Protocol {
   double setup_time_s_ = 0;          // host time of all setup calls
   std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)
   std::size_t measure_rounds_ = 0;   // measuring rounds started (they rotate over the pool)
+  cupti::Tracer* tracer_ = nullptr;  // set during the traced round only
+  std::uint64_t trace_base_ = 0;     // this session's external correlation ids start here
+  std::uint64_t trace_units_ = 0;    // launches of the step in the traced round so far
 };
 
 }  // namespace gauge::detail

@@ -21,6 +21,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/environment.hpp"
+#include "gauge/core/kernel_trace.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/skipped.hpp"
 #include "gauge/core/statistics.hpp"
@@ -125,6 +126,7 @@ GAUGE_SERIAL_DESCRIPTION(Config, "config", NoFlags) {
   v("telemetry_interval_s", x.telemetry_interval, since_1_2);
   v("memory_growth_tolerance_bytes", x.memory_growth_tolerance_bytes, since_1_2);
   v("sm_clock_warning_fraction", x.sm_clock_warning_fraction, since_1_2);
+  v("trace_kernels", x.trace_kernels, since_1_4);
 }
 
 // ---- telemetry, memory, kernels ----------------------------------------------------------------
@@ -162,6 +164,19 @@ GAUGE_SERIAL_DESCRIBE_AS(MemoryRecord, "memory", AllKeysOptional, peak_bytes, pe
 /// KernelBinaryRecord → {"name", "binary_version", "ptx_version", "device_version", "jit_compiled"}.
 GAUGE_SERIAL_DESCRIBE(KernelBinaryRecord, "kernel", name, binary_version, ptx_version, device_version,
     jit_compiled)
+
+/// TracedKernel → one name's activities in the traced round (schema 1.4): durations in seconds.
+GAUGE_SERIAL_DESCRIBE(TracedKernel, "traced_kernel", name, kind, launches, launches_per_step, median_s, p99_s,
+    min_s, max_s, time_per_step_s, share_of_step, grid, block, registers_per_thread, static_shared_bytes,
+    dynamic_shared_bytes, bytes, streams)
+
+/// TraceSpan → one activity of the sample step, times from the step's first start (schema 1.4).
+GAUGE_SERIAL_DESCRIBE(TraceSpan, "trace_span", name, kind, stream_id, start_s, end_s)
+
+/// KernelTraceRecord → the report's `kernel_trace` (schema 1.4; gauge/core/kernel_trace.hpp).
+GAUGE_SERIAL_DESCRIBE(KernelTraceRecord, "kernel_trace", status, reason, tool, attribution, steps, steps_per_unit,
+    records, attributed_records, dropped_records, period_s, untraced_period_s, tracing_overhead, device_period_s,
+    kernel_time_per_step_s, busy_per_step_s, gaps_per_step_s, busy_fraction, closure, kernels, sample_step)
 
 // ---- one experiment ----------------------------------------------------------------------------
 
@@ -245,6 +260,7 @@ struct Fields<Result> {
     v("telemetry", x.telemetry, since_1_1);
     v("memory", x.memory, since_1_1);
     v("kernels", x.kernels, since_1_1);
+    v("kernel_trace", x.kernel_trace, since_1_4);
     v("warnings", x.warnings);
     v.group("samples", [&](auto& g) {
       g("gpu_time_per_step_s", x.gpu_samples_s, nan_as_null);

@@ -1,0 +1,425 @@
+// Kernel tracing (issue 14): summarize_trace on records written by hand, the CUPTI record parser
+// on a fake CUPTI's buffers, and the protocol's traced round on the fake device. Expected values
+// are worked out by hand in the comments (the fake device's times are exact sums of its script).
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "fake_backend.hpp"
+#include "fake_cupti.hpp"
+#include "gauge/core/kernel_trace_summary.hpp"
+#include "gauge/env/cupti.hpp"
+#include "gauge/experiment.hpp"
+#include "test_helpers.hpp"
+
+#if __has_include(<cupti_activity.h>)
+#include <cupti_activity.h>
+#define GAUGE_TEST_HAVE_CUPTI_HEADER 1
+#endif
+
+using gauge::Activity;
+using gauge::ActivityKind;
+using gauge::summarize_trace;
+using namespace gauge::testing;
+
+namespace {
+
+Activity act(const char* name, std::uint64_t start, std::uint64_t end, std::optional<std::uint64_t> unit,
+             std::uint32_t stream = 7) {
+  Activity a;
+  a.name = name;
+  a.start_ns = start;
+  a.end_ns = end;
+  a.unit = unit;
+  a.stream_id = stream;
+  a.grid[0] = 132;
+  a.block[0] = 256;
+  return a;
+}
+
+const gauge::TracedKernel* find_kernel(const gauge::KernelTraceRecord& t, const std::string& name) {
+  for (const auto& k : t.kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("summarize_trace: two kernels per step, back to back, with a launch gap", "[kernel_trace]") {
+  // Unit u starts at 1000 + 5500u ns: A runs 3000 ns, then B 1000 ns; the next unit starts 1500 ns
+  // after B ends. One record (gauge's gate) belongs to no unit.
+  std::vector<Activity> acts;
+  for (std::uint64_t u = 0; u < 4; ++u) {
+    const std::uint64_t base = 1000 + 5500 * u;
+    acts.push_back(act("A", base, base + 3000, u));
+    acts.push_back(act("B", base + 3000, base + 4000, u));
+  }
+  acts.push_back(act("gauge::gate_kernel", 0, 500, std::nullopt));
+  const auto t = summarize_trace(acts, 4, 1, 5.5e-6);
+  CHECK(t.status == "traced");
+  CHECK(t.attribution == "external correlation");
+  CHECK(t.records == 9);
+  CHECK(t.attributed_records == 8);
+  CHECK(t.steps == 4);
+  REQUIRE(t.kernels.size() == 2);
+  CHECK(t.kernels[0].name == "A");  // largest time per step first
+  CHECK(t.kernels[0].launches == 4);
+  CHECK(t.kernels[0].launches_per_step == 1.0);
+  CHECK(*t.kernels[0].median_s == Approx(3e-6).epsilon(1e-12));
+  CHECK(*t.kernels[0].p99_s == Approx(3e-6).epsilon(1e-12));
+  CHECK(t.kernels[0].time_per_step_s == Approx(3e-6).epsilon(1e-12));
+  CHECK(*t.kernels[0].share_of_step == Approx(3.0 / 5.5).epsilon(1e-12));
+  CHECK(t.kernels[0].grid == std::vector<int>{132, 0, 0});
+  CHECK(t.kernels[1].name == "B");
+  CHECK(*t.kernels[1].median_s == Approx(1e-6).epsilon(1e-12));
+  CHECK(find_kernel(t, "gauge::gate_kernel") == nullptr);
+  // Spans between units 0..3: 5500 ns each; busy 4000 ns; gaps 1500 ns.
+  CHECK(*t.device_period_s == Approx(5.5e-6).epsilon(1e-12));
+  CHECK(*t.busy_per_step_s == Approx(4e-6).epsilon(1e-12));
+  CHECK(*t.gaps_per_step_s == Approx(1.5e-6).epsilon(1e-9));
+  CHECK(*t.busy_fraction == Approx(4.0 / 5.5).epsilon(1e-12));
+  CHECK(*t.kernel_time_per_step_s == Approx(4e-6).epsilon(1e-12));
+  CHECK(*t.closure == Approx(0.0).margin(1e-9));
+  // The sample step is unit 2: A at [0, 3 us], B at [3, 4 us].
+  REQUIRE(t.sample_step.size() == 2);
+  CHECK(t.sample_step[0].name == "A");
+  CHECK(t.sample_step[0].start_s == 0.0);
+  CHECK(t.sample_step[0].end_s == Approx(3e-6).epsilon(1e-12));
+  CHECK(t.sample_step[1].start_s == Approx(3e-6).epsilon(1e-12));
+  CHECK(t.sample_step[1].end_s == Approx(4e-6).epsilon(1e-12));
+}
+
+TEST_CASE("summarize_trace: overlapping kernels on two streams count once in busy time", "[kernel_trace]") {
+  // Per unit (5000 ns apart): A [0, 3000] on stream 7, B [1000, 4000] on stream 8. Union 4000 ns,
+  // kernel time 6000 ns, gaps 1000 ns; closure (6000 + 1000) / 5000 - 1 = 0.4.
+  std::vector<Activity> acts;
+  for (std::uint64_t u = 0; u < 2; ++u) {
+    acts.push_back(act("A", 5000 * u, 5000 * u + 3000, u, 7));
+    acts.push_back(act("B", 5000 * u + 1000, 5000 * u + 4000, u, 8));
+  }
+  const auto t = summarize_trace(acts, 2, 1, 5e-6);
+  CHECK(*t.busy_per_step_s == Approx(4e-6).epsilon(1e-12));
+  CHECK(*t.kernel_time_per_step_s == Approx(6e-6).epsilon(1e-12));
+  CHECK(*t.gaps_per_step_s == Approx(1e-6).epsilon(1e-9));
+  CHECK(*t.busy_fraction == Approx(0.8).epsilon(1e-12));
+  CHECK(*t.closure == Approx(0.4).epsilon(1e-9));
+  REQUIRE(find_kernel(t, "B"));
+  CHECK(find_kernel(t, "B")->streams == std::vector<std::uint32_t>{8});
+}
+
+TEST_CASE("summarize_trace: the p99 and median of launch durations are Hyndman-Fan type 7", "[kernel_trace]") {
+  // Durations 1..100 us, one launch per unit. NumPy: np.percentile(np.arange(1, 101), 99) = 99.01,
+  // np.median = 50.5.
+  std::vector<Activity> acts;
+  for (std::uint64_t i = 0; i < 100; ++i) acts.push_back(act("k", 200000 * i, 200000 * i + 1000 * (i + 1), i));
+  const auto t = summarize_trace(acts, 100, 1, 200e-6);
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(*t.kernels[0].p99_s == Approx(99.01e-6).epsilon(1e-12));
+  CHECK(*t.kernels[0].median_s == Approx(50.5e-6).epsilon(1e-12));
+  CHECK(*t.kernels[0].min_s == Approx(1e-6).epsilon(1e-12));
+  CHECK(*t.kernels[0].max_s == Approx(100e-6).epsilon(1e-12));
+  CHECK(*t.device_period_s == Approx(200e-6).epsilon(1e-12));
+}
+
+TEST_CASE("summarize_trace: without external correlation, records are tied in launch order when they divide evenly",
+          "[kernel_trace]") {
+  // Three units 5000 ns apart, two 500 ns kernels each (at 0 and 1000 ns into the unit), given
+  // out of order: busy 1000 ns, span 5000 ns, gaps 4000 ns.
+  std::vector<Activity> acts = {act("x", 11000, 11500, std::nullopt), act("x", 0, 500, std::nullopt),
+                                act("x", 6000, 6500, std::nullopt),   act("x", 1000, 1500, std::nullopt),
+                                act("x", 10000, 10500, std::nullopt), act("x", 5000, 5500, std::nullopt)};
+  auto t = summarize_trace(acts, 3, 1, 5e-6);
+  CHECK(t.attribution == "launch order");
+  CHECK(t.attributed_records == 6);
+  CHECK(t.kernels.at(0).launches_per_step == 2.0);
+  CHECK(*t.device_period_s == Approx(5e-6).epsilon(1e-12));
+  CHECK(*t.gaps_per_step_s == Approx(4e-6).epsilon(1e-9));
+  // Seven records do not divide into three units: nothing is attributed, nothing is made up.
+  acts.push_back(act("x", 15000, 15500, std::nullopt));
+  t = summarize_trace(acts, 3, 1, 5e-6);
+  CHECK(t.attribution.empty());
+  CHECK(t.attributed_records == 0);
+  CHECK(t.kernels.empty());
+  CHECK_FALSE(t.device_period_s.has_value());
+}
+
+TEST_CASE("summarize_trace: graph replays of k steps divide per step", "[kernel_trace]") {
+  // Two replays of 4 steps, 20000 ns apart, each 4 kernels of 4000 ns back to back: per step the
+  // period is 5000 ns, busy 4000 ns, one launch.
+  std::vector<Activity> acts;
+  for (std::uint64_t u = 0; u < 2; ++u)
+    for (std::uint64_t i = 0; i < 4; ++i) acts.push_back(act("g", 20000 * u + 4000 * i, 20000 * u + 4000 * (i + 1), u));
+  const auto t = summarize_trace(acts, 2, 4, 5e-6);
+  CHECK(t.steps == 8);
+  CHECK(t.kernels.at(0).launches_per_step == 1.0);
+  CHECK(*t.device_period_s == Approx(5e-6).epsilon(1e-12));
+  CHECK(*t.busy_per_step_s == Approx(4e-6).epsilon(1e-12));
+  CHECK(*t.kernel_time_per_step_s == Approx(4e-6).epsilon(1e-12));
+}
+
+TEST_CASE("summarize_trace: bad input names what is wrong", "[kernel_trace]") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(summarize_trace({}, 0, 1, std::nullopt), Contains("units must be >= 1"));
+  CHECK_THROWS_WITH(summarize_trace({}, 1, 0, std::nullopt), Contains("steps_per_unit must be >= 1"));
+  CHECK_THROWS_WITH(summarize_trace({act("late", 10, 5, 0)}, 1, 1, std::nullopt),
+                    Contains("activity 'late' ends (5 ns) before it starts (10 ns)"));
+  CHECK_THROWS_WITH(summarize_trace({act("far", 0, 5, 3)}, 2, 1, std::nullopt), Contains("has unit 3, outside the round's 2 units"));
+  // No records: traced, but nothing attributed and no figures.
+  const auto t = summarize_trace({}, 3, 1, 1e-6);
+  CHECK(t.attributed_records == 0);
+  CHECK_FALSE(t.busy_per_step_s.has_value());
+}
+
+TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled, with external ids", "[kernel_trace]") {
+  ScopedFakeCupti scoped;
+  FakeCupti& f = scoped.fake;
+  gauge::cupti::Tracer tracer(gauge::cupti::Library::active());
+  REQUIRE(tracer.start().empty());
+  CHECK(f.enabled == std::set<int>{1, 2, 4, 5, 10, 39});
+  gauge::cupti::record::Memcpy mc{};
+  mc.kind = 1;
+  mc.copy_kind = 8;  // CUPTI_ACTIVITY_MEMCPY_KIND_DTOD
+  mc.bytes = 4096;
+  mc.start = 100;
+  mc.end = 600;
+  mc.stream_id = 9;
+  mc.correlation_id = 5;
+  f.write(&mc, sizeof mc);
+  gauge::cupti::record::Memset ms{};
+  ms.kind = 2;
+  ms.bytes = 256;
+  ms.start = 700;
+  ms.end = 750;
+  ms.stream_id = 9;
+  ms.correlation_id = 6;
+  f.write(&ms, sizeof ms);
+  gauge::cupti::record::ExternalCorrelation ours{39, 5, 42, 7, 0}, theirs{39, 3, 99, 8, 0};
+  f.write(&ours, sizeof ours);
+  f.write(&theirs, sizeof theirs);  // CUSTOM0 (a framework's): not gauge's
+  f.kernel_ran(7, "_Z6kernelPfi", 1e-6, 3.5e-6, 2);
+  f.dropped = 2;
+  const auto c = tracer.stop();
+  CHECK(f.enabled.empty());
+  REQUIRE(c.activities.size() == 3);
+  CHECK(c.activities[0].kind == ActivityKind::memcpy);
+  CHECK(c.activities[0].name == "memcpy DtoD");
+  CHECK(c.activities[0].bytes == 4096);
+  CHECK(c.activities[0].end_ns - c.activities[0].start_ns == 500);
+  CHECK(c.activities[1].name == "memset");
+  CHECK(c.activities[1].bytes == 256);
+  CHECK(c.activities[2].name == "kernel(float*, int)");
+  CHECK(c.activities[2].start_ns == 1000);
+  CHECK(c.activities[2].end_ns == 3500);
+  CHECK(c.activities[2].stream_id == 9);
+  CHECK(c.activities[2].correlation_id == 7);
+  CHECK(c.activities[2].block[0] == 256);
+  CHECK(c.activities[2].registers_per_thread == 32);
+  CHECK(c.external == std::map<std::uint32_t, std::uint64_t>{{7, 42}});
+  CHECK(c.dropped == 2);
+}
+
+#ifdef GAUGE_TEST_HAVE_CUPTI_HEADER
+TEST_CASE("cupti: the declared record prefixes match the installed cupti_activity.h", "[kernel_trace]") {
+  namespace rec = gauge::cupti::record;
+  CHECK(offsetof(CUpti_ActivityKernel10, registersPerThread) == offsetof(rec::Kernel, registers_per_thread));
+  CHECK(offsetof(CUpti_ActivityKernel10, start) == offsetof(rec::Kernel, start));
+  CHECK(offsetof(CUpti_ActivityKernel10, end) == offsetof(rec::Kernel, end));
+  CHECK(offsetof(CUpti_ActivityKernel10, streamId) == offsetof(rec::Kernel, stream_id));
+  CHECK(offsetof(CUpti_ActivityKernel10, gridX) == offsetof(rec::Kernel, grid_x));
+  CHECK(offsetof(CUpti_ActivityKernel10, blockZ) == offsetof(rec::Kernel, block_z));
+  CHECK(offsetof(CUpti_ActivityKernel10, staticSharedMemory) == offsetof(rec::Kernel, static_shared_memory));
+  CHECK(offsetof(CUpti_ActivityKernel10, dynamicSharedMemory) == offsetof(rec::Kernel, dynamic_shared_memory));
+  CHECK(offsetof(CUpti_ActivityKernel10, correlationId) == offsetof(rec::Kernel, correlation_id));
+  CHECK(offsetof(CUpti_ActivityKernel10, name) == offsetof(rec::Kernel, name));
+  CHECK(offsetof(CUpti_ActivityMemcpy6, copyKind) == offsetof(rec::Memcpy, copy_kind));
+  CHECK(offsetof(CUpti_ActivityMemcpy6, bytes) == offsetof(rec::Memcpy, bytes));
+  CHECK(offsetof(CUpti_ActivityMemcpy6, start) == offsetof(rec::Memcpy, start));
+  CHECK(offsetof(CUpti_ActivityMemcpy6, streamId) == offsetof(rec::Memcpy, stream_id));
+  CHECK(offsetof(CUpti_ActivityMemcpy6, correlationId) == offsetof(rec::Memcpy, correlation_id));
+  CHECK(offsetof(CUpti_ActivityMemset4, bytes) == offsetof(rec::Memset, bytes));
+  CHECK(offsetof(CUpti_ActivityMemset4, streamId) == offsetof(rec::Memset, stream_id));
+  CHECK(offsetof(CUpti_ActivityMemset4, correlationId) == offsetof(rec::Memset, correlation_id));
+  CHECK(offsetof(CUpti_ActivityExternalCorrelation, externalKind) == offsetof(rec::ExternalCorrelation, external_kind));
+  CHECK(offsetof(CUpti_ActivityExternalCorrelation, externalId) == offsetof(rec::ExternalCorrelation, external_id));
+  CHECK(offsetof(CUpti_ActivityExternalCorrelation, correlationId) == offsetof(rec::ExternalCorrelation, correlation_id));
+  CHECK(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL == gauge::cupti::kind::concurrent_kernel);
+  CHECK(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION == gauge::cupti::kind::external_correlation);
+  CHECK(CUPTI_ACTIVITY_KIND_RUNTIME == gauge::cupti::kind::runtime);
+  CHECK(CUPTI_ACTIVITY_KIND_DRIVER == gauge::cupti::kind::driver);
+  CHECK(CUPTI_ACTIVITY_KIND_MEMCPY == gauge::cupti::kind::memcpy);
+  CHECK(CUPTI_ACTIVITY_KIND_MEMSET == gauge::cupti::kind::memset);
+  CHECK(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 == gauge::cupti::external_kind_gauge);
+  CHECK(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == gauge::cupti::error_multiple_subscribers);
+  CHECK(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED == gauge::cupti::flush_forced);
+}
+#endif
+
+namespace {
+
+gauge::Config quick_config() {
+  using namespace std::chrono_literals;
+  gauge::Config c;
+  c.warmup.min_time = 1ms;
+  c.warmup.max_time = 20ms;
+  c.measure.min_time = 5ms;
+  c.measure.max_time = 50ms;
+  c.measure.streams = 1;
+  c.telemetry_interval = 0ns;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("trace_kernels: the protocol's traced round names the step's kernels and their times", "[kernel_trace]") {
+  ScopedFakeCupti scoped;
+  FakeDevice dev;
+  scoped.fake.attach(dev);
+  // The step: gemm 10 us, then relu 2 us; gated, the device runs them back to back, so the period
+  // is 12 us, busy 12 us, no gaps, and the fake adds no tracing overhead.
+  auto exp = fake_experiment(dev, [](FakeStream s) {
+    s.kernel(10e-6, "_Z4gemmv");
+    s.kernel(2e-6, "_Z4reluv");
+  });
+  exp.config(quick_config()).trace_kernels();
+  const auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  REQUIRE(r.kernel_trace.has_value());
+  const auto& t = *r.kernel_trace;
+  CHECK(t.status == "traced");
+  CHECK(t.reason.empty());
+  CHECK(t.tool == "CUPTI API version 130001 (fake libcupti)");
+  CHECK(t.attribution == "external correlation");
+  REQUIRE(t.steps >= 3);
+  CHECK(scoped.fake.pushes == t.steps);
+  CHECK(scoped.fake.pops == t.steps);
+  CHECK(scoped.fake.enabled.empty());
+  CHECK(t.records == 2 * t.steps);
+  CHECK(t.attributed_records == 2 * t.steps);
+  REQUIRE(t.kernels.size() == 2);
+  CHECK(t.kernels[0].name == "gemm()");
+  CHECK(*t.kernels[0].median_s == Approx(10e-6).epsilon(1e-6));
+  CHECK(t.kernels[0].launches_per_step == 1.0);
+  CHECK(*t.kernels[0].share_of_step == Approx(10.0 / 12).epsilon(1e-6));
+  CHECK(t.kernels[1].name == "relu()");
+  CHECK(*t.kernels[1].median_s == Approx(2e-6).epsilon(1e-6));
+  CHECK(*t.period_s == Approx(12e-6).epsilon(1e-9));
+  CHECK(*t.untraced_period_s == Approx(12e-6).epsilon(1e-9));
+  CHECK(*t.tracing_overhead == Approx(0.0).margin(1e-9));
+  CHECK(*t.device_period_s == Approx(12e-6).epsilon(1e-6));
+  CHECK(*t.busy_per_step_s == Approx(12e-6).epsilon(1e-6));
+  CHECK(*t.gaps_per_step_s == Approx(0.0).margin(1e-11));
+  CHECK(*t.closure == Approx(0.0).margin(1e-6));
+  CHECK(t.sample_step.size() == 2);
+  CHECK_FALSE(r.has_warning(gauge::warning_code::kernel_trace_unavailable));
+  CHECK(r.gpu_time.p50 == Approx(12e-6).epsilon(1e-9));
+}
+
+TEST_CASE("trace_kernels: a setup's kernels are not the step's, and show as a gap", "[kernel_trace]") {
+  ScopedFakeCupti scoped;
+  FakeDevice dev;
+  scoped.fake.attach(dev);
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6, "_Z4stepv"); });
+  exp.config(quick_config()).trace_kernels().setup([](FakeStream s) { s.kernel(1e-6, "_Z5resetv"); });
+  const auto r = exp.run();
+  REQUIRE(r.kernel_trace.has_value());
+  const auto& t = *r.kernel_trace;
+  CHECK(t.records == 2 * t.steps);        // reset and step, per step
+  CHECK(t.attributed_records == t.steps);  // the step's only
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(t.kernels[0].name == "step()");
+  // Between steps' starts: the 1 us reset and the 10 us step.
+  CHECK(*t.device_period_s == Approx(11e-6).epsilon(1e-6));
+  CHECK(*t.gaps_per_step_s == Approx(1e-6).epsilon(1e-4));
+  CHECK(*t.busy_fraction == Approx(10.0 / 11).epsilon(1e-6));
+}
+
+TEST_CASE("trace_kernels: not asked, nothing is loaded or enabled", "[kernel_trace]") {
+  ScopedFakeCupti scoped;
+  FakeDevice dev;
+  scoped.fake.attach(dev);
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  const auto r = exp.config(quick_config()).run();
+  CHECK_FALSE(r.kernel_trace.has_value());
+  CHECK(scoped.fake.enables == 0);
+  CHECK(scoped.fake.pushes == 0);
+}
+
+TEST_CASE("trace_kernels: without a usable CUPTI the result says why, and everything else is measured",
+          "[kernel_trace]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(quick_config()).trace_kernels();
+  SECTION("a CUPTI that lacks an entry") {
+    ScopedFakeCupti scoped(true);
+    scoped.fake.attach(dev);
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    CHECK(r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "unavailable");
+    CHECK(r.kernel_trace->reason == "fake libcupti lacks cuptiActivityPushExternalCorrelationId");
+    CHECK(r.has_warning(gauge::warning_code::kernel_trace_unavailable));
+    CHECK(scoped.fake.enables == 0);
+  }
+  SECTION("an activity kind refused") {
+    ScopedFakeCupti scoped;
+    scoped.fake.attach(dev);
+    scoped.fake.refuse_kind = gauge::cupti::kind::runtime;
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "unavailable");
+    CHECK(r.kernel_trace->reason.find("cuptiActivityEnable(5)") != std::string::npos);
+    CHECK(scoped.fake.enabled.empty());  // what it had enabled is disabled again
+    CHECK(r.has_warning(gauge::warning_code::kernel_trace_unavailable));
+    // The next experiment can trace: the session was released.
+    scoped.fake.refuse_kind = -1;
+    const auto again = exp.run();
+    CHECK(again.kernel_trace->status == "traced");
+  }
+}
+
+TEST_CASE("trace_kernels: with another CUPTI client attached, tracing is disabled with a warning", "[kernel_trace]") {
+  ScopedFakeCupti scoped;
+  FakeDevice dev;
+  scoped.fake.attach(dev);
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(quick_config()).trace_kernels();
+  SECTION("cuptiSubscribe refuses a second subscriber") {
+    scoped.fake.subscribe_result = gauge::cupti::error_multiple_subscribers;
+    const auto r = exp.run();
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "disabled");
+    CHECK(r.kernel_trace->reason.find("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED") != std::string::npos);
+    CHECK(r.has_warning(gauge::warning_code::profiler_attached));
+    CHECK(scoped.fake.enables == 0);
+  }
+  SECTION("a CUDA injection library (ncu, nsys)") {
+    ::setenv("CUDA_INJECTION64_PATH", "/opt/nsight/libTool.so", 1);
+    const auto r = exp.run();
+    ::unsetenv("CUDA_INJECTION64_PATH");
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "disabled");
+    CHECK(r.kernel_trace->reason.find("CUDA_INJECTION64_PATH=/opt/nsight/libTool.so") != std::string::npos);
+    CHECK(r.has_warning(gauge::warning_code::profiler_attached));
+  }
+}
+
+TEST_CASE("trace_kernels: the host backend runs no kernels to trace", "[kernel_trace]") {
+  ScopedFakeCupti scoped;
+  auto exp = gauge::make_experiment<gauge::HostBackend>("host", [](gauge::HostStream) {
+    volatile double x = 0;
+    for (int i = 0; i < 100; ++i) x = x + i;
+  });
+  auto c = quick_config();
+  exp.config(c).trace_kernels();
+  const auto r = exp.run();
+  REQUIRE(r.kernel_trace.has_value());
+  CHECK(r.kernel_trace->status == "unavailable");
+  CHECK(r.kernel_trace->reason == "the host backend runs no GPU kernels");
+  CHECK(r.has_warning(gauge::warning_code::kernel_trace_unavailable));
+  CHECK(scoped.fake.enables == 0);
+}

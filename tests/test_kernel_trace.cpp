@@ -13,6 +13,7 @@
 #include "gauge/core/kernel_trace_summary.hpp"
 #include "gauge/env/cupti.hpp"
 #include "gauge/experiment.hpp"
+#include "gauge/report/console.hpp"
 #include "test_helpers.hpp"
 
 #if __has_include(<cupti_activity.h>)
@@ -422,4 +423,39 @@ TEST_CASE("trace_kernels: the host backend runs no kernels to trace", "[kernel_t
   CHECK(r.kernel_trace->reason == "the host backend runs no GPU kernels");
   CHECK(r.has_warning(gauge::warning_code::kernel_trace_unavailable));
   CHECK(scoped.fake.enables == 0);
+}
+
+TEST_CASE("kernel_table: the traced kernels of each result, largest first, and why one was not traced",
+          "[kernel_trace]") {
+  std::vector<Activity> acts;
+  for (std::uint64_t u = 0; u < 4; ++u) {
+    const std::uint64_t base = 5500 * u;
+    acts.push_back(act("A", base, base + 3000, u));
+    acts.push_back(act("B", base + 3000, base + 4000, u));
+  }
+  gauge::Result traced, refused, plain;
+  traced.name = "two";
+  traced.kernel_trace = summarize_trace(acts, 4, 1, 5.5e-6);
+  traced.kernel_trace->tracing_overhead = 0.004;
+  refused.name = "under ncu";
+  refused.kernel_trace = gauge::KernelTraceRecord{};
+  refused.kernel_trace->status = "disabled";
+  refused.kernel_trace->reason = "another CUPTI subscriber is attached";
+  plain.name = "plain";
+  const std::string text = gauge::kernel_table({traced, refused, plain}, 1);
+  // Hand-written: period 5.5 us, busy 4 us of 5.5 (72.7 %), gaps 1.5 us, overhead 0.4 %; A's
+  // 3 us a step is 54.5 % of 5.5 us; only the top 1 is listed.
+  CHECK(text.find("kernels of two (4 steps traced): period 5.5 us (events), busy 4 us (72.7 %), gaps 1.5 us, "
+                  "tracing overhead 0.4 %\n") != std::string::npos);
+  const auto row = text.find("\n  A ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+  CHECK(line.find(" kernel ") != std::string::npos);
+  CHECK(line.find("3 us") != std::string::npos);
+  CHECK(line.find("54.5 %") != std::string::npos);
+  CHECK(text.find("\n  B ") == std::string::npos);
+  CHECK(text.find("  ... and 1 more\n") != std::string::npos);
+  CHECK(text.find("kernels of under ncu: not traced (disabled): another CUPTI subscriber is attached\n") != std::string::npos);
+  CHECK(text.find("plain") == std::string::npos);
+  CHECK(gauge::kernel_table({plain}).empty());
 }

@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
+#include "fake_cupti.hpp"
 #include "test_helpers.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/suite.hpp"
@@ -304,6 +305,31 @@ TEST_CASE("suite: overrides of the common settings reach every point's Config", 
   CHECK(c.measure.cache == gauge::CacheState::cold);
   CHECK(c.device == 1);
   CHECK(report.results[0].dimensions.count("device") == 0);  // one device: not a dimension
+}
+
+TEST_CASE("suite: --kernels traces every point and prints its kernels", "[suite][run]") {
+  FakeSuite s;
+  gauge::testing::ScopedFakeCupti cupti;
+  cupti.fake.attach(s.dev);
+  const fs::path dir = fresh_dir("kernels");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--out", out, "--quiet", "--filter", "A=2/B=x", "--kernels"});
+  CHECK(r.code == 0);
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 1);
+  CHECK(report.results[0].config.trace_kernels);
+  REQUIRE(report.results[0].kernel_trace.has_value());
+  const auto& t = *report.results[0].kernel_trace;
+  CHECK(t.status == "traced");
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(t.kernels[0].name == "fake_kernel()");
+  CHECK(t.kernels[0].median_s.value() == Approx(2e-6).epsilon(1e-6));  // a kernel of A = 2 us
+  INFO(r.out);
+  CHECK(gauge::testing::contains(r.out, "kernels of k ("));
+  CHECK(gauge::testing::contains(r.out, "\n  fake_kernel() "));
+  // Without the flag: no tracing, no table.
+  const Run plain = run_main(s.registry, {"--quiet", "--filter", "A=2/B=x"});
+  CHECK_FALSE(gauge::testing::contains(plain.out, "kernels of"));
 }
 
 TEST_CASE("suite: a template benchmark has a type axis named after its types", "[suite][types]") {

@@ -131,7 +131,8 @@ void Report::write() const {
 std::string Report::summary() const {
   std::string timers;
   for (const auto& t : d_->timers) timers += timer_summary_text(t);
-  return environment_line(d_->env) + summary_table(d_->results) + warnings_text(d_->results, d_->env) + timers;
+  return environment_line(d_->env) + summary_table(d_->results) + kernel_table(d_->results) +
+         warnings_text(d_->results, d_->env) + timers;
 }
 
 }  // namespace gauge

@@ -61,6 +61,41 @@ inline std::string summary_table(const std::vector<Result>& results) {
   return out;
 }
 
+/// The kernels inside each traced step (Config::trace_kernels), as text: per traced result a
+/// heading with the step's period from events, its busy time, gaps and the tracing overhead, then
+/// the `top` names with the most time per step: kind, launches per step, median and p99 duration
+/// of one launch, time per step and share of the step. A result whose tracing did not run gets
+/// one line with the reason; results that did not ask get nothing. Ends with a newline, or is
+/// empty.
+inline std::string kernel_table(const std::vector<Result>& results, std::size_t top = 10) {
+  std::string out;
+  auto pct = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f} %", 100 * *v) : std::string("-"); };
+  for (const auto& r : results) {
+    if (!r.kernel_trace) continue;
+    const auto& t = *r.kernel_trace;
+    const std::string label = detail::escape::visible(r.name);
+    if (t.status != "traced") {
+      out += fmt::format("kernels of {}: not traced ({}): {}\n", label, t.status, detail::escape::visible(t.reason));
+      continue;
+    }
+    out += fmt::format("kernels of {} ({} steps traced): period {} (events), busy {} ({}), gaps {}, tracing overhead {}\n",
+                       label, t.steps, detail::format_time(t.period_s), detail::format_time(t.busy_per_step_s),
+                       pct(t.busy_fraction), detail::format_time(t.gaps_per_step_s), pct(t.tracing_overhead));
+    out += fmt::format("  {:<56} {:<6} {:>8} {:>11} {:>11} {:>11} {:>7}\n", "name", "kind", "per step", "median",
+                       "p99", "time/step", "share");
+    for (std::size_t i = 0; i < t.kernels.size() && i < top; ++i) {
+      const auto& k = t.kernels[i];
+      std::string name = detail::escape::visible(k.name);
+      if (name.size() > 56) name = name.substr(0, 53) + "...";
+      out += fmt::format("  {:<56} {:<6} {:>8.3g} {:>11} {:>11} {:>11} {:>7}\n", name, k.kind, k.launches_per_step,
+                         detail::format_time(k.median_s), detail::format_time(k.p99_s),
+                         detail::format_time(k.time_per_step_s), pct(k.share_of_step));
+    }
+    if (t.kernels.size() > top) out += fmt::format("  ... and {} more\n", t.kernels.size() - top);
+  }
+  return out;
+}
+
 /// One line about where it ran: GPU, compute capability, driver and runtime, or "no GPU".
 inline std::string environment_line(const Environment& env) {
   auto version = [](const std::optional<int>& v) {

@@ -28,6 +28,7 @@
 #include "gauge/core/skipped.hpp"
 #include "gauge/detail/cuda_available.hpp"
 #include "gauge/env/environment.hpp"
+#include "gauge/report/console.hpp"
 #include "gauge/report/export.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/suite/axes.hpp"
@@ -99,6 +100,7 @@ inline Config point_config(const Benchmark& b, const RunOptions& o, std::optiona
   if (o.target_ci) c.measure.target_relative_ci_width = *o.target_ci;
   if (o.cold) c.measure.cache = CacheState::cold;
   if (o.graph) c.measure.gpu_timing = GpuTiming::graph;
+  if (o.kernels) c.trace_kernels = true;
   if (device) c.device = *device;
   return c;
 }
@@ -468,6 +470,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       text += style == TableStyle::markdown ? "## " + b->name() + "\n\n" : b->name() + "\n";
       text += sweep_table(axis_names, table_rows, style) + "\n";
     }
+    if (o.kernels) text += kernel_table(results);
   }
   write_text(io.out, text);
 
@@ -512,6 +515,7 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   app.add_option("--target-ci", target_ci, "Stop when the median's CI is narrower than this fraction of it (0.005 or 0.5%)")->type_name("X");
   app.add_flag("--cold", o.cold, "Flush the L2 cache before every step (outside the timing)");
   app.add_flag("--graph", o.graph, "Time replays of a CUDA graph of the steps");
+  app.add_flag("--kernels", o.kernels, "Trace the kernels inside each step with CUPTI after measuring (report: kernel_trace; console: a table per point)");
   app.add_flag("--profile", o.profile, "For each point: a short warm-up, then one step between cudaProfilerStart/Stop, untimed (for ncu/nsys --profile-from-start off)");
   app.add_flag("-q,--quiet", o.quiet, "No progress line and no summary on stderr");
   app.footer("Exit status: 0 every point ran (or was skipped), 1 a point failed, 2 bad usage.");

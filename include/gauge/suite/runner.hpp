@@ -13,6 +13,7 @@
 ///   --out FILE                  the JSON report
 ///   --format console|markdown|csv|json   what goes to stdout (default console)
 ///   --min-time S, --max-time S, --target-ci X, --cold, --graph   the common settings
+///   --kernels                   trace the kernels inside each step (CUPTI; Config::trace_kernels)
 ///   --profile                   one step per point between cudaProfilerStart/Stop, untimed
 ///   --quiet                     no progress, no summary line on stderr
 ///   --help, --version
@@ -56,6 +57,7 @@ struct RunOptions {
   std::optional<double> target_ci;          ///< --target-ci (measure.target_relative_ci_width)
   bool cold = false;                        ///< --cold (an L2 flush before every step)
   bool graph = false;                       ///< --graph (CUDA graph replays)
+  bool kernels = false;                     ///< --kernels (Config::trace_kernels: CUPTI kernel tracing)
   bool profile = false;                     ///< --profile
   bool quiet = false;                       ///< --quiet
   ProfileSettings profile_settings;         ///< the warm-up of --profile

@@ -28,57 +28,14 @@
 #include <gauge/report/console.hpp>
 #include <gauge/report/json.hpp>
 
+#include "spin_kernel.cuh"
+
 namespace {
 
-__device__ __forceinline__ std::uint64_t globaltimer() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps, int slot) {
-  const std::uint64_t start = globaltimer();
-  std::uint64_t now = start;
-  while (now - start < ns) now = globaltimer();
-  if (stamps && threadIdx.x == 0) {
-    stamps[2 * slot] = start;
-    stamps[2 * slot + 1] = now;
-  }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-struct Truth {
-  double span_s, floor_s;
-};
-
-/// 200 kernels queued behind gauge's launch gate, so they run back to back.
-Truth ground_truth(std::uint64_t ns) {
-  const int n = 200;
-  std::uint64_t* stamps = nullptr;
-  GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 2 * n * sizeof(std::uint64_t)));
-  cudaStream_t s;
-  GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  gauge::LaunchGate gate;
-  for (int rep = 0; rep < 2; ++rep) {  // the first repetition warms up
-    gate.close(s, std::chrono::seconds(1));
-    for (int i = 0; i < n; ++i) spin_kernel<<<1, 32, 0, s>>>(ns, stamps, i);
-    gate.open();
-    GAUGE_CUDA_CHECK(cudaStreamSynchronize(s));
-  }
-  std::vector<std::uint64_t> h(2 * n);
-  GAUGE_CUDA_CHECK(cudaMemcpy(h.data(), stamps, h.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-  std::vector<double> spans, periods;
-  for (int i = 0; i < n; ++i) spans.push_back(double(h[2 * i + 1] - h[2 * i]) * 1e-9);
-  for (int i = 0; i + 1 < n; ++i) periods.push_back(double(h[2 * (i + 1)] - h[2 * i]) * 1e-9);
-  cudaFree(stamps);
-  cudaStreamDestroy(s);
-  return {median(spans), median(periods)};
-}
+using bench::ground_truth;
+using bench::median;
+using bench::spin_kernel;
+using bench::Truth;
 
 /// One event pair and a synchronize around every call.
 double naive_event_pair(std::uint64_t ns) {

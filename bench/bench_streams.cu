@@ -32,39 +32,16 @@
 
 #include <fstream>
 
+#include "spin_kernel.cuh"
+
 namespace {
 
-__device__ __forceinline__ std::uint64_t globaltimer() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using bench::median;
+using bench::spin_kernel;
 
-__global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps, int slot) {
-  const std::uint64_t start = globaltimer();
-  std::uint64_t now = start;
-  while (now - start < ns) now = globaltimer();
-  if (stamps && threadIdx.x == 0) stamps[slot] = start;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/// Back-to-back period (seconds) of 200 kernels behind the gate on `s`.
+/// Back-to-back period (seconds) of 200 kernels behind the gate on `s` (stamps: 400 values).
 double period_on(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge::LaunchGate& gate) {
-  const int n = 200;
-  gate.close(s, std::chrono::seconds(1));
-  for (int i = 0; i < n; ++i) spin_kernel<<<1, 32, 0, s>>>(ns, stamps, i);
-  gate.open();
-  GAUGE_CUDA_CHECK(cudaStreamSynchronize(s));
-  std::vector<std::uint64_t> h(n);
-  GAUGE_CUDA_CHECK(cudaMemcpy(h.data(), stamps, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-  std::vector<double> d;
-  for (int i = 0; i + 1 < n; ++i) d.push_back(double(h[i + 1] - h[i]) * 1e-9);
-  return median(d);
+  return bench::stamped_truth(s, ns, stamps, gate).floor_s;
 }
 
 struct Config {
@@ -90,7 +67,7 @@ int main(int argc, char** argv) {
   }
   nlohmann::json doc;
   std::uint64_t* stamps = nullptr;
-  GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 200 * sizeof(std::uint64_t)));
+  GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 400 * sizeof(std::uint64_t)));  // 200 launches, start and end
   gauge::LaunchGate gate;
   const std::uint64_t sizes[] = {10000, 100000};
 

@@ -1,7 +1,7 @@
 // gauge's main example: a cuBLAS GEMM measured by an Experiment, written to a JSON report.
 //
 //   gemm [-m 8192] [-n 8192] [-k 8192] [--dtype bf16|fp16|fp32] [--transa n|t] [--transb n|t]
-//        [-o gemm-report.json] [--host] [--require-gpu] [--min-time S] [--max-time S]
+//        [-o gemm-report.json] [--host] [--kernels] [--require-gpu] [--min-time S] [--max-time S]
 //        [--help] [--version]
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11); -m/-n/-k/-o are short for
@@ -38,6 +38,7 @@ struct Options {
   std::string out = "gemm-report.json";
   bool host = false;
   bool require_gpu = false;
+  bool kernels = false;
   bool gpu_flags = false;  ///< a flag that only the GPU GEMM uses was given
   double min_time_s = -1, max_time_s = -1;
 };
@@ -74,6 +75,7 @@ Options parse(int argc, char** argv) {
   app.add_option("--transb", transb, "op(B): n (B) or t (B transposed)")->check(CLI::IsMember({"n", "t"}));
   app.add_option("-o,--out", o.out, "The JSON report to write");
   app.add_flag("--host", o.host, "Run the CPU GEMM on the host backend even where a GPU exists");
+  app.add_flag("--kernels", o.kernels, "Trace the kernels inside the step with CUPTI after measuring (cuBLAS's kernels by name; report: kernel_trace)");
   app.add_flag("--require-gpu", o.require_gpu, "Exit 77 (skipped) instead of falling back to the host when no GPU is found");
   auto seconds = [](const std::string& text) -> std::string {
     char* end = nullptr;
@@ -274,6 +276,7 @@ int main(int argc, char** argv) {
       exp.config().warmup.min_time = std::chrono::seconds(3);
       exp.config().warmup.max_time = std::chrono::seconds(6);
       apply_times(exp.config(), o);
+      exp.trace_kernels(o.kernels);
       report.add(exp.run());
     } else {
       const long size = 256;
@@ -291,6 +294,7 @@ int main(int argc, char** argv) {
       exp.flop(2.0 * size * size * size);
       exp.config().measure.max_time = std::chrono::seconds(5);
       apply_times(exp.config(), o);
+      exp.trace_kernels(o.kernels);  // the host backend: the report says it runs no GPU kernels
       exp.verify([&] { return gemm.verify(); });
       report.add(exp.run());
     }

@@ -1,7 +1,7 @@
 // A real training loop timed by gauge::Timer: a small MLP trained with cuBLAS on synthetic data.
 //
 //   training_loop [--steps 3000] [--batch 4096] [--hidden 4096] [--layers 3] [--lr 1e-3]
-//                 [--warmup 50] [--log-every 500] [--timer-level 1] [--peak-tflops 989]
+//                 [--warmup 50] [--log-every 500] [--timer-level 1] [--kernels] [--peak-tflops 989]
 //                 [--jsonl training-loop.jsonl] [-o training-loop.json] [--help] [--version]
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11); -o is short for --out.
@@ -26,6 +26,8 @@
 // with per-layer regions at level 2 nested inside forward and backward (no-ops at the default
 // level 1; `--timer-level 2` times them). Every `--log-every` steps it prints one line and appends
 // one JSON line; at the end its final state goes into the JSON report with the environment.
+// `--kernels` (with `--timer-level 2`) also traces one step every `--log-every` steps with CUPTI
+// and lists the kernels each region launched (cuBLAS's by name) with their durations.
 //
 // MFU is against `--peak-tflops`, by default 989 TFLOP/s: NVIDIA's H200 SXM datasheet gives
 // 1,979 TFLOPS for BF16 Tensor Core "with sparsity", so 989.5 dense (the H100 SXM's figure). It is
@@ -60,6 +62,7 @@ namespace {
 struct Options {
   long steps = 3000, batch = 4096, hidden = 4096, layers = 3, warmup = 50, log_every = 500;
   int timer_level = gauge::timer_level::normal;
+  bool kernels = false;
   double lr = 1e-3;
   double peak_tflops = 989.0;
   std::string jsonl = "training-loop.jsonl";
@@ -116,6 +119,7 @@ Options parse(int argc, char** argv) {
       ->check(positive);
   app.add_option("--jsonl", o.jsonl, "JSON Lines log, one line per log step");
   app.add_option("-o,--out", o.out, "The JSON report to write");
+  app.add_flag("--kernels", o.kernels, "Trace one step every --log-every steps with CUPTI: each region's kernels by name\nand duration (needs --timer-level 2 and --log-every > 0)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -125,6 +129,9 @@ Options parse(int argc, char** argv) {
   }
   if (o.hidden % 8) usage_error("--hidden " + std::to_string(o.hidden) + " is not a multiple of 8 (16-byte aligned bf16 rows)");
   if (o.batch % 8) usage_error("--batch " + std::to_string(o.batch) + " is not a multiple of 8 (16-byte aligned bf16 rows)");
+  if (o.kernels && o.timer_level < gauge::timer_level::detailed)
+    usage_error("--kernels traces at Timer level 2: add --timer-level 2 (it is " + std::to_string(o.timer_level) + ")");
+  if (o.kernels && o.log_every == 0) usage_error("--kernels samples one step every --log-every steps: --log-every must be > 0");
   return o;
 }
 
@@ -340,6 +347,7 @@ int main(int argc, char** argv) {
     config.warmup_steps = std::size_t(o.warmup);
     config.log_every = std::size_t(o.log_every);
     config.level = o.timer_level;
+    config.trace_kernels = o.kernels;
     config.peak_flop_per_s = o.peak_tflops * 1e12;
     config.peak_source = o.peak_tflops == 989.0
                              ? "NVIDIA H200 SXM datasheet: BF16 Tensor Core 1,979 TFLOPS with sparsity, 989 dense (default of --peak-tflops)"

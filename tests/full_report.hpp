@@ -332,6 +332,28 @@ inline TimerSummary full_timer() {
   attn.window = {2, 4, summarize({4e-4, 5e-4}, 0.9), std::nullopt};
   s.regions = {fwd, attn};
   s.warnings = {{"timer_unresolved_steps", Severity::info, "2 steps pending"}};
+  s.config.trace_kernels = true;
+  TimerKernelTrace kt;
+  kt.status = "traced";
+  kt.tool = "CUPTI API version 130001 (libcupti.so)";
+  kt.step = 110;
+  kt.step_gpu_time_s = 3.1e-3;
+  kt.kernel_time_s = 2.9e-3;
+  kt.records = 40;
+  kt.attributed_records = 12;
+  TracedKernel gemm;
+  gemm.name = "sm90_xmma_gemm";
+  gemm.kind = "kernel";
+  gemm.launches = 3;
+  gemm.launches_per_step = 3;
+  gemm.median_s = 8e-4;
+  gemm.time_per_step_s = 2.4e-3;
+  gemm.share_of_step = 0.774;
+  gemm.grid = {132, 1, 1};
+  gemm.block = {384, 1, 1};
+  gemm.streams = {7};
+  kt.regions = {{"forward", 2.4e-3, {gemm}}, {"(outside regions)", 5e-4, {}}};
+  s.kernel_trace = kt;
   return s;
 }
 

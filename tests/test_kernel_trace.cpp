@@ -10,10 +10,12 @@
 #include "catch.hpp"
 #include "fake_backend.hpp"
 #include "fake_cupti.hpp"
+#include "fake_timer_backend.hpp"
 #include "gauge/core/kernel_trace_summary.hpp"
 #include "gauge/env/cupti.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/timer.hpp"
 #include "test_helpers.hpp"
 
 #if __has_include(<cupti_activity.h>)
@@ -446,7 +448,7 @@ TEST_CASE("kernel_table: the traced kernels of each result, largest first, and w
   // Hand-written: period 5.5 us, busy 4 us of 5.5 (72.7 %), gaps 1.5 us, overhead 0.4 %; A's
   // 3 us a step is 54.5 % of 5.5 us; only the top 1 is listed.
   CHECK(text.find("kernels of two (4 steps traced): period 5.5 us (events), busy 4 us (72.7 %), gaps 1.5 us, "
-                  "tracing overhead 0.4 %\n") != std::string::npos);
+                  "kernels + gaps = 100.0 % of the period, tracing overhead 0.4 %\n") != std::string::npos);
   const auto row = text.find("\n  A ");
   REQUIRE(row != std::string::npos);
   const std::string line = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
@@ -458,4 +460,151 @@ TEST_CASE("kernel_table: the traced kernels of each result, largest first, and w
   CHECK(text.find("kernels of under ncu: not traced (disabled): another CUPTI subscriber is attached\n") != std::string::npos);
   CHECK(text.find("plain") == std::string::npos);
   CHECK(gauge::kernel_table({plain}).empty());
+}
+
+// ---- the Timer (TimerConfig::trace_kernels) -----------------------------------------------------
+
+namespace {
+
+using FakeTimer = gauge::Timer<gauge::testing::FakeTimerBackend>;
+
+gauge::TimerConfig traced_timer_config() {
+  gauge::TimerConfig c;
+  c.warmup_steps = 0;
+  c.level = gauge::timer_level::detailed;
+  c.log_every = 5;
+  c.trace_kernels = true;
+  return c;
+}
+
+/// A kernel launched from the Timer's loop: an API call the fake CUPTI sees (with the external id
+/// pushed now), a kernel on the fake Timer device, and its activity record at `clock`.
+struct Launcher {
+  gauge::testing::FakeCupti& cupti;
+  gauge::testing::FakeTimerDevice& dev;
+  double clock = 0;
+  void operator()(const char* name, double seconds) {
+    const std::uint32_t corr = cupti.launch();
+    dev.kernel(0, seconds);
+    cupti.kernel_ran(corr, name, clock, clock + seconds, 0);
+    clock += seconds;
+  }
+};
+
+const gauge::TimerRegionKernels* region_kernels(const gauge::TimerKernelTrace& t, const std::string& name) {
+  for (const auto& r : t.regions)
+    if (r.region == name) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("Timer at level 2 traces one step every log_every steps, each kernel under its innermost region",
+          "[kernel_trace][timer]") {
+  ScopedFakeCupti scoped;
+  gauge::testing::FakeTimerDevice dev;
+  FakeTimer t("train", gauge::testing::FakeTimerBackend(&dev), traced_timer_config());
+  Launcher launch{scoped.fake, dev};
+  const auto fwd = t.region("forward"), attn = t.region("attention", gauge::timer_level::detailed);
+  for (int i = 0; i < 12; ++i) {
+    launch("_Z3optv", 20e-6);  // outside every region
+    t.start(fwd);
+    launch("_Z3fwdv", 100e-6);
+    t.start(attn);
+    launch("_Z4attnv", 50e-6);
+    t.stop(attn);
+    t.stop(fwd);
+    t.phase("backward");
+    launch("_Z3bwdv", 150e-6);
+    launch("_Z3bwdv", 150e-6);
+    t.step();
+    dev.advance(1e-3);
+    t.poll();
+  }
+  const auto s = t.finish();
+  REQUIRE(s.kernel_trace.has_value());
+  const auto& k = *s.kernel_trace;
+  INFO(k.reason);
+  REQUIRE(k.status == "traced");
+  // No warm-up: the 5th step's end (step 4) starts tracing step 5, collected when step 5 resolves;
+  // step 10's end starts tracing step 11, collected by finish(). The last is step 11.
+  CHECK(k.step == std::optional<std::size_t>(11));
+  CHECK(k.records == 5);
+  CHECK(k.attributed_records == 5);
+  CHECK(*k.kernel_time_s == Approx(470e-6).epsilon(1e-9));
+  // The step's time from the markers: 1 ms (the host advances 1 ms a step; the device idles).
+  CHECK(*k.step_gpu_time_s == Approx(1e-3).epsilon(1e-9));
+  REQUIRE(k.regions.size() == 4);
+  CHECK(k.regions.back().region == "(outside regions)");
+  const auto* f = region_kernels(k, "forward");
+  const auto* a = region_kernels(k, "attention");
+  const auto* b = region_kernels(k, "backward");
+  const auto* o = region_kernels(k, "(outside regions)");
+  REQUIRE((f && a && b && o));
+  CHECK(f->kernels.at(0).name == "fwd()");
+  CHECK(f->kernel_time_s == Approx(100e-6).epsilon(1e-9));
+  CHECK(a->kernels.at(0).name == "attn()");  // launched inside attention, inside forward
+  CHECK(b->kernels.at(0).launches == 2);
+  CHECK(b->kernel_time_s == Approx(300e-6).epsilon(1e-9));
+  CHECK(*b->kernels.at(0).share_of_step == Approx(0.3).epsilon(1e-6));
+  CHECK(o->kernels.at(0).name == "opt()");
+  CHECK(s.counters.host_synchronizations == 0);  // tracing added no wait
+  const std::string text = gauge::timer_summary_text(s);
+  CHECK(text.find("timer train kernels of step 11 (1 ms; kernels 470 us):\n") != std::string::npos);
+  CHECK(text.find("  backward 300 us: bwd() x2 300 us\n") != std::string::npos);
+}
+
+TEST_CASE("Timer kernel tracing: regions stopped out of order keep the innermost open one", "[kernel_trace][timer]") {
+  ScopedFakeCupti scoped;
+  gauge::testing::FakeTimerDevice dev;
+  auto c = traced_timer_config();
+  c.log_every = 1;
+  FakeTimer t("t", gauge::testing::FakeTimerBackend(&dev), c);
+  Launcher launch{scoped.fake, dev};
+  for (int i = 0; i < 3; ++i) {
+    t.start("a");
+    t.start("b");
+    t.stop("a");  // b stays open
+    launch("_Z1kv", 10e-6);
+    t.stop("b");
+    t.step();
+    dev.advance(1e-3);
+    t.poll();
+  }
+  const auto s = t.finish();
+  REQUIRE(s.kernel_trace.has_value());
+  REQUIRE(s.kernel_trace->status == "traced");
+  REQUIRE(s.kernel_trace->regions.size() == 1);
+  CHECK(s.kernel_trace->regions[0].region == "b");
+  // log_every 1: step 0's end starts tracing step 1; step 2's end starts step 3's, never ended.
+  CHECK(s.kernel_trace->step == std::optional<std::size_t>(1));
+}
+
+TEST_CASE("Timer kernel tracing: off below level 2, and bad settings or backends say why", "[kernel_trace][timer]") {
+  ScopedFakeCupti scoped;
+  gauge::testing::FakeTimerDevice dev;
+  auto c = traced_timer_config();
+  c.level = gauge::timer_level::normal;
+  {
+    FakeTimer t("t", gauge::testing::FakeTimerBackend(&dev), c);
+    for (int i = 0; i < 12; ++i) {
+      t.step();
+      dev.advance(1e-3);
+      t.poll();
+    }
+    CHECK_FALSE(t.finish().kernel_trace.has_value());
+    CHECK(scoped.fake.enables == 0);
+  }
+  c.level = gauge::timer_level::detailed;
+  c.log_every = 0;
+  CHECK_THROWS_WITH(FakeTimer("t", gauge::testing::FakeTimerBackend(&dev), c),
+                    Catch::Matchers::Contains("TimerConfig.trace_kernels samples one step every log_every steps"));
+  c.log_every = 2;
+  gauge::Timer<gauge::HostTimerBackend> host("h", gauge::HostTimerBackend{}, c);
+  for (int i = 0; i < 5; ++i) host.step();
+  const auto s = host.finish();
+  REQUIRE(s.kernel_trace.has_value());
+  CHECK(s.kernel_trace->status == "unavailable");
+  CHECK(s.kernel_trace->reason == "the host backend runs no GPU kernels");
+  CHECK(scoped.fake.enables == 0);
 }

@@ -75,6 +75,7 @@ void perturb(gauge::Throughput& x) { perturb(x.flop_per_second); }
 void perturb(gauge::TelemetryRecord& x) { perturb(x.available); }
 void perturb(gauge::MemoryRecord& x) { perturb(x.peak_source); }
 void perturb(gauge::KernelTraceRecord& x) { perturb(x.status); }
+void perturb(gauge::TimerKernelTrace& x) { perturb(x.status); }
 void perturb(gauge::TimerConfig& x) { perturb(x.window); }
 void perturb(gauge::TimerCounters& x) { perturb(x.steps); }
 void perturb(gauge::TimerStepWindow& x) { perturb(x.steps); }
@@ -177,10 +178,11 @@ const std::vector<std::string> result_keys = {
     "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/telemetry", "/memory", "/kernels", "/kernel_trace",
     "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
-                                                     "/counters", "/window",  "/total",  "/regions", "/warnings"};
+                                                     "/counters", "/window",  "/total",  "/regions", "/warnings",
+                                                     "/kernel_trace"};
 const std::vector<std::string> timer_config_keys = {"/warmup_steps", "/window", "/log_every", "/level",
                                                     "/max_pending_steps", "/confidence_level", "/peak_flop_per_s",
-                                                    "/peak_source"};
+                                                    "/peak_source", "/trace_kernels"};
 
 // ---- the schema's coverage ---------------------------------------------------------------------
 
@@ -413,6 +415,14 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   REQUIRE(kt.sample_step.size() == 2);
   CHECK(kt.sample_step[1].start_s == 1.5e-3);
   CHECK(kt.sample_step[1].kind == "memcpy");
+  REQUIRE(back.timers.at(0).kernel_trace.has_value());
+  const auto& tk = *back.timers[0].kernel_trace;
+  CHECK(back.timers[0].config.trace_kernels);
+  CHECK(tk.step == std::optional<std::size_t>(110));
+  REQUIRE(tk.regions.size() == 2);
+  CHECK(tk.regions[0].region == "forward");
+  CHECK(tk.regions[0].kernels.at(0).launches == 3);
+  CHECK(tk.regions[1].kernel_time_s == 5e-4);
   REQUIRE(r.warnings.size() == 2);
   CHECK(r.warnings[1].severity == gauge::Severity::info);
 
@@ -510,14 +520,14 @@ TEST_CASE("serial: every member of TimerSummary is written, under the key listed
   CHECK(keys_of(written) == top_keys(timer_summary_keys));
   CHECK(keys_of(written.at("config")) == top_keys(timer_config_keys));
   CHECK(unwritten_members<gauge::TimerSummary>(timer_summary_keys, [](gauge::TimerSummary& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j);
+          auto& [a, b, c, d, e, f, g, h, i, j, k] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k);
         }) == std::vector<std::string>{});
   // peak_source is written only with a peak (null otherwise): the changed side gets one.
   CHECK(unwritten_members<gauge::TimerSummary>(under("/config", timer_config_keys), [](gauge::TimerSummary& x) {
           x.config.peak_flop_per_s = 1e15;
-          auto& [a, b, c, d, e, f, g, h] = x.config;
-          return std::tie(a, b, c, d, e, f, g, h);
+          auto& [a, b, c, d, e, f, g, h, i] = x.config;
+          return std::tie(a, b, c, d, e, f, g, h, i);
         }) == std::vector<std::string>{});
 }
 

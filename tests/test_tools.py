@@ -943,6 +943,195 @@ class PlotSweep(unittest.TestCase):
         self.assertEqual([[1.0]], [line["y"] for line in data["panels"][0]["lines"]])
 
 
+class PlotTrace(unittest.TestCase):
+    """gauge-plot trace on a schema 1.4 report built here from base.json with a kernel_trace whose
+    sample_step is written by hand (two streams, three activities): the bars, read back from the
+    drawn axes with --data, are those spans lane by lane; the period line; the legend; the errors."""
+
+    GEMM = "void gemm_kernel<float, 128, 128, 8>(float const*, float const*, float*, int)"  # 77 characters
+    # (name, kind, stream_id, start_s, end_s), in order of start as gauge writes them
+    SPANS = [(GEMM, "kernel", 7, 0.0, 25e-6),
+             ("memcpy DtoD", "memcpy", 13, 2e-6, 10e-6),
+             ("_Z6reducePfi", "kernel", 7, 27e-6, 33e-6)]
+    PERIOD = 40e-6
+
+    @classmethod
+    def trace(cls, spans=None, **changes):
+        """A kernel_trace as gauge writes it (every required key), with `spans` as its sample_step."""
+        t = {"status": "traced", "reason": "", "tool": "CUPTI API version 130001 (libcupti.so)",
+             "attribution": "external correlation", "steps": 10, "steps_per_unit": 1, "records": 30,
+             "attributed_records": 30, "dropped_records": 0, "period_s": cls.PERIOD, "untraced_period_s": 39e-6,
+             "tracing_overhead": 0.025, "device_period_s": 39.5e-6, "kernel_time_per_step_s": 39e-6,
+             "busy_per_step_s": 30e-6, "gaps_per_step_s": 9.5e-6, "busy_fraction": 0.76, "closure": 0.2125,
+             "kernels": [],
+             "sample_step": [{"name": n, "kind": k, "stream_id": s, "start_s": a, "end_s": b}
+                             for n, k, s, a, b in (cls.SPANS if spans is None else spans)]}
+        t.update(changes)
+        return t
+
+    @classmethod
+    def write(cls, name, experiments, validate=True):
+        doc = dict(cls.doc, schema_version="1.4.0", experiments=experiments)
+        if validate:
+            validator().validate(doc)  # a report as gauge writes it
+        path = os.path.join(cls.out, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    @classmethod
+    def experiment(cls, trace, **dims):
+        e = json.loads(json.dumps(cls.doc["experiments"][0]))
+        e["dimensions"].update(dims)
+        e["kernel_trace"] = trace
+        return e
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = scratch("plot-trace")
+        with open(report("base.json")) as f:
+            cls.doc = json.load(f)
+        cls.report = cls.write("traced.json", [cls.experiment(cls.trace())])
+        cls.two = cls.write("two.json", [cls.experiment(cls.trace()), cls.experiment(cls.trace(), dtype="fp32")])
+
+    def plot_trace(self, *args, out=None, data=None):
+        """Runs gauge-plot trace writing `out` and `data`; requires exit 0; returns the data."""
+        out = out or os.path.join(self.out, "trace.png")
+        data = data or os.path.join(self.out, "spans.json")
+        for path in (out, data):
+            if os.path.exists(path):
+                os.remove(path)
+        p = run(sys.executable, PLOT, "trace", *args, "-o", out, "--data", data)
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual("", p.stderr)
+        self.assertEqual(f"gauge-plot: wrote {out} and {data}\n", p.stdout)
+        with open(data) as f:
+            return json.load(f)
+
+    def test_the_drawn_bars_are_the_spans_of_each_stream(self):
+        png = os.path.join(self.out, "trace.png")
+        data = self.plot_trace(self.report, out=png)
+        with open(png, "rb") as f:
+            self.assertEqual(b"\x89PNG\r\n\x1a\n", f.read(8))
+        self.assertGreater(os.path.getsize(png), 10000)
+        self.assertEqual(("gemm", "bf16", "µs", 1e6), (data["experiment"], data["dimensions"]["dtype"], data["unit"], data["scale"]))
+        self.assertEqual([7, 13], [lane["stream_id"] for lane in data["lanes"]])  # by stream id, the first on top
+        self.assertEqual(["stream 7", "stream 13"], [lane["label"] for lane in data["lanes"]])
+        for lane in data["lanes"]:
+            expected = [(a, b, n) for n, _, s, a, b in self.SPANS if s == lane["stream_id"]]
+            with self.subTest(stream=lane["stream_id"]):
+                self.assertEqual([n for _, _, n in expected], [n for _, _, n in lane["spans"]])  # full names
+                np.testing.assert_allclose([[a, b] for a, b, _ in lane["spans"]], [[a, b] for a, b, _ in expected],
+                                           rtol=1e-12, atol=1e-18)
+        self.assertAlmostEqual(self.PERIOD, data["period_s"], delta=1e-18)
+        # the legend: names in order of first start, the long one cut to 40 characters, then the period
+        self.assertEqual([self.GEMM[:39] + "…", "memcpy DtoD", "_Z6reducePfi", "next step (period)"], data["legend"])
+        self.assertEqual(40, len(data["legend"][0]))
+
+    def test_the_svg_shows_the_lanes_the_legend_and_the_trace_s_figures(self):
+        svg = os.path.join(self.out, "trace.svg")
+        self.plot_trace(self.report, "--name", "gemm", out=svg)
+        with open(svg, encoding="utf-8") as f:
+            text = f.read()
+        for s in ("stream 7", "stream 13", "_Z6reducePfi", "memcpy DtoD", "next step (period)",
+                  "time from the step's first start (µs)", "period 40 µs (events)", "busy 76.0 %",
+                  "gaps 9.5 µs per step", "dtype=bf16", "NVIDIA H200"):
+            self.assertIn(s, text)
+        self.assertNotIn(self.GEMM, text)  # cut in the legend
+
+    def test_without_a_period_there_is_no_period_line(self):
+        path = self.write("no-period.json", [self.experiment(self.trace(period_s=None))])
+        data = self.plot_trace(path)
+        self.assertIsNone(data["period_s"])
+        self.assertNotIn("next step (period)", data["legend"])
+        self.assertEqual(3, sum(len(lane["spans"]) for lane in data["lanes"]))
+
+    def test_the_legend_names_24_and_counts_the_rest(self):
+        spans = [(f"_Z{i}k", "kernel", i % 2, i * 1e-3, i * 1e-3 + 5e-4) for i in range(30)]  # 30 names, ms
+        data = self.plot_trace(self.write("thirty.json", [self.experiment(self.trace(spans=spans, period_s=0.04))]))
+        self.assertEqual(("ms", 1e3), (data["unit"], data["scale"]))
+        self.assertEqual([f"_Z{i}k" for i in range(23)] + ["and 7 more names (--data lists every span)", "next step (period)"],
+                         data["legend"])  # "_Z..." as it is: matplotlib would hide a label starting with "_"
+        self.assertEqual(30, sum(len(lane["spans"]) for lane in data["lanes"]))
+        self.assertEqual(["_Z28k", "_Z29k"], [n for _, _, n in data["lanes"][0]["spans"][-1:] + data["lanes"][1]["spans"][-1:]])
+
+    def test_name_and_where_choose_one_experiment(self):
+        for args, dtype in ((["--where", "dtype=fp32"], "fp32"),
+                            (["--name", "gemm", "--where", "dtype=bf16", "--where", "N=8192"], "bf16"),
+                            (["--experiment", "gemm", "--where", "dtype=fp32", "--where", "N=8192.0"], "fp32")):
+            with self.subTest(args=args):
+                data = self.plot_trace(self.two, *args)
+                self.assertEqual(dtype, data["dimensions"]["dtype"])
+
+    def test_the_output_defaults_to_the_report_s_name(self):
+        expected = os.path.join(self.out, "traced-trace.png")
+        if os.path.exists(expected):
+            os.remove(expected)
+        p = subprocess.run([sys.executable, PLOT, "trace", self.report], cwd=self.out,
+                           capture_output=True, text=True, env=dict(os.environ, MPLBACKEND="Agg"), timeout=120)
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual("gauge-plot: wrote traced-trace.png\n", p.stdout)
+        with open(expected, "rb") as f:
+            self.assertEqual(b"\x89PNG", f.read(4))
+
+    def test_bad_input_exits_2_with_one_line(self):
+        def broken(j, key, value):
+            step = self.trace()["sample_step"]
+            if value is None:
+                del step[j][key]
+            else:
+                step[j][key] = value
+            return self.experiment(self.trace(spans=[], sample_step=step))
+
+        unavailable = self.write("unavailable.json", [self.experiment(self.trace(
+            status="unavailable", reason="libcupti.so.13 not found", sample_step=[]))])
+        not_run = self.write("not-run.json", [self.experiment(self.trace(status="not run", sample_step=[]))])
+        null = self.write("null-trace.json", [self.experiment(None)])
+        text_trace = self.write("text-trace.json", [self.experiment("traced")], validate=False)
+        empty = self.write("empty-step.json", [self.experiment(self.trace(spans=[]))])
+        backwards = self.write("backwards.json", [broken(1, "end_s", 1e-6)], validate=False)
+        text = self.write("text-time.json", [broken(2, "start_s", "27e-6")], validate=False)
+        no_end = self.write("no-end.json", [broken(0, "end_s", None)], validate=False)
+        stream = self.write("bad-stream.json", [broken(1, "stream_id", -1)], validate=False)
+        png = os.path.join(self.out, "x.png")
+        cases = [
+            ([report("base.json")], "experiments[0]: gemm [K=8192, M=8192, N=8192, alignment_bytes=256"),
+            ([report("base.json")], "has no kernel_trace: nothing to draw; run with trace_kernels"),
+            ([report("base.json")], "a suite's --kernels"),
+            ([null], "has no kernel_trace"),
+            ([text_trace], "experiments[0]: kernel_trace is not an object (\"traced\")"),
+            ([unavailable], "was not traced: kernel_trace.status is \"unavailable\" (reason: libcupti.so.13 not found)"),
+            ([not_run], "kernel_trace.status is \"not run\" (reason: none given)"),
+            ([empty], "kernel_trace.sample_step is empty: no activity of the step was recorded"),
+            ([backwards], f"{backwards}: experiments[0]: kernel_trace.sample_step[1]: end_s 1e-06 is before start_s 2e-06"),
+            ([text], "kernel_trace.sample_step[2]: start_s is not a number (\"27e-6\")"),
+            ([no_end], "kernel_trace.sample_step[0]: missing required key \"end_s\""),
+            ([stream], "kernel_trace.sample_step[1]: stream_id is not a non-negative integer (-1)"),
+            # the candidates by the dimensions that tell them apart
+            ([self.two], f"{self.two}: 2 experiments in the report; choose one with --name NAME and --where KEY=VALUE: "
+                         "experiments[0]: gemm [dtype=bf16] (traced); experiments[1]: gemm [dtype=fp32] (traced)\n"),
+            ([self.two, "--name", "gemm"], "2 experiments match; choose one with --name NAME and --where KEY=VALUE"),
+            ([self.two, "--where", "dtype=fp16"], f"{self.two}: no experiment with dtype=fp16 (it has: experiments[0]: "
+                                                  "gemm [dtype=bf16] (traced); experiments[1]: gemm [dtype=fp32] (traced))"),
+            ([report("multi-base.json")], "3 experiments in the report; choose one"),
+            ([report("multi-base.json")], "experiments[2]: copy [bytes=67108864] (no kernel_trace)"),
+            ([self.two, "--where", "dtype"], "--where dtype: expected KEY=VALUE"),
+            ([self.report, "--name", "nope"], "no experiment named \"nope\" (it has: gemm)"),
+            ([self.report, "--data", os.path.join(self.out, "no-such-dir", "d.json")], "no-such-dir does not exist"),
+            ([self.report, "-o", os.path.join(self.out, "x.gif")], "extension must be"),
+            ([report("missing.json")], "no such file"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=[os.path.basename(args[0])] + args[1:], message=message):
+                p = run(sys.executable, PLOT, "trace", *args, *(["-o", png] if "-o" not in args else []))
+                self.assertEqual(2, p.returncode, p.stdout + p.stderr)
+                self.assertEqual("", p.stdout)
+                self.assertEqual(1, p.stderr.count("\n"), p.stderr)
+                self.assertTrue(p.stderr.startswith("gauge-plot: error: "), p.stderr)
+                self.assertIn(message, p.stderr)
+        self.assertFalse(os.path.exists(png))
+
+
 if __name__ == "__main__":
     result = unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:], exit=False).result
     if not result.wasSuccessful():

@@ -20,13 +20,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gauge/detail/text.hpp"
+#include "gauge/detail/timer_trace.hpp"
+#include "gauge/env/cupti.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/env/nvml.hpp"
@@ -55,6 +60,80 @@ ExperimentSpec& ExperimentSpec::operator=(ExperimentSpec&&) noexcept = default;
 ExperimentSpec::~ExperimentSpec() = default;
 void ExperimentSpec::set_dimension(const std::string& key, DimensionValue value) { dimensions[key] = std::move(value); }
 void ExperimentSpec::set_item(const std::string& item, double per_step) { work.items[item] = per_step; }
+
+/// The Timer's traced step over CUPTI (gauge/detail/timer_trace.hpp): every activity launched
+/// while an id is pushed belongs to it; the innermost id wins (CUPTI's external correlation).
+class CuptiTimerTraceSession final : public TimerTraceSession {
+ public:
+  CuptiTimerTraceSession() : lib_(cupti::Library::active()), tracer_(lib_) {}
+  std::string start() override {
+    if (!lib_.available()) return lib_.error();
+    if (const std::string other = cupti::other_client(lib_); !other.empty()) return "disabled: " + other;
+    return tracer_.start();
+  }
+  void push(std::uint32_t id) override {
+    stack_.push_back(id);
+    tracer_.push(base + id);
+  }
+  void pop(std::uint32_t id) override {
+    // CUPTI's ids are a stack; a region that stops out of order takes the ones above it off and
+    // puts them back.
+    const auto it = std::find(stack_.rbegin(), stack_.rend(), id);
+    if (it == stack_.rend()) return;
+    const std::size_t at = static_cast<std::size_t>(stack_.rend() - it) - 1;
+    const std::vector<std::uint32_t> above(stack_.begin() + static_cast<std::ptrdiff_t>(at) + 1, stack_.end());
+    for (std::size_t i = stack_.size(); i > at; --i) tracer_.pop();
+    stack_.resize(at);
+    for (std::uint32_t a : above) push(a);
+  }
+  TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s) override {
+    for (; !stack_.empty(); stack_.pop_back()) tracer_.pop();
+    cupti::Collected c = tracer_.stop();
+    TimerKernelTrace t;
+    t.status = "traced";
+    t.tool = lib_.description();
+    t.records = c.activities.size();
+    if (step_gpu_time_s > 0) t.step_gpu_time_s = step_gpu_time_s;
+    std::vector<std::vector<Activity>> by_id(names.size() + 1);
+    for (auto& a : c.activities) {
+      const auto e = c.external.find(a.correlation_id);
+      if (e == c.external.end() || e->second < base || e->second - base > names.size()) continue;
+      a.unit = 0;
+      by_id[e->second - base].push_back(std::move(a));
+      ++t.attributed_records;
+    }
+    if (t.attributed_records == 0) {
+      t.status = "unavailable";
+      t.reason = c.activities.empty() ? "CUPTI delivered no kernel, memcpy or memset records"
+                                      : "no record could be tied to the sampled step";
+      return t;
+    }
+    double total = 0;
+    for (std::size_t i = 1; i <= names.size() + 1; ++i) {
+      const std::size_t id = i % (names.size() + 1);  // regions in order, then 0: outside them
+      if (by_id[id].empty()) continue;
+      const KernelTraceRecord k = summarize_trace(std::move(by_id[id]), 1, 1, t.step_gpu_time_s);
+      TimerRegionKernels r;
+      r.region = id ? names[id - 1] : "(outside regions)";
+      r.kernel_time_s = k.kernel_time_per_step_s.value_or(0);
+      r.kernels = k.kernels;
+      total += r.kernel_time_s;
+      t.regions.push_back(std::move(r));
+    }
+    t.kernel_time_s = total;
+    return t;
+  }
+
+ private:
+  static constexpr std::uint64_t base = std::uint64_t{1} << 40;  // the Timer's ids; the protocol's are below
+  cupti::Library& lib_;
+  cupti::Tracer tracer_;
+  std::vector<std::uint32_t> stack_;
+};
+
+std::unique_ptr<TimerTraceSession> make_cupti_timer_trace_session() { return std::make_unique<CuptiTimerTraceSession>(); }
+/// Registers the Timer's kernel tracing when the program starts.
+const bool timer_trace_registered = (timer_trace_factory() = &make_cupti_timer_trace_session, true);
 
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
   Protocol protocol(spec, backend);

@@ -91,6 +91,54 @@ TEST_CASE("GPU time of a 100 us busy-wait kernel matches its own span", "[gpu]")
   CHECK_FALSE(r.has_warning("work_not_on_stream"));
 }
 
+TEST_CASE("kernel tracing names the step's kernel and memset, with durations that match the kernel's own span",
+          "[gpu][kernels]") {
+  const std::uint64_t ns = 20000;
+  void* buf = nullptr;
+  GAUGE_CUDA_CHECK(cudaMalloc(&buf, 4096));
+  auto step = [&](cudaStream_t s) {
+    spin_kernel<<<1, 32, 0, s>>>(ns, nullptr);
+    GAUGE_CUDA_CHECK(cudaMemsetAsync(buf, 0, 4096, s));
+  };
+  for (const bool graph : {false, true}) {
+    INFO((graph ? "graph replays" : "steps"));
+    auto exp = gauge::Experiment("traced", step);
+    exp.config(quick()).trace_kernels().graph(graph);
+    auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    REQUIRE(r.kernel_trace.has_value());
+    const auto& t = *r.kernel_trace;
+    INFO(t.reason);
+    REQUIRE(t.status == "traced");
+    CHECK(t.attribution == "external correlation");
+    CHECK(t.steps_per_unit == (graph ? r.sampling.steps_per_sample : 1));
+    const gauge::TracedKernel* spin = nullptr;
+    const gauge::TracedKernel* memset = nullptr;
+    for (const auto& k : t.kernels) {
+      if (k.name.find("spin_kernel") != std::string::npos) spin = &k;
+      if (k.kind == "memset") memset = &k;
+    }
+    REQUIRE(spin);
+    REQUIRE(memset);
+    CHECK(spin->launches_per_step == 1.0);
+    CHECK(memset->launches_per_step == 1.0);
+    CHECK(memset->bytes == 4096);
+    CHECK(spin->block == std::vector<int>{32, 1, 1});
+    const double span = own_span(ns);
+    std::printf("traced%s: spin median %.4f us (own span %.4f us), period %.4f us (events) / %.4f us (CUPTI), "
+                "busy %.1f %%, kernels + gaps %.3f %% of the period, overhead %+.3f %%\n",
+                graph ? " (graph)" : "", *spin->median_s * 1e6, span * 1e6, t.period_s.value_or(0) * 1e6,
+                t.device_period_s.value_or(0) * 1e6, 100 * t.busy_fraction.value_or(0), 100 * (1 + t.closure.value_or(-1)),
+                100 * t.tracing_overhead.value_or(0));
+    CHECK(std::abs(*spin->median_s - span) < 0.1e-6);
+    CHECK(std::abs(*t.closure) < 0.02);
+    CHECK(std::abs(*t.tracing_overhead) < 0.05);
+    CHECK(*t.busy_fraction > 0.5);
+    CHECK_FALSE(r.has_warning("kernel_trace_unavailable"));
+  }
+  cudaFree(buf);
+}
+
 /// Adds 1 to every element, in place.
 __global__ void increment_kernel(int* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

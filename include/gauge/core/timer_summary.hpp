@@ -69,6 +69,12 @@ struct TimerConfig {
   std::optional<double> peak_flop_per_s;
   /// Where `peak_flop_per_s` comes from, e.g. "NVIDIA H200 datasheet, dense BF16 tensor core".
   std::string peak_source;
+  /// Kernel tracing (CUPTI, gauge/env/cupti.hpp) of one sampled step every `log_every` steps, at
+  /// level 2 (timer_level::detailed): the kernels, memcpys and memsets each region launched, by
+  /// name, with their durations (TimerSummary::kernel_trace). Needs log_every > 0 and gauge's
+  /// compiled part (GAUGE_IMPLEMENTATION) in the program. Adds no host synchronization: the
+  /// records are collected once the sampled step has resolved.
+  bool trace_kernels = false;
 };
 
 /// Throws ConfigError naming the setting and its value unless `c` is valid: window >= 1,
@@ -82,6 +88,8 @@ inline void validate(const TimerConfig& c) {
   if (!(c.confidence_level > 0 && c.confidence_level < 1))
     throw ConfigError("TimerConfig.confidence_level must be in (0, 1), got " +
                       detail::format_number(c.confidence_level));
+  if (c.trace_kernels && c.log_every == 0)
+    throw ConfigError("TimerConfig.trace_kernels samples one step every log_every steps: set log_every > 0 (it is 0)");
   if (c.peak_flop_per_s && !(std::isfinite(*c.peak_flop_per_s) && *c.peak_flop_per_s > 0))
     throw ConfigError("TimerConfig.peak_flop_per_s must be a finite number > 0, got " +
                       detail::format_number(*c.peak_flop_per_s));
@@ -215,6 +223,28 @@ struct TimerCounters {
 
 /// A Timer's state: configuration, counters, step and region summaries, warnings. `final` is
 /// true for the summary of finish() (everything recorded was resolved).
+/// The kernels one region of the sampled step launched (TimerKernelTrace).
+struct TimerRegionKernels {
+  /// The region's name; "(outside regions)" for work the step launched outside every region. A
+  /// kernel counts for the innermost region open when it was launched.
+  std::string region;
+  double kernel_time_s = 0;            ///< sum of its activities' durations in the step, seconds
+  std::vector<TracedKernel> kernels;   ///< by time, largest first; launches_per_step = launches in the step
+};
+
+/// The kernels inside one sampled step of a Timer (TimerConfig::trace_kernels), per region.
+struct TimerKernelTrace {
+  std::string status = "not run";  ///< "traced", "unavailable" or "disabled" (as KernelTraceRecord)
+  std::string reason;              ///< why not traced; empty when traced
+  std::string tool;                ///< the CUPTI used
+  std::optional<std::size_t> step;              ///< the traced step's index (0-based)
+  std::optional<double> step_gpu_time_s;        ///< its time from the Timer's markers, seconds
+  std::optional<double> kernel_time_s;          ///< sum of the durations of every activity it launched
+  std::size_t records = 0;                      ///< activity records received while tracing
+  std::size_t attributed_records = 0;           ///< of them, launched inside the sampled step
+  std::vector<TimerRegionKernels> regions;      ///< regions with work, in order of registration, then outside
+};
+
 struct TimerSummary {
   std::string name;     ///< the Timer's name
   std::string backend;  ///< the backend's name ("cuda", "host", ...)
@@ -226,6 +256,8 @@ struct TimerSummary {
   TimerStepTotal total;
   std::vector<TimerRegionSummary> regions;  ///< in order of registration
   std::vector<Warning> warnings;
+  /// The last sampled step's kernels (TimerConfig::trace_kernels at level 2); empty otherwise.
+  std::optional<TimerKernelTrace> kernel_trace;
 };
 
 namespace detail {
@@ -287,6 +319,23 @@ inline std::string timer_summary_text(const TimerSummary& s) {
           detail::format_general(
               boundaries ? static_cast<double>(s.counters.markers_recorded) / static_cast<double>(boundaries) : 0.0, 3) +
           " markers per boundary, " + std::to_string(s.counters.host_synchronizations) + " host syncs\n";
+  if (s.kernel_trace) {
+    const auto& k = *s.kernel_trace;
+    if (k.status != "traced") {
+      line += "timer " + s.name + " kernels: not traced (" + k.status + "): " + k.reason + "\n";
+    } else {
+      line += "timer " + s.name + " kernels of step " + std::to_string(k.step.value_or(0)) + " (" +
+              detail::timer_time(k.step_gpu_time_s) + "; kernels " + detail::timer_time(k.kernel_time_s) + "):\n";
+      for (const auto& r : k.regions) {
+        line += "  " + r.region + " " + detail::timer_time(r.kernel_time_s) + ":";
+        for (std::size_t i = 0; i < r.kernels.size() && i < 5; ++i)
+          line += (i ? ", " : " ") + r.kernels[i].name.substr(0, 60) + " x" + std::to_string(r.kernels[i].launches) + " " +
+                  detail::timer_time(r.kernels[i].time_per_step_s);
+        if (r.kernels.size() > 5) line += ", ... " + std::to_string(r.kernels.size() - 5) + " more";
+        line += "\n";
+      }
+    }
+  }
   for (const auto& w : s.warnings)
     line += "[" + std::string(to_string(w.severity)) + "] timer " + s.name + ": " + w.code + ": " + w.message + "\n";
   return line;

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +23,7 @@
 #include "gauge/detail/ring.hpp"
 #include "gauge/detail/timer_state.hpp"
 #include "gauge/detail/timer_summarize.hpp"
+#include "gauge/detail/timer_trace.hpp"
 
 namespace gauge::detail {
 
@@ -67,12 +70,14 @@ class TimerCore {
     begin_if_needed();
     const marker_type m = record_new(s);
     open_region(id, m, s, !backend_.is_timer_stream(s));
+    if (tracing_) trace_->push(id + 1);
   }
   /// Stops region `id`: one marker, on the stream it started on.
   void stop(std::uint32_t id) {
     state_.check_stop(id);
     const marker_type m = record_new(marks_[id].stream);
     close_region(id, m, true);
+    if (tracing_) trace_->pop(id + 1);
   }
   /// stop() from a Scope's destructor: an error is kept for the next step(), flush() or finish().
   void stop_from_scope(std::uint32_t id) noexcept {
@@ -90,6 +95,7 @@ class TimerCore {
     if (state_.open_phase() != no_region) end_phase(m);  // at most one phase is open: the current one
     open_region(id, m, backend_.stream(), false);
     state_.set_open_phase(id);
+    if (tracing_) trace_->push(id + 1);
   }
   /// Ends the step at one marker on the Timer's stream (it also ends the open phase) and the host
   /// clock; the step joins the pending ones.
@@ -104,6 +110,12 @@ class TimerCore {
     ps.end = m;
     step_start_ = m;
     pending_.push_back(ps);
+    if (tracing_) {
+      trace_->pop(0);
+      tracing_ = false;
+      traced_step_ = ps.step.index;
+    }
+    maybe_start_trace();
   }
 
   // ---- resolution -----------------------------------------------------------------------------
@@ -141,6 +153,14 @@ class TimerCore {
     } catch (...) {
       error = std::current_exception();
     }
+    if (trace_ && traced_step_ == ps.step.index) {  // the sampled step's work has completed
+      std::vector<std::string> names;
+      for (const auto& r : state_.regions()) names.push_back(r.name);
+      last_trace_ = trace_->collect(names, error ? 0.0 : gpu);
+      last_trace_->step = ps.step.index;
+      trace_.reset();
+      traced_step_.reset();
+    }
     // Fold the times into the regions' per-step sums (needs the intervals before they are popped).
     if (!error)
       for (std::size_t k = 0; k < ps.step.intervals; ++k) state_.accumulate(intervals_[k].region, times[k]);
@@ -168,12 +188,17 @@ class TimerCore {
 
   /// The summary of the steps resolved so far (no waiting).
   TimerSummary summary() const {
-    return summarize_timer(state_, {Backend::name, backend_.timer_resolution(), backend_.markers_created(),
-                                    pending_.size()});
+    TimerSummary s = summarize_timer(state_, {Backend::name, backend_.timer_resolution(), backend_.markers_created(),
+                                              pending_.size()});
+    s.kernel_trace = last_trace_;
+    return s;
   }
 
   /// Releases every marker it holds (no waiting). A second call releases nothing.
   void release_all() noexcept {
+    tracing_ = false;
+    traced_step_.reset();
+    trace_.reset();
     for (std::size_t i = 0; i < pending_.size(); ++i) backend_.release(pending_[i].start);
     while (!intervals_.empty()) {
       backend_.release(intervals_.front().start);
@@ -242,7 +267,41 @@ class TimerCore {
     intervals_.push_back(iv);
     state_.close_region(id);
   }
-  void end_phase(marker_type m) { close_region(state_.open_phase(), m, false); }
+  void end_phase(marker_type m) {
+    const std::uint32_t id = state_.open_phase();
+    close_region(id, m, false);
+    if (tracing_) trace_->pop(id + 1);
+  }
+
+  /// At a step boundary: starts tracing the next step when TimerConfig::trace_kernels asks for
+  /// one every log_every steps, at level 2, after warm-up, and no traced step awaits collection.
+  void maybe_start_trace() {
+    const TimerConfig& c = state_.config();
+    if (!c.trace_kernels || c.log_every == 0 || state_.level() < timer_level::detailed || trace_ || !state_.warm()) return;
+    if (++steps_since_trace_ < c.log_every) return;
+    steps_since_trace_ = 0;
+    auto not_traced = [&](std::string status, std::string reason) {
+      TimerKernelTrace t;
+      t.status = std::move(status);
+      t.reason = std::move(reason);
+      last_trace_ = std::move(t);
+    };
+    if (std::string_view(Backend::name) == "host") return not_traced("unavailable", "the host backend runs no GPU kernels");
+    const TimerTraceFactory make = timer_trace_factory();
+    if (!make)
+      return not_traced("unavailable",
+                        "kernel tracing needs gauge's compiled part: define GAUGE_IMPLEMENTATION in one file of the program");
+    trace_ = make();
+    const std::string why = trace_->start();
+    if (!why.empty()) {
+      trace_.reset();
+      const std::string disabled = "disabled: ";
+      if (why.rfind(disabled, 0) == 0) return not_traced("disabled", why.substr(disabled.size()));
+      return not_traced("unavailable", why);
+    }
+    tracing_ = true;
+    trace_->push(0);
+  }
 
   bool ready(const PendingStep& ps) {
     ++state_.counters().queries;
@@ -281,6 +340,12 @@ class TimerCore {
   marker_type step_start_{};     ///< the marker that started the step in progress
   Ring<Interval> intervals_;     ///< stopped occurrences of the pending steps and the current one, in order
   Ring<PendingStep> pending_;    ///< ended steps, oldest first
+  // Kernel tracing (TimerConfig::trace_kernels).
+  std::unique_ptr<TimerTraceSession> trace_;    ///< the session of the step traced or awaiting collection
+  bool tracing_ = false;                        ///< the step in progress is traced
+  std::optional<std::size_t> traced_step_;      ///< the ended traced step, until it resolves
+  std::size_t steps_since_trace_ = 0;           ///< steps ended after warm-up since the last sample
+  std::optional<TimerKernelTrace> last_trace_;  ///< the last sampled step's trace
 };
 
 }  // namespace gauge::detail

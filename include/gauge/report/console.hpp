@@ -62,7 +62,8 @@ inline std::string summary_table(const std::vector<Result>& results) {
 }
 
 /// The kernels inside each traced step (Config::trace_kernels), as text: per traced result a
-/// heading with the step's period from events, its busy time, gaps and the tracing overhead, then
+/// heading with the step's period from events, its busy time, gaps, how much of the period the
+/// kernels' durations and the gaps add up to (KernelTraceRecord::closure) and the tracing overhead, then
 /// the `top` names with the most time per step: kind, launches per step, median and p99 duration
 /// of one launch, time per step and share of the step. A result whose tracing did not run gets
 /// one line with the reason; results that did not ask get nothing. Ends with a newline, or is
@@ -78,9 +79,11 @@ inline std::string kernel_table(const std::vector<Result>& results, std::size_t 
       out += fmt::format("kernels of {}: not traced ({}): {}\n", label, t.status, detail::escape::visible(t.reason));
       continue;
     }
-    out += fmt::format("kernels of {} ({} steps traced): period {} (events), busy {} ({}), gaps {}, tracing overhead {}\n",
+    const std::optional<double> sum = t.closure ? std::optional<double>(1 + *t.closure) : std::nullopt;
+    out += fmt::format("kernels of {} ({} steps traced): period {} (events), busy {} ({}), gaps {}, "
+                       "kernels + gaps = {} of the period, tracing overhead {}\n",
                        label, t.steps, detail::format_time(t.period_s), detail::format_time(t.busy_per_step_s),
-                       pct(t.busy_fraction), detail::format_time(t.gaps_per_step_s), pct(t.tracing_overhead));
+                       pct(t.busy_fraction), detail::format_time(t.gaps_per_step_s), pct(sum), pct(t.tracing_overhead));
     out += fmt::format("  {:<56} {:<6} {:>8} {:>11} {:>11} {:>11} {:>7}\n", "name", "kind", "per step", "median",
                        "p99", "time/step", "share");
     for (std::size_t i = 0; i < t.kernels.size() && i < top; ++i) {

@@ -387,6 +387,7 @@ GAUGE_SERIAL_DESCRIPTION(TimerThroughput, "timer_throughput", NoFlags) {
 GAUGE_SERIAL_DESCRIPTION(TimerConfig, "timer_config", NoFlags) {
   GAUGE_SERIAL_FIELDS(warmup_steps, window, log_every, level, max_pending_steps, confidence_level,
                       peak_flop_per_s);
+  v("trace_kernels", x.trace_kernels, since_1_4);
   v.computed(
       "peak_source", json_string | json_null, x,
       [](const TimerConfig& c) -> nlohmann::json {
@@ -443,9 +444,18 @@ GAUGE_SERIAL_DESCRIPTION(TimerStepTotal, "timer_total", NoFlags) {
   step_time_fields(v, x);
 }
 
+/// TimerRegionKernels → one region's kernels in the Timer's sampled step (schema 1.4).
+GAUGE_SERIAL_DESCRIBE(TimerRegionKernels, "timer_region_kernels", region, kernel_time_s, kernels)
+
+/// TimerKernelTrace → the kernels of the Timer's sampled step, per region (schema 1.4).
+GAUGE_SERIAL_DESCRIBE(TimerKernelTrace, "timer_kernel_trace", status, reason, tool, step, step_gpu_time_s,
+    kernel_time_s, records, attributed_records, regions)
+
 /// TimerSummary → one entry of the report's `timers` list.
-GAUGE_SERIAL_DESCRIBE(TimerSummary, "timer", name, backend, final, config, timer_resolution_s, counters,
-    window, total, regions, warnings)
+GAUGE_SERIAL_DESCRIPTION(TimerSummary, "timer", NoFlags) {
+  GAUGE_SERIAL_FIELDS(name, backend, final, config, timer_resolution_s, counters, window, total, regions, warnings);
+  v("kernel_trace", x.kernel_trace, since_1_4);
+}
 
 // ---- skipped points (suites) --------------------------------------------------------------------
 

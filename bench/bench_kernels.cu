@@ -13,6 +13,8 @@
 //     any tracing against one after (does CUPTI, once attached, slow the untraced runs?).
 //
 //   bench_kernels [--out FILE.json] [--runs N]    (N traced runs per T, default 3)
+//   bench_kernels --launch-only                   (5 spin kernels per T, nothing else: for ncu's
+//                                                  gpu__time_duration, a second measure of the duration)
 
 #include <cuda_runtime.h>
 
@@ -61,6 +63,20 @@ int main(int argc, char** argv) {
   std::string out = "bench_kernels.json";
   int runs = 3;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--launch-only")) {
+      std::uint64_t* stamps = nullptr;
+      GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 2 * sizeof(std::uint64_t)));
+      for (std::uint64_t T_us : {2, 10, 100, 1000})
+        for (int r = 0; r < 5; ++r) {
+          bench::spin_kernel<<<1, 32>>>(T_us * 1000, stamps, 0);
+          GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
+          std::uint64_t h[2];
+          GAUGE_CUDA_CHECK(cudaMemcpy(h, stamps, sizeof h, cudaMemcpyDeviceToHost));
+          std::printf("launch-only T = %llu us: stamped span %.4f us\n", (unsigned long long)T_us, double(h[1] - h[0]) * 1e-3);
+        }
+      cudaFree(stamps);
+      return 0;
+    }
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
     else {

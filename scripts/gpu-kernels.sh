@@ -20,7 +20,7 @@ if [ ! -x "$B/bench/bench_kernels" ] || [ ! -x "$B/examples/gemm" ]; then
   cmake --build "$B" -j 16 --target bench_kernels gemm training_loop gauge_gpu_tests >> "$K/build.log" 2>&1 || tail -20 "$K/build.log" | tee -a "$S"
 fi
 log "== kernels: GPU test [kernels]"
-"$B/tests/gpu/gauge_gpu_tests" "[kernels]" > "$K/gpu-test.log" 2>&1; log "exit $?"
+"$B/tests/gauge_gpu_tests" "[kernels]" > "$K/gpu-test.log" 2>&1; log "exit $?"
 grep -E "^traced|passed|failed|FAILED" "$K/gpu-test.log" | head -12 | tee -a "$S"
 log "== kernels: bench_kernels"
 t0=$(date +%s)
@@ -34,6 +34,11 @@ log "== kernels: training loop, level 2, --kernels"
 "$B/examples/training_loop" --steps 1500 --log-every 500 --timer-level 2 --kernels --out "$K/training-loop.json" \
   --jsonl "$K/training-loop.jsonl" > "$K/training.log" 2>&1
 log "exit $?"; grep -E "kernels|^  |host sync|markers per|MFU" "$K/training.log" | tail -24 | tee -a "$S"
+log "== kernels: ncu's gpu__time_duration of the spin kernel (a second measure of its duration)"
+timeout 240 ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base -k regex:spin_kernel \
+  "$B/bench/bench_kernels" --launch-only > "$K/ncu-spin.csv" 2>&1
+log "exit $?"; grep -E "launch-only" "$K/ncu-spin.csv" | head -20 | tee -a "$S"
+grep -E "gpu__time_duration" "$K/ncu-spin.csv" | awk -F'","' '{print $(NF)}' | tr -d '"' | head -20 | tr '\n' ' ' | tee -a "$S"; echo | tee -a "$S"
 log "== kernels: gemm under ncu (tracing must be disabled with profiler_attached)"
 timeout 240 ncu --launch-count 1 --clock-control none "$B/examples/gemm" --m 2048 --n 2048 --k 2048 --dtype bf16 --require-gpu \
   --kernels --min-time 0.2 --max-time 1 --out "$K/gemm-ncu.json" > "$K/gemm-ncu.log" 2>&1

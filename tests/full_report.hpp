@@ -339,6 +339,10 @@ inline TimerSummary full_timer() {
   kt.step = 110;
   kt.step_gpu_time_s = 3.1e-3;
   kt.kernel_time_s = 2.9e-3;
+  kt.device_period_s = 3.11e-3;
+  kt.busy_s = 2.9e-3;
+  kt.gaps_s = 2.1e-4;
+  kt.closure = 0.0;
   kt.records = 40;
   kt.attributed_records = 12;
   TracedKernel gemm;

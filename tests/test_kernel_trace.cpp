@@ -507,6 +507,7 @@ TEST_CASE("Timer at level 2 traces one step every log_every steps, each kernel u
   Launcher launch{scoped.fake, dev};
   const auto fwd = t.region("forward"), attn = t.region("attention", gauge::timer_level::detailed);
   for (int i = 0; i < 12; ++i) {
+    launch.clock = dev.host;   // the device runs the step's kernels back to back from the host's time
     launch("_Z3optv", 20e-6);  // outside every region
     t.start(fwd);
     launch("_Z3fwdv", 100e-6);
@@ -526,10 +527,11 @@ TEST_CASE("Timer at level 2 traces one step every log_every steps, each kernel u
   const auto& k = *s.kernel_trace;
   INFO(k.reason);
   REQUIRE(k.status == "traced");
-  // No warm-up: the 5th step's end (step 4) starts tracing step 5, collected when step 5 resolves;
-  // step 10's end starts tracing step 11, collected by finish(). The last is step 11.
-  CHECK(k.step == std::optional<std::size_t>(11));
-  CHECK(k.records == 5);
+  // No warm-up: the 5th step's end (step 4) starts tracing step 5, collected when step 6 (whose
+  // first kernel marks where step 5 ended) resolves; the count starts again at step 7, so step
+  // 11's end starts tracing step 12, which never ends. The last collected is step 5.
+  CHECK(k.step == std::optional<std::size_t>(5));
+  CHECK(k.records == 10);  // step 5's and step 6's (whose first marks where step 5 ended)
   CHECK(k.attributed_records == 5);
   CHECK(*k.kernel_time_s == Approx(470e-6).epsilon(1e-9));
   // The step's time from the markers: 1 ms (the host advances 1 ms a step; the device idles).
@@ -548,9 +550,16 @@ TEST_CASE("Timer at level 2 traces one step every log_every steps, each kernel u
   CHECK(b->kernel_time_s == Approx(300e-6).epsilon(1e-9));
   CHECK(*b->kernels.at(0).share_of_step == Approx(0.3).epsilon(1e-6));
   CHECK(o->kernels.at(0).name == "opt()");
+  // Steps start 1 ms apart: 470 us busy, 530 us of gaps, which with the kernels make the 1 ms the
+  // markers measured.
+  CHECK(*k.device_period_s == Approx(1e-3).epsilon(1e-9));
+  CHECK(*k.busy_s == Approx(470e-6).epsilon(1e-9));
+  CHECK(*k.gaps_s == Approx(530e-6).epsilon(1e-6));
+  CHECK(*k.closure == Approx(0.0).margin(1e-6));
   CHECK(s.counters.host_synchronizations == 0);  // tracing added no wait
   const std::string text = gauge::timer_summary_text(s);
-  CHECK(text.find("timer train kernels of step 11 (1 ms; kernels 470 us):\n") != std::string::npos);
+  CHECK(text.find("timer train kernels of step 5 (1 ms; kernels 470 us, gaps 530 us, kernels + gaps = 100 % of the step):\n") !=
+        std::string::npos);
   CHECK(text.find("  backward 300 us: bwd() x2 300 us\n") != std::string::npos);
 }
 

@@ -86,7 +86,7 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
     stack_.resize(at);
     for (std::uint32_t a : above) push(a);
   }
-  TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s) override {
+  TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s, bool with_next) override {
     for (; !stack_.empty(); stack_.pop_back()) tracer_.pop();
     cupti::Collected c = tracer_.stop();
     TimerKernelTrace t;
@@ -95,10 +95,20 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
     t.records = c.activities.size();
     if (step_gpu_time_s > 0) t.step_gpu_time_s = step_gpu_time_s;
     std::vector<std::vector<Activity>> by_id(names.size() + 1);
+    std::optional<std::uint64_t> next_start;  // the next step's first activity
+    std::optional<std::uint64_t> first;       // the traced step's first activity
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
     for (auto& a : c.activities) {
       const auto e = c.external.find(a.correlation_id);
-      if (e == c.external.end() || e->second < base || e->second - base > names.size()) continue;
+      if (e == c.external.end() || e->second < base) continue;
+      if (e->second - base == TimerTraceSession::next_step) {
+        if (with_next) next_start = std::min(next_start.value_or(a.start_ns), a.start_ns);
+        continue;
+      }
+      if (e->second - base > names.size()) continue;
       a.unit = 0;
+      first = std::min(first.value_or(a.start_ns), a.start_ns);
+      spans.emplace_back(a.start_ns, a.end_ns);
       by_id[e->second - base].push_back(std::move(a));
       ++t.attributed_records;
     }
@@ -121,6 +131,12 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
       t.regions.push_back(std::move(r));
     }
     t.kernel_time_s = total;
+    t.busy_s = static_cast<double>(union_length(spans)) * 1e-9;
+    if (first && next_start && *next_start >= *first) {
+      t.device_period_s = static_cast<double>(*next_start - *first) * 1e-9;
+      t.gaps_s = *t.device_period_s - *t.busy_s;
+      if (t.step_gpu_time_s) t.closure = (total + *t.gaps_s) / *t.step_gpu_time_s - 1;
+    }
     return t;
   }
 

@@ -350,6 +350,7 @@ class Timer {
   /// whether a step was in progress. The Timer stays usable.
   TimerSummary finish() {
     flush();
+    core_.collect_resolved_trace();
     TimerSummary s = summary();
     detail::finish_timer_summary(core_.state(), s);
     return s;

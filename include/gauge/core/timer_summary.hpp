@@ -240,6 +240,14 @@ struct TimerKernelTrace {
   std::optional<std::size_t> step;              ///< the traced step's index (0-based)
   std::optional<double> step_gpu_time_s;        ///< its time from the Timer's markers, seconds
   std::optional<double> kernel_time_s;          ///< sum of the durations of every activity it launched
+  /// From the step's first activity to the next step's first, on CUPTI's clock (launch gaps
+  /// included), seconds; absent when the next step was not traced.
+  std::optional<double> device_period_s;
+  std::optional<double> busy_s;                 ///< length of the union of the step's activities
+  std::optional<double> gaps_s;                 ///< device_period_s − busy_s
+  /// (kernel_time_s + gaps_s) / step_gpu_time_s − 1: how well the kernels and gaps on CUPTI's
+  /// clock add up to the step's time from the Timer's markers.
+  std::optional<double> closure;
   std::size_t records = 0;                      ///< activity records received while tracing
   std::size_t attributed_records = 0;           ///< of them, launched inside the sampled step
   std::vector<TimerRegionKernels> regions;      ///< regions with work, in order of registration, then outside
@@ -325,7 +333,10 @@ inline std::string timer_summary_text(const TimerSummary& s) {
       line += "timer " + s.name + " kernels: not traced (" + k.status + "): " + k.reason + "\n";
     } else {
       line += "timer " + s.name + " kernels of step " + std::to_string(k.step.value_or(0)) + " (" +
-              detail::timer_time(k.step_gpu_time_s) + "; kernels " + detail::timer_time(k.kernel_time_s) + "):\n";
+              detail::timer_time(k.step_gpu_time_s) + "; kernels " + detail::timer_time(k.kernel_time_s) + ", gaps " +
+              detail::timer_time(k.gaps_s) + ", kernels + gaps = " +
+              (k.closure ? detail::format_general(100 * (1 + *k.closure), 4) + " %" : std::string("-")) +
+              " of the step):\n";
       for (const auto& r : k.regions) {
         line += "  " + r.region + " " + detail::timer_time(r.kernel_time_s) + ":";
         for (std::size_t i = 0; i < r.kernels.size() && i < 5; ++i)

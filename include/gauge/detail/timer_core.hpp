@@ -111,9 +111,15 @@ class TimerCore {
     step_start_ = m;
     pending_.push_back(ps);
     if (tracing_) {
+      // The next step's work, as a whole, tells where the traced step ends on the device clock.
       trace_->pop(0);
+      trace_->push(TimerTraceSession::next_step);
       tracing_ = false;
+      marking_next_ = true;
       traced_step_ = ps.step.index;
+    } else if (marking_next_) {
+      trace_->pop(TimerTraceSession::next_step);
+      marking_next_ = false;
     }
     maybe_start_trace();
   }
@@ -153,14 +159,9 @@ class TimerCore {
     } catch (...) {
       error = std::current_exception();
     }
-    if (trace_ && traced_step_ == ps.step.index) {  // the sampled step's work has completed
-      std::vector<std::string> names;
-      for (const auto& r : state_.regions()) names.push_back(r.name);
-      last_trace_ = trace_->collect(names, error ? 0.0 : gpu);
-      last_trace_->step = ps.step.index;
-      trace_.reset();
-      traced_step_.reset();
-    }
+    if (trace_ && traced_step_ == ps.step.index) traced_gpu_ = error ? 0.0 : gpu;
+    // Collected once the step after the traced one has resolved: every record of both is complete.
+    if (trace_ && traced_step_ && ps.step.index == *traced_step_ + 1) collect_trace(true);
     // Fold the times into the regions' per-step sums (needs the intervals before they are popped).
     if (!error)
       for (std::size_t k = 0; k < ps.step.intervals; ++k) state_.accumulate(intervals_[k].region, times[k]);
@@ -197,6 +198,7 @@ class TimerCore {
   /// Releases every marker it holds (no waiting). A second call releases nothing.
   void release_all() noexcept {
     tracing_ = false;
+    marking_next_ = false;
     traced_step_.reset();
     trace_.reset();
     for (std::size_t i = 0; i < pending_.size(); ++i) backend_.release(pending_[i].start);
@@ -267,6 +269,28 @@ class TimerCore {
     intervals_.push_back(iv);
     state_.close_region(id);
   }
+  /// Collects the traced step's records into last_trace_ and ends the session. `with_next`: the
+  /// step after it has resolved too (its first activity marks where the traced step ended).
+  void collect_trace(bool with_next) {
+    if (marking_next_) {
+      trace_->pop(TimerTraceSession::next_step);
+      marking_next_ = false;
+    }
+    std::vector<std::string> names;
+    for (const auto& r : state_.regions()) names.push_back(r.name);
+    last_trace_ = trace_->collect(names, traced_gpu_, with_next);
+    last_trace_->step = traced_step_;
+    trace_.reset();
+    traced_step_.reset();
+  }
+
+ public:
+  /// finish(): a traced step that resolved but whose next step never ended is collected alone.
+  void collect_resolved_trace() {
+    if (trace_ && traced_step_ && !tracing_ && pending_.empty()) collect_trace(false);
+  }
+
+ private:
   void end_phase(marker_type m) {
     const std::uint32_t id = state_.open_phase();
     close_region(id, m, false);
@@ -343,6 +367,8 @@ class TimerCore {
   // Kernel tracing (TimerConfig::trace_kernels).
   std::unique_ptr<TimerTraceSession> trace_;    ///< the session of the step traced or awaiting collection
   bool tracing_ = false;                        ///< the step in progress is traced
+  bool marking_next_ = false;                   ///< the step in progress is the one after the traced step
+  double traced_gpu_ = 0;                       ///< the traced step's time from the markers, once resolved
   std::optional<std::size_t> traced_step_;      ///< the ended traced step, until it resolves
   std::size_t steps_since_trace_ = 0;           ///< steps ended after warm-up since the last sample
   std::optional<TimerKernelTrace> last_trace_;  ///< the last sampled step's trace

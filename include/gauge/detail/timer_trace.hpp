@@ -27,9 +27,13 @@ class TimerTraceSession {
   virtual void push(std::uint32_t id) = 0;
   /// Ends `id` (not necessarily the innermost: regions may stop out of order).
   virtual void pop(std::uint32_t id) = 0;
-  /// The trace, once every activity of the step has completed (its end marker resolved):
-  /// `names[i]` is the name of id i + 1; `step_gpu_time_s` the step's time from the markers.
-  virtual TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s) = 0;
+  /// The id pushed over the whole step after the traced one: its first activity marks where the
+  /// traced step ended on the device clock.
+  static constexpr std::uint32_t next_step = 0xFFFFFFFFu;
+  /// The trace, once every activity of the step (and, with `with_next`, of the next step) has
+  /// completed: `names[i]` is the name of id i + 1; `step_gpu_time_s` the step's time from the
+  /// Timer's markers (0: unknown).
+  virtual TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s, bool with_next) = 0;
 };
 
 /// Makes a session; null where the program has no compiled part.

@@ -449,7 +449,7 @@ GAUGE_SERIAL_DESCRIBE(TimerRegionKernels, "timer_region_kernels", region, kernel
 
 /// TimerKernelTrace → the kernels of the Timer's sampled step, per region (schema 1.4).
 GAUGE_SERIAL_DESCRIBE(TimerKernelTrace, "timer_kernel_trace", status, reason, tool, step, step_gpu_time_s,
-    kernel_time_s, records, attributed_records, regions)
+    kernel_time_s, device_period_s, busy_s, gaps_s, closure, records, attributed_records, regions)
 
 /// TimerSummary → one entry of the report's `timers` list.
 GAUGE_SERIAL_DESCRIPTION(TimerSummary, "timer", NoFlags) {

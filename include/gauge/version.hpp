@@ -25,6 +25,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// 1.3.0 adds the `skipped` list (points of a benchmark sweep, gauge/suite, that were skipped,
 /// with the reason), `streams` to each result (the streams measured on and the stream effect),
 /// `sampling.round_stream` and `config.measure.streams`.
-inline constexpr const char* report_schema_version = "1.3.0";
+/// 1.4.0 adds `ranks` (null for one process): a run over many MPI ranks (gauge/mpi.hpp) with
+/// every rank's host, GPU and status, per-rank results and cross-rank statistics of each
+/// experiment, and the Timers' windows across ranks.
+inline constexpr const char* report_schema_version = "1.4.0";
 
 }  // namespace gauge

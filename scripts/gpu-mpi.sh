@@ -3,13 +3,14 @@
 #   1. builds gauge's MPI targets (allreduce, training_loop_mpi, gauge_mpi_tests) for sm_90 against
 #      the image's NCCL (the torch image's nvidia/nccl Python package) and MPI (mpicc/mpirun);
 #   2. builds nccl-tests' all_reduce_perf from the carried source (.nccl-tests) with its Makefile (MPI=1);
-#   3. runs gauge's sweep (examples/allreduce.cu) twice and `all_reduce_perf -b 8 -e 1G -f 2 -g 1`
-#      twice, all under `mpirun -np 2`, and compares them (scripts/mpi_compare.py);
+#   3. runs gauge's all-reduce sweep (examples/allreduce.cu; float and bf16, then float) twice and
+#      `all_reduce_perf -b 8 -e 1G -f 2 -g 1` twice, alternating, all under `mpirun -np 2`, compares
+#      them (scripts/mpi_compare.py), and runs all-gather and reduce-scatter (float) once;
 #   4. runs the training loop under MPI with rank 1 slowed (--slow-rank 1);
 #   5. runs the MPI CTest tests (ctest -R '^mpi:').
 # Started from the repository root, with `.deps` (source .deps/activate.sh) and `.nccl-tests`
 # carried. Writes to $OUT: summary.log (the key lines), gpu-mpi.tar.gz (every log and report),
-# allreduce-1.json, allreduce-2.json, training-loop-mpi.json.
+# allreduce-1.json, allreduce-2.json, training-loop-mpi.json (gather-scatter.json is in the tar).
 #   OUT=/path bash scripts/gpu-mpi.sh
 set -uo pipefail
 # Mandatory on this host: no NVLink SHARP / multicast, in every process (passed through mpirun -x).
@@ -89,7 +90,7 @@ PERF=$PWD/build-nccl-tests/all_reduce_perf
 
 # 3. The sweep, twice each, alternating (gauge, nccl-tests, gauge, nccl-tests).
 if [ -x $B/examples/allreduce ]; then
-  run allreduce-1 240 "${MPIRUN[@]}" $B/examples/allreduce --ops all_reduce,all_gather,reduce_scatter --types float,bf16 \
+  run allreduce-1 200 "${MPIRUN[@]}" $B/examples/allreduce --ops all_reduce --types float,bf16 \
     --places out,in --min-bytes 8 --max-bytes 1G --max-time 2 -o "$W/allreduce-1.json"
 fi
 [ -x "$PERF" ] && run nccl-tests-1 120 "${MPIRUN[@]}" "$PERF" -b 8 -e 1G -f 2 -g 1
@@ -98,14 +99,18 @@ if [ -x $B/examples/allreduce ]; then
     --min-bytes 8 --max-bytes 1G --max-time 2 -o "$W/allreduce-2.json"
 fi
 [ -x "$PERF" ] && run nccl-tests-2 120 "${MPIRUN[@]}" "$PERF" -b 8 -e 1G -f 2 -g 1
+if [ -x $B/examples/allreduce ]; then
+  run gather-scatter 150 "${MPIRUN[@]}" $B/examples/allreduce --ops all_gather,reduce_scatter --types float --places out,in \
+    --min-bytes 8 --max-bytes 1G --max-time 2 -o "$W/gather-scatter.json"
+fi
 for place in out in; do
   if python3 scripts/mpi_compare.py --gauge "$W/allreduce-1.json" "$W/allreduce-2.json" \
        --nccl "$W/nccl-tests-1.log" "$W/nccl-tests-2.log" --place $place > "$W/compare-$place.log" 2>&1; then :; else status=1; fi
   cat "$W/compare-$place.log" >> "$S"
 done
-grep -h -E "^(all_gather|reduce_scatter|all_reduce) +bf16|^(all_gather|reduce_scatter) " "$W/allreduce-1.log" 2>/dev/null \
+grep -h -E "^all_reduce +bf16|^(all_gather|reduce_scatter) " "$W/allreduce-1.log" "$W/gather-scatter.log" 2>/dev/null \
   | awk '$4 >= 67108864' >> "$S"
-grep -h "per-rank medians differ" "$W/allreduce-1.log" | head -5 >> "$S"
+grep -h "per-rank medians differ" "$W/allreduce-1.log" "$W/gather-scatter.log" 2>/dev/null | head -5 >> "$S"
 
 # 4. The training loop, one rank per GPU, rank 1 slowed by 2 ms per step.
 if [ -x $B/examples/training_loop_mpi ]; then

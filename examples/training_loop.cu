@@ -33,6 +33,16 @@
 // 1,979 TFLOPS for BF16 Tensor Core "with sparsity", so 989.5 dense (the H100 SXM's figure). It is
 // the user's number, not measured by gauge; pass your GPU's.
 //
+// Under MPI (the target training_loop_mpi, this file built with GAUGE_TRAINING_LOOP_MPI, where MPI is
+// found): `mpirun -np 2 training_loop_mpi --slow-rank 1` runs one rank per GPU (the local rank picks
+// the device), each training its own copy (no gradient exchange: the point is the timing). Every
+// --log-every steps the Timer's window is combined across ranks by gauge::mpi::TimerAcrossRanks: a
+// non-blocking MPI_Iallreduce started at the log and completed by an MPI_Test at a later step (no
+// host synchronization, no barrier); rank 0 prints min .. max per region and the straggler rank.
+// --slow-rank R adds a spin kernel of --slow-us µs to rank R's forward phase. Rank 0 writes one
+// report (gauge/mpi.hpp: its Timer, and the last combined window under `ranks.timers`); each rank
+// writes its own JSON Lines log (<jsonl>.rank<R>). Exit 1 when the straggler is not the slowed rank.
+//
 // Exit codes: 0 ok; 77 no CUDA GPU (CTest reports the test skipped); 1 the loss did not go down or
 // was not finite, or an error; 2 bad arguments. The host synchronizes with the device only at
 // setup, after step 0 (to read the initial loss) and at the end: the Timer adds none.
@@ -57,6 +67,22 @@
 
 #include "relu_kernels.cuh"
 
+#ifdef GAUGE_TRAINING_LOOP_MPI
+#include <mpi.h>
+
+#include <gauge/env/environment.hpp>
+#include <gauge/mpi.hpp>
+
+/// Holds the stream for about `ns` nanoseconds (the deliberately slow rank's extra work).
+__global__ void spin_for(long long ns) {
+  long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+#endif
+
 namespace {
 
 struct Options {
@@ -67,6 +93,8 @@ struct Options {
   double peak_tflops = 989.0;
   std::string jsonl = "training-loop.jsonl";
   std::string out = "training-loop.json";
+  long slow_rank = -1;    ///< MPI: the rank whose forward phase gets a spin kernel (-1: none)
+  double slow_us = 2000;  ///< MPI: the spin kernel's length, microseconds
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
@@ -120,6 +148,11 @@ Options parse(int argc, char** argv) {
   app.add_option("--jsonl", o.jsonl, "JSON Lines log, one line per log step");
   app.add_option("-o,--out", o.out, "The JSON report to write");
   app.add_flag("--kernels", o.kernels, "Trace one step every --log-every steps with CUPTI: each region's kernels by name\nand duration (needs --timer-level 2 and --log-every > 0)");
+#ifdef GAUGE_TRAINING_LOOP_MPI
+  app.add_option("--slow-rank", o.slow_rank, "MPI: the rank made slower by a spin kernel in its forward phase (-1: none)")
+      ->check(CLI::Range(-1L, 1L << 20));
+  app.add_option("--slow-us", o.slow_us, "MPI: the spin kernel's length, microseconds")->check(CLI::Range(0.0, 1e6));
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -326,8 +359,28 @@ struct Mlp {
 
 }  // namespace
 
+#ifdef GAUGE_TRAINING_LOOP_MPI
+int run(Options o);
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  MPI_Init(&argc, &argv);
+  const int status = run(o);
+  MPI_Finalize();
+  return status;
+}
+int run(Options o) {
+  int rank = 0, size = 1, local_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  o.jsonl += ".rank" + std::to_string(rank);
+#else
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+#endif
   int devices = 0;
   const cudaError_t e = cudaGetDeviceCount(&devices);
   (void)cudaGetLastError();
@@ -336,7 +389,21 @@ int main(int argc, char** argv) {
     return 77;  // the exit code CTest's SKIP_RETURN_CODE reports as skipped
   }
   try {
+#ifdef GAUGE_TRAINING_LOOP_MPI
+    GAUGE_CUDA_CHECK(cudaSetDevice(local_rank % devices));  // one rank per GPU of its node
+    gauge::mpi::Session session;
+    session.report_to(o.out, gauge::capture_environment());
+    std::vector<gauge::TimerRanksWindow> combined;
+    gauge::mpi::TimerAcrossRanks across(session.communicator(), [&](const gauge::TimerRanksWindow& w) {
+      combined.push_back(w);
+      session.add(w);
+      if (rank == 0) std::printf("  %s\n", gauge::mpi::console_line(w).c_str());
+    });
+    std::printf("rank %d of %d: GPU %d%s\n", rank, size, local_rank % devices,
+                rank == o.slow_rank ? fmt::format(", slowed by a {:g} us spin kernel per step", o.slow_us).c_str() : "");
+#else
     gauge::Report report(o.out);  // checks the output path before anything runs
+#endif
     Mlp mlp(o);
     const double flop = mlp.flop_per_step();
     std::printf("MLP: %ld layers of %ld x %ld (bf16, fp32 accumulation), batch %ld tokens, lr %g, %ld steps; "
@@ -354,7 +421,12 @@ int main(int argc, char** argv) {
                              : "--peak-tflops given by the user";
     gauge::Timer timer("mlp_train", gauge::CudaTimerBackend(mlp.stream), config);
     timer.work(gauge::StepWork().tokens(double(o.batch)).flop(flop));
+#ifdef GAUGE_TRAINING_LOOP_MPI
+    if (rank == 0) timer.on_log(gauge::ConsoleSink{});
+    timer.on_log(across.sink());
+#else
     timer.on_log(gauge::ConsoleSink{});
+#endif
     timer.on_log(gauge::JsonLinesSink(o.jsonl));
     timer.on_log([&](const gauge::TimerSummary&) {
       // Mapped host memory: the latest loss the device published; no waiting.
@@ -379,6 +451,9 @@ int main(int argc, char** argv) {
         auto s = timer.scope(fwd_layer[std::size_t(l)]);
         mlp.forward_layer(l);
       }
+#ifdef GAUGE_TRAINING_LOOP_MPI
+      if (rank == o.slow_rank) spin_for<<<1, 1, 0, mlp.stream>>>(static_cast<long long>(o.slow_us * 1e3));
+#endif
       timer.phase(loss);
       mlp.loss_and_grad(step);
       timer.phase(backward);
@@ -389,6 +464,9 @@ int main(int argc, char** argv) {
       timer.phase(optimizer);
       mlp.optimizer();
       timer.step();
+#ifdef GAUGE_TRAINING_LOOP_MPI
+      across.poll();  // one MPI_Test: completes an earlier log's reduction, never waits
+#endif
       if (step == 0) {  // setup, inside warm-up: read the initial loss once
         GAUGE_CUDA_CHECK(cudaStreamSynchronize(mlp.stream));
         initial_loss = static_cast<double>(mlp.published->loss);
@@ -397,9 +475,28 @@ int main(int argc, char** argv) {
     const gauge::TimerSummary final_state = timer.finish();  // one wait for the last steps
     GAUGE_CUDA_CHECK(cudaStreamSynchronize(mlp.stream));
     const double final_loss = static_cast<double>(mlp.published->loss);
+#ifdef GAUGE_TRAINING_LOOP_MPI
+    across.finish();  // the last log's reduction (polled, with a time limit)
+    const auto record = session.write_report({final_state});
+    if (rank == 0 && !combined.empty()) {
+      const auto& w = combined.back();
+      std::printf("straggler: rank %d (window median step %s on rank %d, %s on rank %d; %zu windows combined across "
+                  "%d ranks)\n",
+                  w.step_time_s.max_rank.value_or(-1), gauge::detail::format_time(w.step_time_s.max).c_str(),
+                  w.step_time_s.max_rank.value_or(-1), gauge::detail::format_time(w.step_time_s.min).c_str(),
+                  w.step_time_s.min_rank.value_or(-1), combined.size(), size);
+      std::printf("report: %s (%d ranks on %d node%s)\n", o.out.c_str(), record.size, record.nodes, record.nodes == 1 ? "" : "s");
+    }
+    if (o.slow_rank >= 0 && !combined.empty() && combined.back().step_time_s.max_rank != o.slow_rank) {
+      std::fprintf(stderr, "training_loop: rank %d: the straggler is rank %d, not the slowed rank %ld\n", rank,
+                   combined.back().step_time_s.max_rank.value_or(-1), o.slow_rank);
+      return 1;
+    }
+#else
     report.add(final_state);
     report.write();
     std::fputs(report.summary().c_str(), stdout);
+#endif
     const auto& c = final_state.counters;
     std::printf("timer: %zu events for %zu region boundaries and %zu steps (%.3g per boundary), %zu queries, "
                 "%zu host synchronizations (finish), %zu forced waits, %zu events created\n",

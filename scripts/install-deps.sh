@@ -8,7 +8,9 @@
 #                                        (libbenchmark-dev; its compare.py in libbenchmark-tools,
 #                                        which needs python3-scipy), Python 3 with jsonschema, NumPy
 #                                        and matplotlib (the report schema and tools tests),
-#                                        dpkg-dev (dpkg-source), clang with its libFuzzer and
+#                                        dpkg-dev (dpkg-source), Open MPI (libopenmpi-dev,
+#                                        openmpi-bin: gauge/mpi.hpp's tests under mpirun),
+#                                        clang with its libFuzzer and
 #                                        sanitizer runtimes; then, on Debian, Catch2 v3's
 #                                        sources, pinned (scripts/fetch-catch2-v3.sh)
 #
@@ -35,7 +37,7 @@ build_set=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev)
 # clang is 14, whose libFuzzer and sanitizer runtimes are in libclang-rt-14-dev (a recommendation,
 # which --no-install-recommends leaves out); elsewhere (Ubuntu 22.04) they come with clang.
 test_set=(catch2 libbenchmark-dev libbenchmark-tools python3 python3-jsonschema python3-numpy python3-scipy
-          python3-matplotlib dpkg-dev clang)
+          python3-matplotlib dpkg-dev clang libopenmpi-dev openmpi-bin)
 if command -v apt-cache >/dev/null 2>&1 && apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then
   test_set+=(libclang-rt-14-dev)
 fi

@@ -363,6 +363,13 @@ class Experiment {
     spec_.allocator_probes.emplace_back(probe_name, std::move(bytes));
     return *this;
   }
+  /// Runs the protocol's decisions through `c` (null: a single process, the default): the seam
+  /// gauge/mpi.hpp's collective mode uses (gauge::mpi::Session::run sets it for the run). `c` must
+  /// outlive run().
+  Experiment& coordinator(detail::RankCoordinator* c) {
+    spec_.coordinator = c;
+    return *this;
+  }
   /// The backend, e.g. for tests that script it.
   Backend& backend() { return backend_; }
   /// The name given.

@@ -27,6 +27,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// `sampling.round_stream` and `config.measure.streams`.
 /// 1.4.0 adds `kernel_trace` to each result (what ran inside the step, from CUPTI; null when not
 /// asked) and `config.trace_kernels`.
+/// It also adds `ranks` (null for one process): a run over many MPI ranks (gauge/mpi.hpp) with
+/// every rank's host, GPU and status, per-rank results and cross-rank statistics of each
+/// experiment, and the Timers' windows across ranks.
 inline constexpr const char* report_schema_version = "1.4.0";
 
 }  // namespace gauge

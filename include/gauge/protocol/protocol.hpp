@@ -135,6 +135,7 @@ class Protocol {
         b_.synchronize();
         if (!spec_.verify()) throw Error("verification failed: the step's output is not what verify() expects");
       }
+      if (spec_.coordinator) spec_.coordinator->finish();
     } catch (const std::exception& e) {
       fail_result(r, e.what());
     } catch (const char* e) {
@@ -219,6 +220,7 @@ class Protocol {
     r.status = Status::failed;
     r.error = phase_ + (step_index_ ? " (step " + std::to_string(step_index_) + ")" : std::string()) + ": " + what;
     if (r.stopping.reason.empty()) r.stopping.reason = "failed";
+    if (spec_.coordinator) spec_.coordinator->abandon(*r.error);
   }
 
   void call_step() {
@@ -518,11 +520,22 @@ class Protocol {
       rec.reason = v.reason;
       // Every stream of the pool is warmed (one round each at least) before measuring.
       const bool minimums = rec.steps >= w.min_steps && elapsed >= to_seconds(w.min_time) && rec.curve.size() > streams_;
-      if (minimums && v.steady) {
+      const bool steady = minimums && v.steady;
+      const bool capped = rec.steps >= w.max_steps || elapsed >= to_seconds(w.max_time);
+      // Collective mode: every rank ends warm-up at the same round (all steady, or one capped).
+      const bool end = spec_.coordinator ? spec_.coordinator->end_warmup(steady, capped) : steady || capped;
+      if (!end) {
+        // go on warming up
+      } else if (steady) {
         rec.converged = true;
         break;
-      }
-      if (rec.steps >= w.max_steps || elapsed >= to_seconds(w.max_time)) {
+      } else if (!capped) {
+        // Another rank reached its warm-up cap before this one was steady.
+        rec.converged = false;
+        rec.reason = fmt::format("ended with the other ranks (one reached its warm-up cap) after {} steps and {}: ",
+                                 rec.steps, human_time(elapsed)) + v.reason;
+        break;
+      } else {
         rec.converged = false;
         rec.reason = fmt::format("capped after {} steps and {}: ", rec.steps,
                                      human_time(elapsed)) + v.reason;
@@ -534,6 +547,7 @@ class Protocol {
       std::size_t n = floor_ratio(round_time, estimate);
       n = std::clamp<std::size_t>(n, 1, max_round);
       n = std::min(n, w.max_steps - rec.steps);
+      if (spec_.coordinator) n = spec_.coordinator->round_steps(n);
       const double start = b_.now() - t0;
       b_.select_stream(warmup_rounds_++ % streams_);
       RoundOutcome o = timed_round(n, n, false);
@@ -619,6 +633,7 @@ class Protocol {
       // (at least 8 steps, at most half the round limit).
       std::size_t rr = floor_ratio(to_seconds(config_.warmup.round_time), std::max(sizing_estimate_, 1e-12));
       rr = std::clamp<std::size_t>(rr, 8, std::max<std::size_t>(8, max_round_ / 2));
+      if (spec_.coordinator) rr = spec_.coordinator->round_steps(rr);
       double per_event = 0;
       double per_batch = 0;
       bool ok = true;
@@ -660,6 +675,13 @@ class Protocol {
                                  human_time(cost / static_cast<double>(k)),
                                  100 * cost / static_cast<double>(k) / T, k));
       }
+    }
+    if (spec_.coordinator) {
+      const std::size_t k_here = s.steps_per_sample;
+      s.steps_per_sample = spec_.coordinator->steps_per_sample(k_here);
+      if (s.steps_per_sample != k_here)
+        s.steps_per_sample_reason += fmt::format("; k = {} agreed across ranks (the maximum; this rank chose {})",
+                                                 s.steps_per_sample, k_here);
     }
     if (m.gpu_timing == GpuTiming::graph) {
       // Capture k steps; replay the graph a few times untimed so its upload is not measured.
@@ -735,15 +757,13 @@ class Protocol {
       if (spec_.on_round && !samples.empty()) spec_.on_round(order.percentile(50), samples.size());
       const bool minimums = samples.size() >= m.min_samples && elapsed >= to_seconds(m.min_time) &&
                             s.wall_rounds >= 1 && all_streams;
-      if (minimums && r.stopping.target_met) {
-        r.stopping.reason = "noise_target_met";
-        break;
-      }
+      std::string stop;  // why this rank would stop now ("": go on), in the order of the rules
+      if (minimums && r.stopping.target_met) stop = "noise_target_met";
       // Every stream was measured twice, and the samples' own interval is narrow enough, or each
       // stream's own median is known to the target (when the streams form two groups, the pooled
       // median can sit in the gap between them, and its own interval spans the gap): what keeps
       // the interval wider is the stream effect, which more samples do not narrow.
-      if (minimums && streams_ > 1 && s.rounds >= 2 * streams_) {
+      if (stop.empty() && minimums && streams_ > 1 && s.rounds >= 2 * streams_) {
         bool known = within_width && *within_width <= m.target_relative_ci_width;
         if (!known) {
           known = true;
@@ -752,17 +772,13 @@ class Protocol {
             known = ci && medians[i] > 0 && (ci->high - ci->low) / medians[i] <= m.target_relative_ci_width;
           }
         }
-        if (known) {
-          r.stopping.reason = "stream_effect";
-          break;
-        }
+        if (known) stop = "stream_effect";
       }
-      if (samples.size() >= m.max_samples) {
-        r.stopping.reason = "max_samples";
-        break;
-      }
-      if (elapsed >= to_seconds(m.max_time) && s.wall_rounds >= 1 && !samples.empty()) {
-        r.stopping.reason = "max_time";
+      if (stop.empty() && samples.size() >= m.max_samples) stop = "max_samples";
+      if (stop.empty() && elapsed >= to_seconds(m.max_time) && s.wall_rounds >= 1 && !samples.empty()) stop = "max_time";
+      if (spec_.coordinator) stop = spec_.coordinator->stop(stop);
+      if (!stop.empty()) {
+        r.stopping.reason = stop;
         break;
       }
       // A gated round for GPU time.
@@ -773,13 +789,21 @@ class Protocol {
                                    ? std::numeric_limits<std::size_t>::max()
                                    : samples_left * per_sample;  // no overflow for huge max_samples
       steps = std::max(k, std::min(steps, room) / k * k);
+      if (spec_.coordinator) steps = spec_.coordinator->round_steps(steps);
       const double round_start = b_.now() - t_begin_;
       const std::size_t stream = measure_rounds_++ % streams_;
       b_.select_stream(stream);
       NvtxRange range(label_ + " round " + std::to_string(measure_rounds_) + " stream " + std::to_string(stream));
       auto o = timed_round(steps, k, graph_mode);
+      // Collective mode: each sample becomes the slowest rank's (this rank's own are kept by the
+      // coordinator); a round some rank could not time is discarded by every rank.
+      const bool combined = !spec_.coordinator || spec_.coordinator->combine_round(o.per_step_s, o.timed_out);
       if (o.timed_out) {
         on_gate_timeout(o, steps_per_round, k, r, sink);
+        continue;
+      }
+      if (!combined) {
+        ++s.discarded_rounds;
         continue;
       }
       s.round_start_s.push_back(round_start);

@@ -35,6 +35,43 @@ enum class GateSupport {
 
 namespace detail {
 
+/// The protocol's decisions agreed across processes: the seam of gauge/mpi.hpp's *collective mode*
+/// (DESIGN.md, "Beyond one machine"). When an ExperimentSpec has one, the protocol consults it at
+/// each decision point, always at a round boundary and outside every timed interval, so that every
+/// rank runs the same warm-up rounds, the same k, the same round sizes, and stops at the same round
+/// (a step holding a collective then never waits for a rank that is not there). Without one
+/// (`ExperimentSpec::coordinator == nullptr`, the default) the protocol is unchanged.
+///
+/// Every call is made by every rank in the same order; each may throw gauge::Error (another rank
+/// failed, or an agreement timed out), which fails the experiment like a failing step.
+class RankCoordinator {
+ public:
+  virtual ~RankCoordinator() = default;
+  /// Warm-up ends when every rank's steady-state rule is met (`steady_here` on all) or any rank
+  /// reached its warm-up cap (`capped_here` on one). Called before every warm-up round.
+  virtual bool end_warmup(bool steady_here, bool capped_here) = 0;
+  /// The steps of the next round (warm-up, calibration or measuring): the minimum over ranks.
+  virtual std::size_t round_steps(std::size_t steps_here) = 0;
+  /// Steps per sample (k): the maximum over ranks (every rank's event-overhead budget is met).
+  virtual std::size_t steps_per_sample(std::size_t k_here) = 0;
+  /// The stopping decision before every measuring round. `reason_here` is this rank's own reason
+  /// ("" to go on; "noise_target_met", "stream_effect", "max_samples", "max_time"). Returns the
+  /// agreed reason ("" to go on): stop when every rank would stop, or when any rank reached a
+  /// limit (max_samples, max_time); a rank that would go on stops with the other's limit.
+  virtual std::string stop(const std::string& reason_here) = 0;
+  /// After every measuring round: replaces `per_step_s` (one value per sample) by the slowest
+  /// rank's, per sample (the maximum over ranks), and keeps this rank's own values. Returns false
+  /// when the round cannot be combined (a rank's round timed out: `timed_out_here` on one, or the
+  /// ranks' sample counts differ): every rank then discards it.
+  virtual bool combine_round(std::vector<double>& per_step_s, bool timed_out_here) = 0;
+  /// The end of a run that did not fail here: the last agreement (a rank failing in its
+  /// verification is still seen by the others).
+  virtual void finish() = 0;
+  /// This rank's run failed with `error`: tells the other ranks at the agreement they wait in
+  /// (nothing when the failure came from an agreement). Never throws.
+  virtual void abandon(const std::string& error) noexcept = 0;
+};
+
 /// Everything the builder collected: what to run and how.
 struct ExperimentSpec {
   // Out of line (gauge/implementation.hpp): files that define experiments do not compile them.
@@ -59,6 +96,8 @@ struct ExperimentSpec {
   std::function<void(double, std::size_t)> on_round;
   std::vector<std::pair<std::string, const void*>> kernels;            ///< for the JIT check
   std::vector<std::pair<std::string, std::function<std::uint64_t()>>> allocator_probes;
+  /// Agreement across ranks (gauge/mpi.hpp, collective mode); null: a single process, unchanged.
+  RankCoordinator* coordinator = nullptr;
 };
 
 /// The protocol's view of a backend and the step (one object per run()). Every timing call the

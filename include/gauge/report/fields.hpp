@@ -22,6 +22,7 @@
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/environment.hpp"
 #include "gauge/core/kernel_trace.hpp"
+#include "gauge/core/ranks.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/skipped.hpp"
 #include "gauge/core/statistics.hpp"
@@ -462,6 +463,37 @@ GAUGE_SERIAL_DESCRIPTION(TimerSummary, "timer", NoFlags) {
 /// SkippedPoint → {"name", "dimensions", "reason"}.
 GAUGE_SERIAL_DESCRIBE(SkippedPoint, "skipped_point", name, dimensions, reason)
 
+// ---- many ranks (gauge/mpi.hpp) ------------------------------------------------------------------
+
+/// RankRecord → one entry of `ranks.ranks`.
+GAUGE_SERIAL_DESCRIBE(RankRecord, "rank", rank, host, process_id, gpu_name, gpu_uuid, gpu_pci_bus_id, numa_node,
+    status, error)
+/// CrossRankStatistics → `ranks.experiments[i].statistics` (seconds; skew is a ratio).
+GAUGE_SERIAL_DESCRIPTION(CrossRankStatistics, "cross_rank_statistics", NoFlags) {
+  v("medians_s", x.medians_s);
+  v("min_median_s", x.min_median_s);
+  v("median_median_s", x.median_median_s);
+  v("max_median_s", x.max_median_s);
+  v("skew", x.skew);
+  v("straggler_rank", x.straggler_rank);
+  v("fastest_rank", x.fastest_rank);
+}
+/// RankExperiment → one entry of `ranks.experiments`.
+GAUGE_SERIAL_DESCRIBE(RankExperiment, "rank_experiment", name, dimensions, statistics, results)
+/// RankedValue → {"min", "max", "min_rank", "max_rank"}.
+GAUGE_SERIAL_DESCRIBE(RankedValue, "ranked_value", min, max, min_rank, max_rank)
+/// RankedRegion → {"name", "time_per_step_s"}.
+GAUGE_SERIAL_DESCRIBE(RankedRegion, "ranked_region", name, time_per_step_s)
+/// TimerRanksWindow → one entry of `ranks.timers`.
+GAUGE_SERIAL_DESCRIPTION(TimerRanksWindow, "timer_ranks_window", NoFlags) {
+  GAUGE_SERIAL_FIELDS(timer, steps, ranks);
+  v("step_time_s", x.step_time_s);
+  v("regions", x.regions);
+}
+/// RanksRecord → the report's `ranks` object (schema 1.4).
+GAUGE_SERIAL_DESCRIBE(RanksRecord, "ranks", mode, size, nodes, agreement_timeout_s, ranks, experiments, timers, error,
+    unresponsive_ranks)
+
 // ---- the report ------------------------------------------------------------------------------
 
 /// The top level of a report: {"schema", "schema_version", "gauge_version", "created_utc",
@@ -475,6 +507,7 @@ struct ReportFields {
     v("experiments", x.results);
     v("timers", x.timers, since_1_1);
     v("skipped", x.skipped, since_1_3);
+    v("ranks", x.ranks, since_1_4);
   }
 };
 
@@ -488,6 +521,7 @@ struct ReportView {
   const std::vector<Result>& results;     ///< the experiments, in order
   const std::vector<TimerSummary>& timers;  ///< Timer summaries, in order
   const std::vector<SkippedPoint>& skipped;  ///< points of a sweep that were skipped, in order
+  const std::optional<RanksRecord>& ranks;  ///< many ranks (gauge/mpi.hpp); null for one process
 };
 template <>
 struct Fields<ReportView> : ReportFields {};

@@ -56,15 +56,25 @@ inline std::string utc_timestamp() {
   return buf;
 }
 
+/// The whole report document of a run over many ranks: {"schema", "schema_version",
+/// "gauge_version", "created_utc", "environment", "experiments", "timers", "skipped", "ranks"}
+/// (see gauge/report/fields.hpp; gauge/mpi.hpp writes it on rank 0). `ranks` null: one process.
+inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
+                                  const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
+                                  const std::optional<RanksRecord>& ranks, const std::string& created_utc) {
+  return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
+                                                  created_utc, env, results, timers, skipped, ranks});
+}
+
 /// The whole report document: {"schema", "schema_version", "gauge_version", "created_utc",
-/// "environment", "experiments", "timers", "skipped"} (see gauge/report/fields.hpp).
+/// "environment", "experiments", "timers", "skipped", "ranks": null} (see gauge/report/fields.hpp).
 /// \param skipped the points of a sweep that were skipped (gauge/suite: `Point::skip`).
 /// \param created_utc ISO 8601 UTC creation time (now by default).
 inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
                                   const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
                                   const std::string& created_utc = utc_timestamp()) {
-  return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
-                                                  created_utc, env, results, timers, skipped});
+  static const std::optional<RanksRecord> one_process;
+  return report_json(env, results, timers, skipped, one_process, created_utc);
 }
 
 /// The whole report document with no skipped points (`skipped` is an empty list).

@@ -142,6 +142,7 @@ struct StoredReport {
   std::vector<Result> results; ///< one per experiment, in the report's order
   std::vector<TimerSummary> timers;  ///< the Timer summaries (`timers`), in the report's order
   std::vector<SkippedPoint> skipped;  ///< points a suite skipped (`skipped`, schema 1.3), in order
+  std::optional<RanksRecord> ranks;  ///< a run over many ranks (`ranks`, schema 1.4; gauge/mpi.hpp)
   /// The whole document as read, keys this version of gauge does not model included.
   /// `document["experiments"][i]` belongs to `results[i]`.
   nlohmann::json document;

@@ -97,12 +97,16 @@ int main(int argc, char** argv) {
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
   MPI_Comm_rank(local, &local_rank);
+  int local_size = 1;
+  MPI_Comm_size(local, &local_size);
   MPI_Comm_free(&local);
   int devices = 0;
-  int has_gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0 ? 1 : 0, all_have = 0;
+  // One GPU per rank of a node: NCCL refuses two ranks on one GPU ("invalid usage").
+  int has_gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices >= local_size ? 1 : 0, all_have = 0;
   MPI_Allreduce(&has_gpu, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_have) {
-    if (rank == 0) std::fprintf(stderr, "allreduce: a rank has no CUDA GPU: skipped\n");
+    if (rank == 0)
+      std::fprintf(stderr, "allreduce: a node has fewer CUDA GPUs than ranks (one GPU per rank is needed): skipped\n");
     MPI_Finalize();
     return 77;
   }

@@ -24,9 +24,14 @@ S=$OUT/summary.log
 log() { echo "$*" | tee -a "$S"; }
 status=0
 # run NAME TIMEOUT_S COMMAND...: logs to $W/NAME.log, notes the exit code in the summary.
+# GAUGE_MPI_DEADLINE_S (default 540): a step that would start later is skipped (the device call's
+# limit is 600 s; what was measured by then still comes back).
+deadline=${GAUGE_MPI_DEADLINE_S:-540}
 run() {
   local name=$1 limit=$2
   shift 2
+  if [ "$SECONDS" -ge "$deadline" ]; then log "== $name: skipped (past ${deadline} s)"; status=1; return 1; fi
+  [ $((SECONDS + limit)) -gt $((deadline + 50)) ] && limit=$((deadline + 50 - SECONDS))
   echo "== $*" > "$W/$name.log"
   local t0=$SECONDS
   timeout --kill-after=10 "$limit" "$@" >> "$W/$name.log" 2>&1

@@ -291,8 +291,8 @@ class Experiment {
     spec_.config.measure.gpu_timing = yes ? GpuTiming::ungated : GpuTiming::automatic;
     return *this;
   }
-  /// Traces what ran inside the step with CUPTI (Config::trace_kernels): after measuring, one
-  /// untraced and one traced round on the pool's first stream give the result's `kernel_trace`,
+  /// Traces what ran inside the step with CUPTI (Config::trace_kernels): after measuring, a traced
+  /// round between two untraced ones on the pool's first stream gives the result's `kernel_trace`,
   /// each kernel's, memcpy's and memset's launches per step, median and p99 duration and share of
   /// the step, and the step's busy time and gaps. libcupti is loaded at run time; without it the
   /// result says why and warns `kernel_trace_unavailable`; with ncu or nsys attached it warns

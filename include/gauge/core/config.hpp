@@ -122,8 +122,8 @@ struct Config {
   std::uint64_t memory_growth_tolerance_bytes = 16ull << 20;
   /// A mean SM clock below this fraction of the maximum during measurement warns `sm_clock_below_max`.
   double sm_clock_warning_fraction = 0.9;
-  /// Kernel tracing (CUPTI's Activity API, gauge/env/cupti.hpp): after measuring, run one round
-  /// untraced and one traced on the pool's first stream, and record what ran inside the step
+  /// Kernel tracing (CUPTI's Activity API, gauge/env/cupti.hpp): after measuring, run a round
+  /// traced between two untraced ones on the pool's first stream, and record what ran inside the step
   /// (the report's `kernel_trace`, gauge/core/kernel_trace.hpp). Off by default; without CUPTI,
   /// or with another CUPTI client attached (ncu, nsys), the report says why it did not trace.
   bool trace_kernels = false;

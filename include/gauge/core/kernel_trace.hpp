@@ -104,7 +104,7 @@ struct KernelTraceRecord {
   std::size_t attributed_records = 0;        ///< of them, launched by the step
   std::uint64_t dropped_records = 0;         ///< records CUPTI reported dropped (buffers full)
   std::optional<double> period_s;            ///< step period in the traced round (events), seconds
-  std::optional<double> untraced_period_s;   ///< the same, in an untraced round just before
+  std::optional<double> untraced_period_s;   ///< the same, mean of the untraced rounds just before and after
   std::optional<double> tracing_overhead;    ///< period_s / untraced_period_s − 1
   std::optional<double> device_period_s;     ///< mean span between steps' first starts (CUPTI clock)
   std::optional<double> kernel_time_per_step_s;  ///< sum of all attributed durations / steps

@@ -255,10 +255,12 @@ class Protocol {
 
   // ---- kernel tracing -------------------------------------------------------------------------
 
-  /// After measuring (Config::trace_kernels): one untraced round, then one traced round of the
-  /// same size on the pool's first stream, and the report's `kernel_trace` from the activity
-  /// records of the traced one (gauge/core/kernel_trace.hpp). Tracing that cannot run is
-  /// recorded with the reason and a warning; it never fails the run.
+  /// After measuring (Config::trace_kernels): an untraced round, a traced round and another
+  /// untraced round of the same size on the pool's first stream, and the report's `kernel_trace`
+  /// from the activity records of the traced one (gauge/core/kernel_trace.hpp); the untraced
+  /// period is the mean of the rounds around it, so a clock that drifts (a power-capped GPU)
+  /// does not read as tracing overhead. Tracing that cannot run is recorded with the reason and
+  /// a warning; it never fails the run.
   void trace_kernels(Result& r, WarningSink& sink) {
     KernelTraceRecord t;
     auto give_up = [&](const std::string& status, const std::string& reason) {
@@ -302,7 +304,8 @@ class Protocol {
     }
     tracer_ = nullptr;
     cupti::Collected c = tracer.stop();
-    if (untraced.timed_out || traced.timed_out)
+    const auto untraced_after = timed_round(steps, k, graph_mode);
+    if (untraced.timed_out || traced.timed_out || untraced_after.timed_out)
       return give_up("unavailable", "the launch gate timed out in the traced rounds (the step synchronizes the host)");
     // Tie each record to the launch that made it.
     const std::uint64_t units = trace_units_;
@@ -328,7 +331,8 @@ class Protocol {
     t = summarize_trace(std::move(acts), std::max<std::uint64_t>(1, units), per_unit, mean(traced.per_step_s));
     t.tool = lib.description();
     t.dropped_records = c.dropped;
-    t.untraced_period_s = mean(untraced.per_step_s);
+    const auto before = mean(untraced.per_step_s), after = mean(untraced_after.per_step_s);
+    if (before && after) t.untraced_period_s = 0.5 * (*before + *after);
     if (t.period_s && t.untraced_period_s && *t.untraced_period_s > 0)
       t.tracing_overhead = *t.period_s / *t.untraced_period_s - 1;
     if (t.attributed_records == 0) {

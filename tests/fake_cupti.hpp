@@ -23,6 +23,9 @@ struct FakeCupti {
   cupti::Result subscribe_result = cupti::success;  ///< what cuptiSubscribe answers
   int refuse_kind = -1;                             ///< cuptiActivityEnable fails for this kind
   std::uint64_t dropped = 0;                        ///< what cuptiActivityGetNumDroppedRecords says
+  cupti::Result push_result = cupti::success;       ///< what cuptiActivityPushExternalCorrelationId answers
+  cupti::Result flush_result = cupti::success;      ///< what cuptiActivityFlushAll answers
+  bool external_records = true;                     ///< false: EXTERNAL_CORRELATION records never come
 
   // ---- state ----
   std::set<int> enabled;
@@ -70,7 +73,7 @@ struct FakeCupti {
     };
     a.activity_flush_all = [](std::uint32_t) {
       current()->deliver();
-      return cupti::success;
+      return current()->flush_result;
     };
     a.activity_get_next_record = [](std::uint8_t* buffer, std::size_t valid, void** rec) {
       std::size_t at = 0;
@@ -86,6 +89,7 @@ struct FakeCupti {
     };
     a.push_external_correlation_id = [](int kind, std::uint64_t id) {
       if (kind != cupti::external_kind_gauge) return 1;
+      if (current()->push_result != cupti::success) return current()->push_result;
       ++current()->pushes;
       current()->external.push_back(id);
       return cupti::success;
@@ -112,7 +116,7 @@ struct FakeCupti {
 
   std::uint32_t launch() {
     const std::uint32_t corr = next_correlation++;
-    if (enabled.count(cupti::kind::external_correlation) && !external.empty()) {
+    if (enabled.count(cupti::kind::external_correlation) && !external.empty() && external_records) {
       cupti::record::ExternalCorrelation r{};
       r.kind = cupti::kind::external_correlation;
       r.external_kind = cupti::external_kind_gauge;

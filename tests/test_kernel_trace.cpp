@@ -268,6 +268,8 @@ TEST_CASE("cupti: the declared record prefixes match the installed cupti_activit
   CHECK(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 == gauge::cupti::external_kind_gauge);
   CHECK(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == gauge::cupti::error_multiple_subscribers);
   CHECK(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED == gauge::cupti::flush_forced);
+  CHECK(CUPTI_ERROR_INVALID_KIND == gauge::cupti::error_invalid_kind);
+  CHECK(CUPTI_ERROR_MAX_LIMIT_REACHED == gauge::cupti::error_max_limit_reached);
 }
 #endif
 
@@ -393,6 +395,50 @@ TEST_CASE("trace_kernels: without a usable CUPTI the result says why, and everyt
     scoped.fake.refuse_kind = -1;
     const auto again = exp.run();
     CHECK(again.kernel_trace->status == "traced");
+  }
+}
+
+TEST_CASE("trace_kernels: CUPTI failing while tracing, or records that cannot be tied to the step, say so",
+          "[kernel_trace]") {
+  FakeDevice dev;
+  ScopedFakeCupti scoped;
+  scoped.fake.attach(dev);
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6, "_Z4stepv"); });
+  exp.config(quick_config()).trace_kernels();
+  SECTION("a push fails") {
+    scoped.fake.push_result = gauge::cupti::error_not_initialized;
+    const auto r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "unavailable");
+    CHECK(r.kernel_trace->reason.find("CUPTI failed while tracing: cuptiActivityPushExternalCorrelationId") == 0);
+    CHECK(r.has_warning(gauge::warning_code::kernel_trace_unavailable));
+    CHECK(scoped.fake.enabled.empty());
+  }
+  SECTION("a flush fails") {
+    scoped.fake.flush_result = gauge::cupti::error_not_initialized;
+    const auto r = exp.run();
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "unavailable");
+    CHECK(r.kernel_trace->reason.find("cuptiActivityFlushAll") != std::string::npos);
+  }
+  SECTION("no external correlation records, and a setup between steps") {
+    scoped.fake.external_records = false;
+    exp.setup([](FakeStream s) { s.kernel(1e-6, "_Z5resetv"); });
+    const auto r = exp.run();
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "unavailable");
+    CHECK(r.kernel_trace->reason.find("cannot be tied to the step by launch order") != std::string::npos);
+    CHECK(r.kernel_trace->kernels.empty());  // reset() is not counted as the step's
+  }
+  SECTION("no external correlation records, nothing between steps: launch order") {
+    scoped.fake.external_records = false;
+    const auto r = exp.run();
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "traced");
+    CHECK(r.kernel_trace->attribution == "launch order");
+    REQUIRE(r.kernel_trace->kernels.size() == 1);
+    CHECK(r.kernel_trace->kernels[0].launches_per_step == 1.0);
   }
 }
 
@@ -598,6 +644,69 @@ TEST_CASE("Timer kernel tracing: regions stopped out of order keep the innermost
   CHECK(s.kernel_trace->regions[0].region == "b");
   // log_every 1: step 0's end starts tracing step 1; step 2's end starts step 3's, never ended.
   CHECK(s.kernel_trace->step == std::optional<std::size_t>(1));
+}
+
+TEST_CASE("Timer kernel tracing: regions open across the traced step's boundaries count only its own work",
+          "[kernel_trace][timer]") {
+  ScopedFakeCupti scoped;
+  gauge::testing::FakeTimerDevice dev;
+  auto c = traced_timer_config();
+  c.log_every = 3;
+  FakeTimer t("t", gauge::testing::FakeTimerBackend(&dev), c);
+  Launcher launch{scoped.fake, dev};
+  // "epoch" is opened once and never stopped; "straddle" opens in one step and stops in the next.
+  t.start("epoch");
+  for (int i = 0; i < 8; ++i) {
+    launch.clock = dev.host;
+    launch("_Z6insidev", 10e-6);  // inside epoch (and inside straddle on odd steps)
+    if (i % 2 == 0) t.start("straddle");
+    else t.stop("straddle");
+    launch("_Z4tailv", 5e-6);
+    t.step();
+    dev.advance(1e-3);
+    t.poll();
+  }
+  const auto s = t.finish();
+  REQUIRE(s.kernel_trace.has_value());
+  const auto& k = *s.kernel_trace;
+  INFO(k.reason);
+  REQUIRE(k.status == "traced");
+  // No warm-up: step 2's end starts tracing step 3 (odd: straddle is open at its start and stops
+  // in it), collected when step 4 resolves. Step 3 launched exactly two kernels.
+  CHECK(k.step == std::optional<std::size_t>(3));
+  CHECK(k.attributed_records == 2);
+  CHECK(*k.kernel_time_s == Approx(15e-6).epsilon(1e-9));
+  const auto* straddle = region_kernels(k, "straddle");
+  const auto* epoch = region_kernels(k, "epoch");
+  REQUIRE((straddle && epoch));
+  CHECK(straddle->kernels.at(0).name == "inside()");  // straddle was the innermost open region
+  CHECK(epoch->kernels.at(0).name == "tail()");       // after straddle stopped: epoch
+  CHECK(region_kernels(k, "(outside regions)") == nullptr);
+}
+
+TEST_CASE("Timer kernel tracing: finish() during a traced step leaves CUPTI as it was", "[kernel_trace][timer]") {
+  ScopedFakeCupti scoped;
+  gauge::testing::FakeTimerDevice dev;
+  auto c = traced_timer_config();
+  c.log_every = 2;
+  {
+    FakeTimer t("t", gauge::testing::FakeTimerBackend(&dev), c);
+    Launcher launch{scoped.fake, dev};
+    for (int i = 0; i < 2; ++i) {  // step 1's end starts tracing step 2
+      launch.clock = dev.host;
+      launch("_Z1kv", 1e-6);
+      t.step();
+      dev.advance(1e-3);
+      t.poll();
+    }
+    t.start("open");
+    CHECK_FALSE(scoped.fake.enabled.empty());  // step 2 is being traced
+    (void)t.finish();
+    CHECK(scoped.fake.enabled.empty());
+    CHECK(scoped.fake.external.empty());
+    t.stop("open");
+  }
+  CHECK(scoped.fake.external.empty());
 }
 
 TEST_CASE("Timer kernel tracing: off below level 2, and bad settings or backends say why", "[kernel_trace][timer]") {

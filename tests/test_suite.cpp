@@ -307,6 +307,23 @@ TEST_CASE("suite: overrides of the common settings reach every point's Config", 
   CHECK(report.results[0].dimensions.count("device") == 0);  // one device: not a dimension
 }
 
+TEST_CASE("suite: an error text that is not UTF-8 is written, not lost", "[suite][run]") {
+  FakeSuite s;
+  s.hook = [](gauge::Point& p) {
+    if (p.get_int64("A") == 2) throw std::runtime_error("bad bytes \xff\xfe here");
+  };
+  const fs::path dir = fresh_dir("utf8");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--out", out, "--quiet", "--format", "json", "--filter", "B=x"});
+  CHECK(r.code == 1);  // a failed point, not a failed write
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["experiments"].size() == 3);
+  CHECK(doc["experiments"][1]["error"] == "the benchmark threw: bad bytes \xEF\xBF\xBD\xEF\xBF\xBD here");  // U+FFFD twice
+  const auto report = gauge::read_report(out);
+  CHECK(report.results.size() == 3);
+  CHECK(report.results[2].status == gauge::Status::ok);
+}
+
 TEST_CASE("suite: --kernels traces every point and prints its kernels", "[suite][run]") {
   FakeSuite s;
   gauge::testing::ScopedFakeCupti cupti;

@@ -12,6 +12,7 @@
 // --allow-not-comparable), 4 inconclusive or nothing compared (unless --allow-inconclusive);
 // 2 bad input or usage, 74 standard output not written, with a one-line reason on stderr.
 
+#include <gauge/report/dump.hpp>
 #include <gauge/report/compare.hpp>
 #include <gauge/report/read.hpp>
 
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
     }
     const gauge::Comparison c = gauge::compare_reports(base, candidate, args.options);
     // Written whole (a NUL in a name is written, not an end) and checked (e.g. > /dev/full).
-    const std::string text = args.format == "json"       ? nlohmann::json(c).dump(2) + "\n"
+    const std::string text = args.format == "json"       ? gauge::json_dump(nlohmann::json(c), 2) + "\n"
                              : args.format == "markdown" ? gauge::to_markdown(c)
                                                          : gauge::to_text(c);
     if (!gauge::tools::write_stdout("gauge-compare", text)) return gauge::tools::exit_output;

@@ -374,6 +374,8 @@ class Experiment {
   Backend& backend() { return backend_; }
   /// The name given.
   const std::string& name() const { return spec_.name; }
+  /// The dimensions given (dimension()), by key.
+  const Dimensions& dimensions() const { return spec_.dimensions; }
 
   /// Runs the protocol and returns the result. Never throws for a failing step or backend: the
   /// result is then `failed` with the error, and whatever was measured before is kept. Throws

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/report/dump.hpp"
 #include "gauge/detail/text.hpp"
 #include "gauge/detail/timer_trace.hpp"
 #include "gauge/env/cupti.hpp"
@@ -66,6 +67,11 @@ void ExperimentSpec::set_item(const std::string& item, double per_step) { work.i
 class CuptiTimerTraceSession final : public TimerTraceSession {
  public:
   CuptiTimerTraceSession() : lib_(cupti::Library::active()), tracer_(lib_) {}
+  ~CuptiTimerTraceSession() override {
+    for (; !stack_.empty(); stack_.pop_back()) tracer_.pop();  // CUPTI's stack as it was found
+  }
+  CuptiTimerTraceSession(const CuptiTimerTraceSession&) = delete;
+  CuptiTimerTraceSession& operator=(const CuptiTimerTraceSession&) = delete;
   std::string start() override {
     if (!lib_.available()) return lib_.error();
     if (const std::string other = cupti::other_client(lib_); !other.empty()) return "disabled: " + other;
@@ -91,6 +97,12 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
     cupti::Collected c = tracer_.stop();
     TimerKernelTrace t;
     t.status = "traced";
+    if (!c.error.empty()) {
+      t.status = "unavailable";
+      t.reason = "CUPTI failed while tracing: " + c.error;
+      t.tool = lib_.description();
+      return t;
+    }
     t.tool = lib_.description();
     t.records = c.activities.size();
     if (step_gpu_time_s > 0) t.step_gpu_time_s = step_gpu_time_s;
@@ -210,7 +222,7 @@ const std::string& Report::path() const { return d_->path; }
 std::string Report::json_text(int indent) const {
   nlohmann::json j = report_json(d_->env, d_->results);
   j["timers"] = d_->timers;
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_dump(j, indent) + "\n";
 }
 
 void Report::write() const {

@@ -78,6 +78,7 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/report/dump.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/ranks.hpp"
 #include "gauge/core/statistics.hpp"
@@ -151,6 +152,16 @@ inline bool test_until(MPI_Request& request, double timeout_s) {
     if (polls > 64) std::this_thread::sleep_for(std::chrono::microseconds(polls > 4096 ? 200 : 10));
     else std::this_thread::yield();
   }
+}
+
+/// FNV-1a (64 bits) of `text`, cut to 52 bits so it travels exactly as a double.
+inline double text_hash(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return static_cast<double>(h & ((std::uint64_t{1} << 52) - 1));
 }
 
 /// This host's name (gethostname), "" when unavailable.
@@ -441,7 +452,20 @@ class Session {
   /// report, and the environment it records (rank 0's is written). Checks on rank 0 that the path
   /// is writable (ReportError otherwise).
   Session& report_to(std::filesystem::path path, Environment environment) {
-    if (rank_ == 0) check_writable(path);
+    // Rank 0 checks the path; every rank learns the outcome (an agreement), so a path rank 0
+    // cannot write fails every rank at once instead of leaving the others waiting.
+    std::string problem;
+    if (rank_ == 0) {
+      try {
+        check_writable(path);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    const auto all = agree(kind_report_path, "report path", problem.empty() ? 1.0 : 0.0, 0);
+    if (all.a_min == 0)
+      throw ReportError(rank_ == 0 ? problem
+                                   : "rank 0 cannot write the report to " + path.string() + " (its error names the cause)");
     path_ = std::move(path);
     environment_ = std::move(environment);
     return *this;
@@ -455,6 +479,23 @@ class Session {
   template <class Step, class Backend>
   Result run(Experiment<Step, Backend>& e) {
     const long long index = static_cast<long long>(combined_.size());
+    // Every rank is at the same experiment: the same index, name and dimensions (an agreement
+    // before anything runs). A rank at another point of the program (write_report, another
+    // count of experiments) breaks the session; another name fails this experiment everywhere.
+    std::string label = e.name();
+    for (const auto& [key, value] : e.dimensions()) label += " " + key + "=" + gauge::to_string(value);
+    const auto all = agree(kind_begin, "experiment start", double(index), detail::text_hash(label));
+    if (all.b_min != all.b_max) {
+      Result r;
+      r.name = e.name();
+      r.dimensions = e.dimensions();
+      r.status = Status::failed;
+      r.error = "ranks out of step at experiment #" + std::to_string(index) + ": this rank runs '" + label +
+                "', and not every rank runs an experiment of that name and dimensions there";
+      own_.push_back(r);
+      combined_.push_back(r);
+      return r;
+    }
     if (options_.mode == Mode::independent) {
       Result r = e.run();
       own_.push_back(r);
@@ -508,6 +549,9 @@ class Session {
   /// gather times out (after rank 0 wrote what it has, unless abort_on_timeout aborts first).
   RanksRecord write_report(const std::vector<TimerSummary>& timers = {}) {
     if (!path_) throw ReportError("gauge::mpi::Session::write_report: no report path (call report_to first)");
+    // Every rank is at write_report with the same number of experiments before the gather (a
+    // gather matched against another rank's agreement would corrupt both).
+    agree(kind_write, "write_report", double(combined_.size()), 0);
     RanksRecord record = gather();
     if (rank_ == 0) write(record, timers);
     return record;
@@ -588,7 +632,7 @@ class Session {
 
   RanksRecord gather() {
     RanksRecord record = base_record();
-    const auto parts = gather_text(comm_, own_part().dump(), options_.agreement_timeout.count());
+    const auto parts = gather_text(comm_, json_dump(own_part()), options_.agreement_timeout.count());
     if (!parts) {
       AgreementError error("the report's gather timed out after " + fmt::format("{:g}", options_.agreement_timeout.count()) +
                                " s: not every rank reached write_report()",
@@ -606,7 +650,7 @@ class Session {
   void write(const RanksRecord& record, const std::vector<TimerSummary>& timers) const {
     const std::optional<RanksRecord> ranks = record;
     const auto doc = report_json(environment_, combined_, timers, {}, ranks, utc_timestamp());
-    write_file_atomic(*path_, doc.dump(2) + "\n");
+    write_file_atomic(*path_, json_dump(doc, 2) + "\n");
   }
 
   /// A timed-out agreement: rank 0 writes what it has (its own part only) with the error, then
@@ -635,9 +679,48 @@ class Session {
     std::abort();  // MPI_Abort does not return
   }
 
+  // ---- the session's own agreements --------------------------------------------------------------
+
+  // Kinds after the Coordinator's (1..6): an agreement of the session met by a rank in another
+  // agreement is an out-of-step program, detected on both sides (every agreement is one
+  // MPI_Iallreduce of the same 10 doubles, so they pair up in order whatever their kind).
+  static constexpr double kind_begin = 11, kind_write = 12, kind_report_path = 13;
+
+  struct Agreed {
+    double a_min = 0, a_max = 0, b_min = 0, b_max = 0;
+  };
+
+  /// One agreement of the session (the Coordinator's header layout): every rank must be in the
+  /// same kind with the same `a` (index or count); `b` may differ (the caller decides). A kind or
+  /// `a` that differs, or a time-out, ends the session as a timed-out agreement does (rank 0
+  /// writes what it has with the error; MPI_Abort unless abort_on_timeout is off).
+  Agreed agree(double kind, const char* what, double a, double b) {
+    if (broken_) throw Error(std::string("gauge::mpi::Session: '") + what + "' after the session broke");
+    const double seq = double(session_seq_++);
+    const double big = std::numeric_limits<double>::max();
+    std::array<double, 10> mine = {kind, -kind, seq, -seq, 0.0, -big, a, -a, b, -b}, all{};
+    MPI_Request request = MPI_REQUEST_NULL;
+    detail::check(MPI_Iallreduce(mine.data(), all.data(), 10, MPI_DOUBLE, MPI_MAX, comm_, &request), "MPI_Iallreduce");
+    if (!detail::test_until(request, options_.agreement_timeout.count()))
+      on_timeout(AgreementError("the agreement '" + std::string(what) + "' timed out after " +
+                                    fmt::format("{:g}", options_.agreement_timeout.count()) +
+                                    " s: not every rank reached it",
+                                what, {}));
+    const bool same_kind = all[0] == -all[1], same_a = all[6] == -all[7];
+    if (!same_kind || !same_a || all[2] != -all[3])
+      on_timeout(AgreementError("ranks out of step at '" + std::string(what) + "': " +
+                                    (!same_kind ? std::string("another rank is at a different point of the program "
+                                                              "(running an experiment, or at write_report)")
+                                                : "the ranks have run different numbers of experiments") +
+                                    "; every rank must run the same experiments in the same order",
+                                what, {}));
+    return {-all[7], all[6], -all[9], all[8]};
+  }
+
   Options options_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  long long session_seq_ = 0;
   bool broken_ = false;
   std::optional<std::filesystem::path> path_;
   Environment environment_;

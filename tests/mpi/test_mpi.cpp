@@ -8,7 +8,9 @@
 // Scenarios: speeds (ranks of different speeds), noise (rank 2's noise target is met later),
 // failure (rank 2's step throws), stall (rank 3 stalls: the agreement times out; rank 0 writes the
 // report and aborts, checked by tests/mpi/check_stall.cmake), timer (the Timer across ranks),
-// independent (each rank on its own). Rank 0 reads the written report back and checks it value by
+// independent (each rank on its own), names (a rank runs another experiment: that experiment
+// fails everywhere, the session goes on), fewer (a rank runs one experiment fewer: the job ends,
+// checked by tests/mpi/check_out_of_step.cmake). Rank 0 reads the written report back and checks it value by
 // value against values computed here independently; the exit status is 0 only when every check
 // on every rank passed. Each failed check prints "FAIL rank R: what".
 
@@ -317,6 +319,50 @@ int scenario_stall(const std::string& path) {
   return 1;
 }
 
+/// Ranks out of step, by name: rank 3 runs "other" where the others run "fake-step"; then every
+/// rank runs "fake-step" again. The first experiment fails on every rank naming the mismatch (the
+/// session goes on); the second is measured; the report has both.
+int scenario_names(const std::string& path) {
+  const Script script = [](int, std::size_t) { return 10e-6; };
+  gauge::mpi::Session session;
+  session.report_to(path, small_environment());
+  FakeDevice dev;
+  auto other = gauge::testing::fake_experiment(dev, [](FakeStream s) { s.kernel(20e-6); }, rank == 3 ? "other" : "fake-step");
+  other.config(fake_config()).bytes(1e6);
+  const auto first = session.run(other);
+  check(first.status == gauge::Status::failed, "the mismatched experiment failed on every rank");
+  check(first.error.value_or("").find("ranks out of step at experiment #0: this rank runs '" +
+                                      std::string(rank == 3 ? "other" : "fake-step") + "'") != std::string::npos,
+        "the error names the experiment: " + first.error.value_or(""));
+  const auto second = run_fake(dev, script, rank, &session);
+  check(second.status == gauge::Status::ok, "the next experiment runs: " + second.error.value_or(""));
+  session.write_report();
+  if (rank == 0) {
+    const json doc = read_report(path);
+    check_eq(doc["experiments"].size(), std::size_t{2}, "both experiments in the report");
+    check_eq(doc["experiments"][0]["status"].get<std::string>(), std::string("failed"), "experiments[0] failed");
+    check_eq(doc["experiments"][1]["status"].get<std::string>(), std::string("ok"), "experiments[1] ok");
+  }
+  return failures;
+}
+
+/// Ranks out of step, by count: rank 3 skips the second experiment and goes to write_report while
+/// the others start it. Checked by tests/mpi/check_out_of_step.cmake: the job ends at once
+/// (rank 0 writes the report naming the cause, then MPI_Abort), no hang, no heap corruption.
+int scenario_fewer(const std::string& path) {
+  const Script script = [](int, std::size_t) { return 10e-6; };
+  gauge::mpi::Options o;
+  o.agreement_timeout = std::chrono::seconds(20);
+  gauge::mpi::Session session(MPI_COMM_WORLD, o);
+  session.report_to(path, small_environment());
+  FakeDevice dev;
+  run_fake(dev, script, rank, &session);
+  if (rank != 3) run_fake(dev, script, rank, &session);
+  session.write_report();
+  std::fprintf(stderr, "FAIL rank %d: write_report returned although rank 3 ran one experiment fewer\n", rank);
+  return 1;
+}
+
 /// gauge::Timer on the host backend; rank r's "forward" region takes 1 ms (rank 3: 20 ms), the
 /// "optimizer" 0.2 ms on all. Windows are combined across ranks by TimerAcrossRanks; each
 /// combined window is checked against the ranks' own window medians, gathered here with a
@@ -446,6 +492,8 @@ int main(int argc, char** argv) {
     else if (scenario == "stall") failed = scenario_stall(path);
     else if (scenario == "timer") failed = scenario_timer(path);
     else if (scenario == "independent") failed = scenario_independent(path);
+    else if (scenario == "names") failed = scenario_names(path);
+    else if (scenario == "fewer") failed = scenario_fewer(path);
     else {
       std::fprintf(stderr, "gauge_mpi_tests: unknown scenario '%s'\n", scenario.c_str());
       failed = 1;

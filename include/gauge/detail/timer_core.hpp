@@ -77,7 +77,7 @@ class TimerCore {
     state_.check_stop(id);
     const marker_type m = record_new(marks_[id].stream);
     close_region(id, m, true);
-    if (tracing_) trace_->pop(id + 1);
+    if (trace_) trace_->pop(id + 1);  // also a region the traced step left open, stopped later
   }
   /// stop() from a Scope's destructor: an error is kept for the next step(), flush() or finish().
   void stop_from_scope(std::uint32_t id) noexcept {
@@ -285,16 +285,23 @@ class TimerCore {
   }
 
  public:
-  /// finish(): a traced step that resolved but whose next step never ended is collected alone.
+  /// finish(): a traced step that resolved but whose next step never ended is collected alone;
+  /// a step still being traced (not ended) is abandoned, so CUPTI is left as it was found.
   void collect_resolved_trace() {
-    if (trace_ && traced_step_ && !tracing_ && pending_.empty()) collect_trace(false);
+    if (!trace_) return;
+    if (traced_step_ && !tracing_ && pending_.empty()) {
+      collect_trace(false);
+    } else if (tracing_) {
+      tracing_ = false;
+      trace_.reset();
+    }
   }
 
  private:
   void end_phase(marker_type m) {
     const std::uint32_t id = state_.open_phase();
     close_region(id, m, false);
-    if (tracing_) trace_->pop(id + 1);
+    if (trace_) trace_->pop(id + 1);
   }
 
   /// At a step boundary: starts tracing the next step when TimerConfig::trace_kernels asks for
@@ -325,6 +332,10 @@ class TimerCore {
     }
     tracing_ = true;
     trace_->push(0);
+    // Regions already open (started in an earlier step) hold the traced step's work too.
+    const auto& regions = state_.regions();
+    for (std::uint32_t id = 0; id < regions.size(); ++id)
+      if (regions[id].open && id != state_.open_phase()) trace_->push(id + 1);
   }
 
   bool ready(const PendingStep& ps) {

@@ -44,6 +44,7 @@ using Result = int;
 inline constexpr Result success = 0;                          ///< CUPTI_SUCCESS
 inline constexpr Result error_max_limit_reached = 12;         ///< CUPTI_ERROR_MAX_LIMIT_REACHED
 inline constexpr Result error_not_initialized = 15;           ///< CUPTI_ERROR_NOT_INITIALIZED
+inline constexpr Result error_invalid_kind = 21;              ///< CUPTI_ERROR_INVALID_KIND (also: an incomplete record)
 inline constexpr Result error_insufficient_privileges = 35;   ///< CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
 inline constexpr Result error_multiple_subscribers = 39;      ///< CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
 
@@ -168,7 +169,9 @@ class Library {
   static std::unique_ptr<Library> load() {
     std::unique_ptr<Library> lib(new Library());
     std::vector<std::string> candidates;
-    if (const char* p = std::getenv("GAUGE_CUPTI_LIBRARY"); p && *p) {
+    const char* chosen = std::getenv("GAUGE_CUPTI_LIBRARY");
+    if (chosen && *chosen) {
+      const char* p = chosen;
       candidates.emplace_back(p);
     } else {
       for (const char* n : {"libcupti.so", "libcupti.so.13", "libcupti.so.12"}) candidates.emplace_back(n);
@@ -191,7 +194,10 @@ class Library {
       if (tried.empty()) tried = e ? e : c + ": unknown error";
     }
     if (!lib->handle_) {
-      lib->error_ = "cannot load CUPTI (libcupti.so; set GAUGE_CUPTI_LIBRARY to its path): " + tried;
+      lib->error_ = chosen && *chosen
+                        ? "cannot load CUPTI from GAUGE_CUPTI_LIBRARY=" + std::string(chosen) + ": " + tried
+                        : "cannot load CUPTI (libcupti.so on the loader's path, under $CUDA_HOME or /usr/local/cuda; "
+                          "set GAUGE_CUPTI_LIBRARY to its path): " + tried;
       return lib;
     }
     auto sym = [&](auto& fn, const char* name) {
@@ -302,6 +308,10 @@ struct Collected {
   std::map<std::uint32_t, std::uint64_t> external;           ///< correlation id → gauge's external id
   std::size_t api_records = 0;                               ///< runtime/driver API records seen
   std::uint64_t dropped = 0;                                 ///< records CUPTI dropped
+  std::size_t incomplete = 0;                                ///< buffers that ended at an incomplete record
+  /// The first CUPTI call that failed while tracing (push, pop, flush, reading records), with
+  /// CUPTI's text; empty when none did. Records may then be missing or misattributed.
+  std::string error;
 };
 
 namespace detail {
@@ -309,7 +319,20 @@ namespace detail {
 /// Converts the records of one completed buffer, appending to `out`.
 inline void parse_buffer(const Api& api, std::uint8_t* buffer, std::size_t valid, Collected& out) {
   void* rec = nullptr;
-  while (api.activity_get_next_record(buffer, valid, &rec) == success && rec) {
+  for (;;) {
+    const Result next = api.activity_get_next_record(buffer, valid, &rec);
+    if (next == error_max_limit_reached) break;  // the end of the buffer
+    // An incomplete record (work still running at a forced flush: steps launched after the
+    // traced ones) ends what can be read of this buffer; records are in launch order, so what was
+    // traced comes before it.
+    if (next == error_invalid_kind) {
+      ++out.incomplete;
+      break;
+    }
+    if (next != success || !rec) {
+      if (out.error.empty()) out.error = "cuptiActivityGetNextRecord returned CUPTI error " + std::to_string(next);
+      break;
+    }
     std::uint32_t k = 0;
     std::memcpy(&k, rec, sizeof k);
     if (k == static_cast<std::uint32_t>(kind::concurrent_kernel) || k == static_cast<std::uint32_t>(kind::kernel)) {
@@ -436,7 +459,8 @@ class Tracer {
     {
       auto& s = detail::Sink::get();
       std::lock_guard<std::mutex> lock(s.mutex);
-      if (s.out) return "another experiment of this process is tracing kernels now (CUPTI's activity buffers are process-wide)";
+      if (s.out) return "another experiment or Timer of this process is tracing kernels now (CUPTI's activity buffers are "
+                               "process-wide: one tracing at a time)";
       s.api = &a;
       s.out = &collected_;
     }
@@ -450,26 +474,28 @@ class Tracer {
     }
     return {};
   }
-  /// Brackets one launch of the step with gauge's external correlation id.
-  void push(std::uint64_t id) { lib_.api().push_external_correlation_id(external_kind_gauge, id); }
+  /// Brackets one launch of the step with gauge's external correlation id. A failure is kept
+  /// (the first one) and returned by stop() in Collected::error.
+  void push(std::uint64_t id) { note("cuptiActivityPushExternalCorrelationId", lib_.api().push_external_correlation_id(external_kind_gauge, id)); }
   void pop() {
     std::uint64_t last = 0;
-    lib_.api().pop_external_correlation_id(external_kind_gauge, &last);
+    note("cuptiActivityPopExternalCorrelationId", lib_.api().pop_external_correlation_id(external_kind_gauge, &last));
   }
   /// Flushes every record (waiting for the work traced to finish), disables the kinds it enabled
   /// and returns what was collected. Safe to call twice.
   Collected stop() {
     if (!active_) return std::move(collected_);
     const Api& a = lib_.api();
-    a.activity_flush_all(flush_forced);
+    note("cuptiActivityFlushAll", a.activity_flush_all(flush_forced));
     for (int k : enabled_) a.activity_disable(k);
     enabled_.clear();
-    a.activity_flush_all(flush_forced);
+    note("cuptiActivityFlushAll", a.activity_flush_all(flush_forced));
     auto& s = detail::Sink::get();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.out = nullptr;
     s.api = nullptr;
     active_ = false;
+    if (collected_.error.empty()) collected_.error = error_;
     return std::move(collected_);
   }
 
@@ -478,10 +504,14 @@ class Tracer {
     stop();
     return why;
   }
+  void note(const char* call, Result r) {
+    if (r != success && error_.empty()) error_ = std::string(call) + ": " + lib_.result_string(r);
+  }
   Library& lib_;
   Collected collected_;
   std::vector<int> enabled_;
   bool active_ = false;
+  std::string error_;
 };
 
 }  // namespace gauge::cupti

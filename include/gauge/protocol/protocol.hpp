@@ -307,6 +307,12 @@ class Protocol {
     const auto untraced_after = timed_round(steps, k, graph_mode);
     if (untraced.timed_out || traced.timed_out || untraced_after.timed_out)
       return give_up("unavailable", "the launch gate timed out in the traced rounds (the step synchronizes the host)");
+    if (!c.error.empty()) return give_up("unavailable", "CUPTI failed while tracing: " + c.error);
+    if (c.external.empty() && (has_setup_ || cold()))
+      return give_up("unavailable",
+                     "CUPTI delivered no external correlation records, and with " +
+                         std::string(has_setup_ ? "a setup" : "a cold cache (an L2 flush)") +
+                         " between steps the records cannot be tied to the step by launch order");
     // Tie each record to the launch that made it.
     const std::uint64_t units = trace_units_;
     std::vector<Activity> acts;

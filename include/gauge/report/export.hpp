@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "gauge/report/dump.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/environment.hpp"
 #include "gauge/core/error.hpp"
@@ -368,7 +369,7 @@ inline std::string write_gbench(const StoredReport& report, const ExportOptions&
   g.metric = o.metric == "wall" ? Metric::wall_time : Metric::gpu_time;
   g.time_unit = o.time_unit;
   g.repetitions = o.repetitions;
-  return google_benchmark_json(report, g).dump(2) + "\n";
+  return json_dump(google_benchmark_json(report, g), 2) + "\n";
 }
 inline std::string write_csv(const StoredReport& report, const ExportOptions&) {
   return csv_table(report.results, report.timers);

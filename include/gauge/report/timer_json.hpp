@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "gauge/report/dump.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
@@ -69,7 +70,7 @@ class JsonLinesSink {
   }
   /// Writes one line. Throws ReportError when the write fails (e.g. disk full).
   void operator()(const TimerSummary& s) const {
-    const std::string line = timer_log_json(s).dump() + "\n";
+    const std::string line = json_dump(timer_log_json(s)) + "\n";
     if (std::fwrite(line.data(), 1, line.size(), file_.get()) != line.size() || std::fflush(file_.get()) != 0)
       throw ReportError("cannot write JSON Lines log " + path_ + ": " + std::strerror(errno));
   }

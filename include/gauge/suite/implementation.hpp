@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/report/dump.hpp"
 #include "gauge/core/skipped.hpp"
 #include "gauge/detail/cuda_available.hpp"
 #include "gauge/env/environment.hpp"
@@ -386,7 +387,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   auto write_report = [&] {
     if (o.out.empty()) return;
     try {
-      write_file_atomic(o.out, report_json(env, results, std::vector<TimerSummary>{}, skipped).dump(2) + "\n");
+      write_file_atomic(o.out, json_dump(report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n");
       write_error.reset();
     } catch (const std::exception& e) {
       if (!write_error) std::fprintf(io.err, "\ngauge: warning: %s (the run goes on; it is tried again)\n", e.what());
@@ -449,7 +450,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   std::string text;
   if (o.format == "json") {
-    text = report_json(env, results, std::vector<TimerSummary>{}, skipped).dump(2) + "\n";
+    text = json_dump(report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n";
   } else if (o.format == "csv") {
     text = csv_table(results);
   } else {

@@ -7,10 +7,10 @@
 //
 // Scenarios: speeds (ranks of different speeds), noise (rank 2's noise target is met later),
 // failure (rank 2's step throws), stall (rank 3 stalls: the agreement times out; rank 0 writes the
-// report and aborts, checked by tests/mpi/check_stall.cmake), timer (the Timer across ranks),
+// report and aborts, checked by tests/mpi/check_abort.cmake), timer (the Timer across ranks),
 // independent (each rank on its own), names (a rank runs another experiment: that experiment
 // fails everywhere, the session goes on), fewer (a rank runs one experiment fewer: the job ends,
-// checked by tests/mpi/check_out_of_step.cmake). Rank 0 reads the written report back and checks it value by
+// checked by tests/mpi/check_abort.cmake). Rank 0 reads the written report back and checks it value by
 // value against values computed here independently; the exit status is 0 only when every check
 // on every rank passed. Each failed check prints "FAIL rank R: what".
 
@@ -304,7 +304,7 @@ int scenario_failure(const std::string& path) {
 }
 
 /// Rank 3 stalls for 60 s in its 300th step; the agreement limit is 2 s. Rank 0 writes the report
-/// and calls MPI_Abort (tests/mpi/check_stall.cmake checks the exit, the time and the report).
+/// and calls MPI_Abort (tests/mpi/check_abort.cmake checks the exit, the time and the report).
 int scenario_stall(const std::string& path) {
   const Script script = [](int, std::size_t) { return 10e-6; };
   gauge::mpi::Options o;
@@ -347,7 +347,7 @@ int scenario_names(const std::string& path) {
 }
 
 /// Ranks out of step, by count: rank 3 skips the second experiment and goes to write_report while
-/// the others start it. Checked by tests/mpi/check_out_of_step.cmake: the job ends at once
+/// the others start it. Checked by tests/mpi/check_abort.cmake: the job ends at once
 /// (rank 0 writes the report naming the cause, then MPI_Abort), no hang, no heap corruption.
 int scenario_fewer(const std::string& path) {
   const Script script = [](int, std::size_t) { return 10e-6; };

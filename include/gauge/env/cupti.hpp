@@ -316,6 +316,20 @@ struct Collected {
 
 namespace detail {
 
+/// A memcpy or memset record (the same fields at the same offsets) as an Activity.
+template <class Record>
+Activity transfer(ActivityKind kind, const char* name, const Record& r) {
+  Activity a;
+  a.kind = kind;
+  a.name = name;
+  a.start_ns = r.start;
+  a.end_ns = r.end < r.start ? r.start : r.end;
+  a.stream_id = r.stream_id;
+  a.correlation_id = r.correlation_id;
+  a.bytes = r.bytes;
+  return a;
+}
+
 /// Converts the records of one completed buffer, appending to `out`.
 inline void parse_buffer(const Api& api, std::uint8_t* buffer, std::size_t valid, Collected& out) {
   void* rec = nullptr;
@@ -357,27 +371,11 @@ inline void parse_buffer(const Api& api, std::uint8_t* buffer, std::size_t valid
       static const char* const names[] = {"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH",
                                           "memcpy AtoA", "memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH",
                                           "memcpy PtoP"};
-      Activity a;
-      a.kind = ActivityKind::memcpy;
-      a.name = r.copy_kind < std::size(names) ? names[r.copy_kind] : "memcpy";
-      a.start_ns = r.start;
-      a.end_ns = r.end < r.start ? r.start : r.end;
-      a.stream_id = r.stream_id;
-      a.correlation_id = r.correlation_id;
-      a.bytes = r.bytes;
-      out.activities.push_back(std::move(a));
+      out.activities.push_back(transfer(ActivityKind::memcpy, r.copy_kind < std::size(names) ? names[r.copy_kind] : "memcpy", r));
     } else if (k == static_cast<std::uint32_t>(kind::memset)) {
       record::Memset r;
       std::memcpy(&r, rec, sizeof r);
-      Activity a;
-      a.kind = ActivityKind::memset;
-      a.name = "memset";
-      a.start_ns = r.start;
-      a.end_ns = r.end < r.start ? r.start : r.end;
-      a.stream_id = r.stream_id;
-      a.correlation_id = r.correlation_id;
-      a.bytes = r.bytes;
-      out.activities.push_back(std::move(a));
+      out.activities.push_back(transfer(ActivityKind::memset, "memset", r));
     } else if (k == static_cast<std::uint32_t>(kind::external_correlation)) {
       record::ExternalCorrelation r;
       std::memcpy(&r, rec, sizeof r);

@@ -91,15 +91,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   MPI_Init(&argc, &argv);
-  int rank = 0, size = 1, local_rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &local_rank);
-  int local_size = 1;
-  MPI_Comm_size(local, &local_size);
-  MPI_Comm_free(&local);
+  const gauge::mpi::NodeRank node = gauge::mpi::node_rank();
+  const int local_rank = node.rank, local_size = node.size;
   int devices = 0;
   // One GPU per rank of a node: NCCL refuses two ranks on one GPU ("invalid usage").
   int has_gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices >= local_size ? 1 : 0, all_have = 0;

@@ -369,13 +369,10 @@ int main(int argc, char** argv) {
   return status;
 }
 int run(Options o) {
-  int rank = 0, size = 1, local_rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local_rank);
-  MPI_Comm_free(&node);
+  const int local_rank = gauge::mpi::node_rank().rank;
   o.jsonl += ".rank" + std::to_string(rank);
 #else
 int main(int argc, char** argv) {

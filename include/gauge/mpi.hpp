@@ -247,6 +247,25 @@ class Arrivals {
 
 }  // namespace detail
 
+/// This process's place on its node: its rank among the ranks of `comm` that share its memory
+/// (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED: the ranks on the same host) and their count.
+/// One GPU per rank of a node is then GPU `rank` of that node. Throws Error naming a failing call.
+struct NodeRank {
+  int rank = 0;  ///< 0-based, among the ranks on this node
+  int size = 1;  ///< ranks on this node
+};
+inline NodeRank node_rank(MPI_Comm comm = MPI_COMM_WORLD) {
+  int world = 0;
+  detail::check(MPI_Comm_rank(comm, &world), "MPI_Comm_rank");
+  MPI_Comm node = MPI_COMM_NULL;
+  detail::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, world, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  NodeRank r;
+  MPI_Comm_rank(node, &r.rank);
+  MPI_Comm_size(node, &r.size);
+  MPI_Comm_free(&node);
+  return r;
+}
+
 /// The collective-mode RankCoordinator over an MPI communicator (one per experiment run; see the
 /// file comment for the rules). Every decision is one MPI_Iallreduce (MPI_MAX over a small header
 /// of doubles: the agreement's kind and sequence number, the failure flag and the lowest failed

@@ -64,6 +64,10 @@ class FakeDevice {
   // Telemetry: a reading as a function of the virtual host time (null: no telemetry source).
   std::function<gauge::TelemetrySample(double)> telemetry;
   double sm_clock_max_mhz = 1980;
+  /// The SM clock probe (gauge/cuda/clock_probe.hpp): the mean SM clock, MHz, of the i-th probed
+  /// round (0-based, counted over the device's life); null: the backend has no probe.
+  std::function<double(std::size_t)> round_clock_mhz;
+  std::size_t probed_rounds = 0;  ///< probe readings taken so far
   std::vector<std::pair<unsigned, std::uint64_t>> processes;  ///< compute processes on the GPU
   // Device memory (steps may change device_used to model allocations).
   std::uint64_t device_total = 80ull << 30;
@@ -296,6 +300,13 @@ class FakeBackend {
   }
   void launch_graph() { dev_->launch_graph(); }
   double timer_resolution() const { return dev_->resolution; }
+  bool clock_probe_supported() const { return static_cast<bool>(dev_->round_clock_mhz); }
+  void clock_probe_start() {}
+  void clock_probe_stop() {}
+  std::optional<gauge::SmClockReading> clock_probe_read() {
+    if (!dev_->round_clock_mhz) return std::nullopt;
+    return gauge::SmClockReading{dev_->round_clock_mhz(dev_->probed_rounds++), 132, 0.0};
+  }
 
   std::unique_ptr<gauge::TelemetryProbe> telemetry_probe(std::string& reason) {
     if (!dev_->telemetry) {

@@ -81,18 +81,20 @@ TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %
   CHECK(e.mann_whitney->u == 7680000.0);
   CHECK(e.mann_whitney->p_value == Approx(0.0003469233380555662).epsilon(1e-9));
   CHECK(e.largest_decile_shift->first == 50);
-  // The same two modes on both sides (1.00 and 1.25 ms), only their weights moved: the mean
-  // (+0.89 %) and the tails price that, and they are within 2 %: "same", never "slower".
+  // The same two modes on both sides (1.00 and 1.25 ms), only their weights moved: the tails
+  // (p90, p99: 1.0) decide, within 2 %: "same", never "slower". The mean (+0.89 %) is shown and
+  // does not decide (a heavy tail moves it).
   CHECK(e.verdict == gauge::Verdict::same);
   CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) == e.deciding.end());
   CHECK(e.reason.find("bimodal") != std::string::npos);
   CHECK(e.reason.find("the same modes, their weights moved (52 % → 48 % in the lower one)") != std::string::npos);
-  // The table shows the mean's change (+0.89 %), not the median's jump.
+  // The table shows the deciding p90's change (+0.00 %), not the median's jump.
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::mean) == e.deciding.end());
   gauge::Comparison c;
   c.experiments.push_back(e);
   const std::string text = gauge::to_text(c);
   INFO(text);
-  CHECK(text.find("+0.89 %") != std::string::npos);
+  CHECK(text.find("p90 1.0000 [1.0000, 1.0000]       +0.00 %") != std::string::npos);
   CHECK(text.find("+25.00 %") == std::string::npos);
   CHECK(text.find("same (bimodal)") != std::string::npos);
   CHECK(gauge::gate(c) == gauge::GateOutcome::pass);

@@ -23,6 +23,9 @@
 ///   - optionally, a pool of streams: `stream_count()`, `select_stream(i)`, `caller_stream()`
 ///     (the pool has `config.measure.streams` streams, or 1 when measuring on the caller's), and
 ///     `adopt_stream(stream)` for `Experiment::stream`;
+///   - optionally, the per-round SM clock probe: `clock_probe_supported()`, `clock_probe_start()`,
+///     `clock_probe_stop()`, `clock_probe_read()` (an optional value with `sm_clock_mhz`, `sms`,
+///     `sm_spread`; gauge/cuda/clock_probe.hpp);
 ///   - optionally: `reset_persisting_l2()`; `telemetry_probe(std::string& reason)`;
 ///     `memory_snapshot()` with `reset_memory_watermarks()`; `kernel_binary(fn, name)` with
 ///     `own_kernels()`; `host_memory()`, `host_memory_total()`, `process_id()` (the real process's
@@ -81,6 +84,7 @@ GAUGE_DETAIL_HAS(backend_has_reset_persisting_l2, std::declval<B&>().reset_persi
 GAUGE_DETAIL_HAS(backend_has_host_memory, std::declval<B&>().host_memory())
 GAUGE_DETAIL_HAS(backend_has_time_label, B::time_label)
 GAUGE_DETAIL_HAS(backend_has_streams, std::declval<B&>().select_stream(std::size_t{}))
+GAUGE_DETAIL_HAS(backend_has_clock_probe, std::declval<B&>().clock_probe_read())
 GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
 #undef GAUGE_DETAIL_HAS
 
@@ -128,6 +132,25 @@ class BackendAdaptorBase : public ProtocolBackend {
   void gate_open() override { b_.gate_open(); }
   bool gate_timed_out() const override { return b_.gate_timed_out(); }
   void flush_cache() override { b_.flush_cache(); }
+  bool has_clock_probe() const override {
+    if constexpr (backend_has_clock_probe<Backend>::value) return b_.clock_probe_supported();
+    else return false;
+  }
+  void clock_probe_start() override {
+    if constexpr (backend_has_clock_probe<Backend>::value) b_.clock_probe_start();
+  }
+  void clock_probe_stop() override {
+    if constexpr (backend_has_clock_probe<Backend>::value) b_.clock_probe_stop();
+  }
+  std::optional<SmClockReading> clock_probe_read() override {
+    if constexpr (backend_has_clock_probe<Backend>::value) {
+      const auto r = b_.clock_probe_read();
+      if (!r) return std::nullopt;
+      return SmClockReading{r->sm_clock_mhz, r->sms, r->sm_spread};
+    } else {
+      return std::nullopt;
+    }
+  }
   void reset_persisting_l2() override {
     if constexpr (backend_has_reset_persisting_l2<Backend>::value) b_.reset_persisting_l2();
   }

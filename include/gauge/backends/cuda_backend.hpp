@@ -20,6 +20,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/cuda/check.hpp"
 #include "gauge/cuda/device_guard.hpp"
+#include "gauge/cuda/clock_probe.hpp"
 #include "gauge/cuda/gate.hpp"
 #include "gauge/cuda/jit.hpp"
 #include "gauge/cuda/l2_flush.hpp"
@@ -145,6 +146,8 @@ class CudaBackend {
     flush_ = std::make_unique<L2Flush>();
     cudaDeviceProp prop{};
     GAUGE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    // Two one-thread blocks per SM: each probe then lands on (nearly) every SM.
+    if (ClockProbe::available) clock_ = std::make_unique<ClockProbe>(2u * static_cast<unsigned>(std::max(1, prop.multiProcessorCount)));
     DeviceRecord d;
     detail::set_device_identity(d, device_, prop);
     uuid_ = d.uuid;
@@ -162,6 +165,7 @@ class CudaBackend {
     used_ = 0;
     gate_.reset();
     flush_.reset();
+    clock_.reset();
     if (shared_) {
       // The work of this run must not leak into the next experiment on these streams.
       for (cudaStream_t s : pool_) (void)cudaStreamSynchronize(s);
@@ -218,6 +222,20 @@ class CudaBackend {
   void gate_close(Nanoseconds timeout) { gate_->close(stream_, timeout); }
   void gate_open() { gate_->open(); }
   bool gate_timed_out() const { return gate_->timed_out(); }
+
+  /// Whether this translation unit can probe the SM clock (nvcc: the probe kernel exists).
+  bool clock_probe_supported() const { return ClockProbe::available; }
+  /// Enqueues the clock probe that opens a round (gauge/cuda/clock_probe.hpp), before its first event.
+  void clock_probe_start() {
+    if (clock_) clock_->start(stream_);
+  }
+  /// Enqueues the clock probe that closes a round, after its last event.
+  void clock_probe_stop() {
+    if (clock_) clock_->stop(stream_);
+  }
+  /// After synchronize(): the mean SM clock between the two probes, MHz, with the SMs it matched
+  /// and their spread; nullopt when the probes shared no SM.
+  std::optional<ClockReading> clock_probe_read() const { return clock_ ? clock_->read() : std::nullopt; }
 
   /// Enqueues an L2 flush (2 × L2 bytes) on the stream; resets persisting lines first.
   void flush_cache() { flush_->flush(stream_); }
@@ -325,6 +343,7 @@ class CudaBackend {
   std::vector<std::pair<std::string, const void*>> own_kernels() const {
     std::vector<std::pair<std::string, const void*>> k;
     if (const void* g = LaunchGate::kernel_address()) k.emplace_back("gauge::gate_kernel", g);
+    if (const void* c = ClockProbe::kernel_address()) k.emplace_back("gauge::clock_probe_kernel", c);
     return k;
   }
 
@@ -339,6 +358,7 @@ class CudaBackend {
     std::swap(used_, o.used_);
     std::swap(gate_, o.gate_);
     std::swap(flush_, o.flush_);
+    std::swap(clock_, o.clock_);
     std::swap(graph_exec_, o.graph_exec_);
     std::swap(guard_, o.guard_);
     std::swap(uuid_, o.uuid_);
@@ -354,6 +374,7 @@ class CudaBackend {
   std::size_t used_ = 0;
   std::unique_ptr<LaunchGate> gate_;
   std::unique_ptr<L2Flush> flush_;
+  std::unique_ptr<ClockProbe> clock_;  // null where the probe kernel does not exist (no nvcc)
   cudaGraphExec_t graph_exec_ = nullptr;
   std::unique_ptr<DeviceGuard> guard_;
   std::optional<std::string> uuid_, bus_id_;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/core/clock.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/kernel_trace.hpp"
@@ -167,6 +168,8 @@ struct Result {
   /// GPU time / wall time of the wall rounds (1 = the device never idles between steps).
   std::optional<double> gpu_busy_fraction;
 
+  /// The SM clock of every measured round and the cycles per step it implies (schema 1.5).
+  ClockRecord clock;
   TelemetryRecord telemetry;           ///< GPU clocks, power, temperature, throttling while it ran
   MemoryRecord memory;                 ///< peak memory and whether the workload fits
   std::vector<KernelBinaryRecord> kernels;  ///< binaries of the named kernels (and gauge's gate)

@@ -35,6 +35,7 @@
 #include "gauge/env/cupti.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
+#include "gauge/protocol/clock.hpp"
 #include "gauge/protocol/diagnosis.hpp"
 #include "gauge/protocol/monitoring.hpp"
 #include "gauge/protocol/seam.hpp"
@@ -57,6 +58,7 @@ struct RoundOutcome {
   bool host_blocked_at_first_step = false;  ///< enqueuing the first step took ~the gate timeout
   double enqueue_s = 0;            ///< host time to enqueue the round
   std::size_t steps = 0;
+  std::optional<SmClockReading> clock;  ///< the round's mean SM clock (probe), when read
 };
 
 /// Outcome of one wall-time round.
@@ -153,6 +155,7 @@ class Protocol {
     r.total_time_s = b_.now() - t_begin_;
     r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
     record_streams(r);
+    record_clock(r);
     r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
     r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
     r.wall_throughput = throughput(r.work, r.wall_time.p50);
@@ -421,6 +424,8 @@ class Protocol {
     b_.reset_markers();
     if (cold()) reset_persisting_l2();
     if (gated_) b_.gate_close(m.gate_timeout);
+    const bool probe = b_.has_clock_probe();
+    if (probe) b_.clock_probe_start();  // before the first event: outside every sample
     const double t0 = b_.now();
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
     pairs.reserve(per_step_pairs() ? out.steps : batches);
@@ -453,6 +458,7 @@ class Protocol {
       }
     }
     out.enqueue_s = b_.now() - t0;
+    if (probe) b_.clock_probe_stop();  // after the last event
     if (gated_) b_.gate_open();
     monitor_.observe_memory();  // while the round runs: transient allocations are still held
     b_.synchronize();
@@ -463,6 +469,7 @@ class Protocol {
       out.host_blocked_at_first_step = first_step_enqueue >= 0.9 * to_seconds(m.gate_timeout);
       return out;
     }
+    if (probe) out.clock = b_.clock_probe_read();
     const double per_sample = static_cast<double>(per_step_pairs() ? 1 : k);
     out.per_step_s.reserve(pairs.size());
     for (const auto& [a, b] : pairs) out.per_step_s.push_back(b_.elapsed(a, b) / per_sample);
@@ -824,6 +831,8 @@ class Protocol {
       s.round_end_s.push_back(b_.now() - t_begin_);
       s.round_samples.push_back(o.per_step_s.size());
       s.round_stream.push_back(stream);
+      r.clock.round_sm_clock_mhz.push_back(o.clock ? std::optional<double>(o.clock->sm_clock_mhz) : std::nullopt);
+      if (o.clock) r.clock.sm_spread = std::max(r.clock.sm_spread.value_or(0.0), o.clock->sm_spread);
       ++s.rounds;
       s.steps += o.steps;
       for (double x : o.per_step_s) samples.push_back(x);

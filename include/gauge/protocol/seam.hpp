@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "gauge/core/clock.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/result.hpp"
@@ -134,6 +136,13 @@ class ProtocolBackend {
   virtual void gate_open() = 0;
   virtual bool gate_timed_out() const = 0;
   virtual void flush_cache() = 0;
+  /// The per-round SM clock probe (gauge/cuda/clock_probe.hpp): whether it exists, its two halves
+  /// (enqueued before a round's first event and after its last, outside every event pair), and
+  /// its reading once the round was synchronized. Defaults: no probe.
+  virtual bool has_clock_probe() const { return false; }
+  virtual void clock_probe_start() {}
+  virtual void clock_probe_stop() {}
+  virtual std::optional<SmClockReading> clock_probe_read() { return std::nullopt; }
   virtual void reset_persisting_l2() = 0;
   /// Captures `steps` steps into a graph (replacing a previous one).
   virtual void capture(std::size_t steps) = 0;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
@@ -41,6 +42,7 @@
 #include "gauge/core/stream_effect.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
+#include "gauge/core/cycles.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/escape.hpp"
 #include "gauge/report/read.hpp"
@@ -101,6 +103,39 @@ inline const char* to_string(Verdict v) {
   return "?";
 }
 
+/// Whether a comparison decides on SM cycles per step (GPU time × the round's SM clock,
+/// gauge/core/clock.hpp) instead of time. The raw time ratio is always shown.
+enum class ClockNormalization {
+  /// Cycles where the work scales with the SM clock, by this rule: both sides measured their
+  /// rounds' clock, the metric is GPU time, the step declares FLOP, and it is not memory-bound:
+  /// it declares no bytes, or its bytes / median time is below half of the device's memory
+  /// bandwidth (`CompareOptions::memory_bandwidth_bytes_per_s`; with bytes declared and the
+  /// bandwidth unknown, time decides). A step that declares no work decides on time: a wait on a
+  /// host flag, a copy or a sleep does not follow the SM clock.
+  automatic,
+  sm_cycles,  ///< always cycles, where both sides have a clock (else time, with a note)
+  time,       ///< always time (the clocks are still compared and shown)
+};
+
+/// Text name of a ClockNormalization ("auto", "cycles", "time").
+inline const char* to_string(ClockNormalization c) {
+  return c == ClockNormalization::automatic ? "auto" : c == ClockNormalization::sm_cycles ? "cycles" : "time";
+}
+
+/// How a comparison of several experiments controls false verdicts over all of them.
+enum class Multiplicity {
+  /// Benjamini–Hochberg (1995) false-discovery rate at 1 − c over the experiments compared: a
+  /// `faster` or `slower` stands only where its p-value passes the step-up rule.
+  fdr,
+  fwer,  ///< Holm (1979) family-wise error rate at 1 − c: stricter, for gates over few experiments
+  none,  ///< each experiment at level c on its own
+};
+
+/// Text name of a Multiplicity ("fdr", "fwer", "none").
+inline const char* to_string(Multiplicity m) {
+  return m == Multiplicity::fdr ? "fdr" : m == Multiplicity::fwer ? "fwer" : "none";
+}
+
 /// Settings of a comparison. Defaults are written into every comparison's output.
 struct CompareOptions {
   /// Noise threshold t on the ratio of medians, as a fraction (0.02 = 2 %): changes inside
@@ -123,6 +158,19 @@ struct CompareOptions {
   /// A relative difference of the mean SM clock during measurement (telemetry) above this
   /// invalidates a comparison (0.05 = 5 %).
   double clock_tolerance = 0.05;
+  /// Whether the verdict decides on SM cycles or time (rule at ClockNormalization).
+  ClockNormalization clock_normalization = ClockNormalization::automatic;
+  /// The workload's known run-to-run spread: the relative standard deviation of a run's median
+  /// between separate runs (0.01 = 1 %), e.g. the `run_variation.relative_sd` an earlier
+  /// comparison of several reports per side printed. With one report per side it widens the
+  /// interval by sqrt(2) × this × z; 0 (default): unknown, and the interval covers the noise
+  /// within each run only (the comparison says so).
+  double run_spread = 0;
+  /// False-verdict control over the experiments of one comparison.
+  Multiplicity multiplicity = Multiplicity::fdr;
+  /// The device's memory bandwidth, bytes/s, for the automatic clock rule: compare_reports fills
+  /// it from the base's environment (2 × memory clock × bus width / 8) when unset.
+  std::optional<double> memory_bandwidth_bytes_per_s;
 };
 
 /// Throws ConfigError naming the first invalid option and its value.
@@ -136,6 +184,11 @@ inline void validate(const CompareOptions& o) {
                       std::to_string(o.resamples));
   if (!(o.clock_tolerance > 0) || !std::isfinite(o.clock_tolerance))
     throw ConfigError("compare: clock_tolerance must be > 0, got " + detail::format_number(o.clock_tolerance));
+  if (!(o.run_spread >= 0 && o.run_spread < 1))
+    throw ConfigError("compare: run_spread must be a fraction in [0, 1) (0.01 = 1 %), got " + detail::format_number(o.run_spread));
+  if (o.memory_bandwidth_bytes_per_s && !(*o.memory_bandwidth_bytes_per_s > 0 && std::isfinite(*o.memory_bandwidth_bytes_per_s)))
+    throw ConfigError("compare: memory_bandwidth_bytes_per_s must be > 0, got " +
+                      detail::format_number(*o.memory_bandwidth_bytes_per_s));
 }
 
 /// One difference between two environments, or between the settings of two matched experiments.
@@ -147,6 +200,39 @@ struct EnvironmentDifference {
   /// GPU, driver, runtime, clocks, measurement method, environment variable that changes results):
   /// the comparison then measures the environment as much as the code.
   bool invalidates = false;
+};
+
+/// The two sides' SM clocks and what they do to the ratio (issue 21, "Same code, same verdict").
+struct ClockComparison {
+  std::string source;  ///< "probe" when both sides probed their rounds, else "telemetry"
+  double base_sm_clock_mhz = 0;       ///< the base's mean SM clock over its measured rounds (mean over runs)
+  double candidate_sm_clock_mhz = 0;  ///< the new side's
+  double relative_difference = 0;     ///< new / base − 1 of the clocks
+  /// Whether the work is taken to scale with the SM clock (ClockNormalization's rule), and why.
+  bool scales_with_clock = false;
+  std::string rule;
+  /// The time ratio lies beyond 1 ± t (or straddles a bound) while the cycles ratio lies within:
+  /// the clock explains the difference (machine state, not code).
+  bool explains_difference = false;
+};
+
+/// The between-run variation of a comparison of several reports per side: each run's median is
+/// one observation of its side, and the run is a random effect (as the stream is within a run,
+/// gauge/core/stream_effect.hpp). Ratios on the log scale; times in seconds or cycles.
+struct RunVariation {
+  std::vector<double> base_medians;       ///< each base run's median (of the deciding quantity)
+  std::vector<double> candidate_medians;  ///< each new run's median
+  /// Pooled standard deviation of log(run median) about each side's mean: the run-to-run spread
+  /// of one run's median, relative (0.01 = 1 %); degrees of freedom runs − 2.
+  double relative_sd = 0;
+  double degrees_of_freedom = 0;   ///< base runs + new runs − 2
+  double t_quantile = 0;           ///< Student-t quantile (1 + c)/2 at those degrees of freedom
+  double between_variance = 0;     ///< relative_sd² (1/R_base + 1/R_new): the variance of the log ratio from runs
+  double within_variance = 0;      ///< the runs' own median intervals' variance, averaged, / R (a floor)
+  /// How the interval is computed.
+  static constexpr const char* method =
+      "log ratio of the geometric means of the runs' medians; variance max(s_p^2 (1/R_a + 1/R_b), within-run "
+      "variance); Student t with R_a + R_b - 2 degrees of freedom (runs as a random effect)";
 };
 
 /// The comparison of one experiment present in both reports.
@@ -184,6 +270,22 @@ struct ExperimentComparison {
   /// t · sqrt(stream_variance): the half-width (relative, log scale) the stream effect alone adds
   /// to every interval; `same` needs it within the threshold.
   std::optional<double> stream_half_width;
+  std::size_t base_runs = 1;       ///< runs (results of this name and dimensions) on the base side
+  std::size_t candidate_runs = 1;  ///< on the new side
+  /// What the verdict decided on: "time" (the metric's samples) or "cycles" (SM cycles per step).
+  std::string decided_on = "time";
+  /// The median's ratio of SM cycles per step with its interval, where both sides have a clock
+  /// (beside `ratio`, which is always the time ratio).
+  std::optional<RatioInterval> clock_normalized_ratio;
+  std::optional<ClockComparison> clock;     ///< both sides' clocks, where known
+  std::optional<RunVariation> run_variation;  ///< with several runs on a side
+  /// Two-sided p-value of "no change" of the deciding estimate (normal on the log scale from its
+  /// interval; Student t across runs), Bonferroni over the deciding statistics; for the
+  /// multiplicity rule over experiments.
+  std::optional<double> p_value;
+  /// The estimate that decided, with its interval (the headline change is its estimate − 1).
+  std::optional<StatisticRatio> headline;
+  std::vector<std::string> notes;  ///< what the reader should know beside the verdict
   Verdict verdict = Verdict::inconclusive;   ///< see Verdict for the rule
   std::string reason;                        ///< the verdict in words, with the numbers
   bool base_failed = false;                  ///< the base experiment failed
@@ -210,6 +312,10 @@ struct Comparison {
   /// Hints about unmatched experiments, e.g. "gemm: the new report has one of that name whose
   /// dtype differs (bf16 → fp32); --ignore-dimension dtype compares them".
   std::vector<std::string> notes;
+  /// The false-verdict control that was applied over the experiments, in words ("" with one).
+  std::string multiplicity_rule;
+  std::vector<std::string> base_sources;       ///< every base report's path (several runs per side)
+  std::vector<std::string> candidate_sources;  ///< every new report's path
 
   /// True when some matched experiment is a regression (see ExperimentComparison::regression), or
   /// an experiment of the base is missing from the new report (a benchmark that crashed or was
@@ -390,8 +496,9 @@ inline std::string full_label(const Result& r) {
 /// and runtime versions, the NVML driver version, each GPU's model, compute capability, SM
 /// count, maximum SM and memory clocks, ECC mode and clock locking (NVML), and the environment
 /// variables recorded because they change results (CUDA_LAUNCH_BLOCKING, NVIDIA_TF32_OVERRIDE …).
-/// Informational: GPU count, another board of the same model (UUID), host CPU model and
-/// governor, compiler, gauge version.
+/// Informational: GPU count, another board of the same model (UUID), compiler, gauge version; the
+/// host CPU model, logical CPU count and governor, except where neither report has a GPU (the host
+/// backend: the CPU is then the device, and a change of them invalidates).
 /// NVML's driver version and clock locking are compared where both reports have them (schema
 /// 1.1 and later).
 ///
@@ -427,8 +534,12 @@ inline std::vector<EnvironmentDifference> environment_differences(const Environm
     const auto it = vb.find(name);
     if (it != vb.end()) differ(d, "environment variable " + name, text_of(value), text_of(it->second), true);
   }
-  differ(d, "host CPU", text_of(base.host.cpu.model_name), text_of(candidate.host.cpu.model_name), false);
-  differ(d, "CPU governor", text_of(base.host.cpu.governor), text_of(candidate.host.cpu.governor), false);
+  // Without a GPU (the host backend) the CPU is the device: its model, core count and governor
+  // change the numbers as another GPU would.
+  const bool host_device = base.cuda.devices.empty() && candidate.cuda.devices.empty();
+  differ(d, "host CPU", text_of(base.host.cpu.model_name), text_of(candidate.host.cpu.model_name), host_device);
+  differ(d, "logical CPUs", text_of(base.host.cpu.logical_cpus), text_of(candidate.host.cpu.logical_cpus), host_device);
+  differ(d, "CPU governor", text_of(base.host.cpu.governor), text_of(candidate.host.cpu.governor), host_device);
   differ(d, "compiler", base.compiler.id + " " + base.compiler.version, candidate.compiler.id + " " + candidate.compiler.version, false);
   differ(d, "optimized build", base.compiler.optimized ? "yes" : "no", candidate.compiler.optimized ? "yes" : "no", false);
   differ(d, "gauge version", base.gauge_version, candidate.gauge_version, false);
@@ -519,6 +630,26 @@ inline double relative_stream_variance(const Result& r) {
 /// whole distribution (gauge/core/stream_effect.hpp). On the log scale each bound moves out to
 /// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
 /// degrees of freedom among the sides that have an effect.
+/// Widens one interval on the log scale by the relative variance `add` (bounds move out to
+/// sqrt(d² + add)).
+inline void widen_interval(RatioInterval& i, double add) {
+  if (!(add > 0) || !(i.estimate > 0 && i.low > 0 && i.high > 0)) return;
+  const double dl = std::log(i.estimate / i.low), dh = std::log(i.high / i.estimate);
+  i.low = i.estimate * std::exp(-std::sqrt(dl * dl + add));
+  i.high = i.estimate * std::exp(std::sqrt(dh * dh + add));
+}
+
+/// The stream effect's widening t² (v_base + v_new) at `level` (0 when neither side has one).
+inline double stream_widening(const Result& base, const Result& candidate, double level) {
+  const double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
+  if (!(va + vb > 0)) return 0;
+  std::size_t streams = 0;
+  if (va > 0) streams = base.streams.count;
+  if (vb > 0) streams = streams ? std::min(streams, candidate.streams.count) : candidate.streams.count;
+  const double t = detail::student_t_quantile((1 + level) / 2, static_cast<double>(streams - 1));
+  return t * t * (va + vb);
+}
+
 inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base, const Result& candidate, double level) {
   const double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
   if (!(va + vb > 0)) return;
@@ -539,26 +670,64 @@ inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base,
 }
 
 /// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`).
+/// Two-sided p-value of "ratio = 1" from an interval at `level`, normal on the log scale: the
+/// half-width on the side of 1 is z_{(1+level)/2} standard errors.
+inline double p_value_of(const RatioInterval& i, double level) {
+  if (!(i.estimate > 0 && i.low > 0 && i.high > 0)) return 1;
+  const double d = std::log(i.estimate);
+  const double half = d >= 0 ? std::log(i.estimate / i.low) : std::log(i.high / i.estimate);
+  if (!(half > 0)) return d == 0 ? 1 : 0;
+  const double se = half / detail::normal_quantile((1 + level) / 2);
+  return std::erfc(std::fabs(d) / se / std::sqrt(2.0));
+}
+
+/// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`). `unit` scales
+/// one timer tick into the samples' unit (1 for seconds; the clock in Hz for cycles).
 inline void compare_samples(ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
-                            const Result& base, const Result& candidate, const CompareOptions& o) {
+                            const Result& base, const Result& candidate, const CompareOptions& o,
+                            double unit_a = 1, double unit_b = 1) {
   const double t = o.threshold, alpha = 1 - o.confidence_level;
-  // Modes, with two ticks of each side's timer (per step) as the least separation.
+  // Per-step distributions compare only where both sides sampled the same number of steps per
+  // sample (a sample of k steps is their mean, whose spread shrinks with k).
+  const bool same_k = base.sampling.steps_per_sample == candidate.sampling.steps_per_sample;
+  // Modes: their medians must be more than two ticks of each side's timer and t × the median
+  // apart; modes closer than the threshold cannot move the median by a material amount.
   std::vector<double> sa = a, sb = b;
   std::sort(sa.begin(), sa.end());
   std::sort(sb.begin(), sb.end());
-  c.base_modes = find_modes(sa, 2 * base.sampling.resolution_per_step());
-  c.candidate_modes = find_modes(sb, 2 * candidate.sampling.resolution_per_step());
-  c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
-  // Statistics: the sample sizes decide which tails have >= 10 values beyond them.
+  if (same_k) {
+    c.base_modes = find_modes(sa, std::max(2 * base.sampling.resolution_per_step() * unit_a, t * sorted_median(sa)));
+    c.candidate_modes = find_modes(sb, std::max(2 * candidate.sampling.resolution_per_step() * unit_b, t * sorted_median(sb)));
+    c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
+  }
+  // Statistics: the sample sizes decide which tails have >= 10 values beyond them. The mean is
+  // shown, never decides (background load moves the mean of a heavy-tailed sample); the tails
+  // decide on a GPU (on the host backend they are the OS's scheduling, not the step's) and only
+  // with the same steps per sample.
   const std::size_t n = std::min(a.size(), b.size());
   std::vector<Statistic> stats = {Statistic::median, Statistic::mean};
   if (n >= 100) stats.push_back(Statistic::p90);
   if (n >= 1000) stats.push_back(Statistic::p99);
-  for (Statistic st : stats)
-    if (!(st == Statistic::median && c.bimodal)) c.deciding.push_back(st);
+  const bool tails_decide = same_k && base.backend != "host" && candidate.backend != "host";
+  for (Statistic st : stats) {
+    if (st == Statistic::mean) continue;
+    if (st == Statistic::median && c.bimodal) continue;
+    if ((st == Statistic::p90 || st == Statistic::p99) && !tails_decide) continue;
+    c.deciding.push_back(st);
+  }
+  if (c.deciding.empty()) c.deciding.push_back(Statistic::median);  // bimodal without tails: the median still decides
+  if (!same_k)
+    c.notes.push_back(fmt::format("steps per sample differ ({} base, {} new): only the medians are compared, not the "
+                                  "distributions (a sample of k steps is their mean)",
+                                  base.sampling.steps_per_sample, candidate.sampling.steps_per_sample));
   const double each = 1 - alpha / static_cast<double>(c.deciding.size());
   c.statistics = bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
   if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each);
+  // Known run-to-run spread (one run per side): each side's median moves by it between runs.
+  if (o.run_spread > 0) {
+    const double z = detail::normal_quantile((1 + each) / 2);
+    for (auto& st : c.statistics) widen_interval(st.interval, 2 * z * z * o.run_spread * o.run_spread);
+  }
   c.ratio = c.statistics.front().interval;
   c.mann_whitney = mann_whitney_u(a, b);
   int worst = 10;
@@ -569,22 +738,38 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   }
   c.largest_decile_shift = std::make_pair(worst, shift);
 
+  // Each deciding statistic: slower when its interval excludes 1 and its estimate exceeds 1 + t
+  // (significant and material; the rule of airspeed velocity's `asv compare`), faster likewise;
+  // the median's interval must lie within 1 ± t for `same`.
   std::string above, below, undecided;
+  double p_min = 1;
+  const StatisticRatio* decided = nullptr;
   for (const auto& s : c.statistics) {
     if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) == c.deciding.end()) continue;
     const auto& i = s.interval;
+    p_min = std::min(p_min, p_value_of(i, each));
     auto add = [&](std::string& list) { list += (list.empty() ? "" : ", ") + statistic_text(s); };
-    if (i.low > 1 + t) add(above);
-    else if (i.high < 1 - t) add(below);
-    else if (s.statistic == Statistic::median ? (i.low < 1 - t || i.high > 1 + t) : (i.estimate < 1 - t || i.estimate > 1 + t))
-      add(undecided);  // else within 1 ± t (the mean and the tails: their estimates; see Verdict)
+    if (i.low > 1 && i.estimate > 1 + t) {
+      add(above);
+      if (!decided || s.statistic == Statistic::median) decided = &s;
+    } else if (i.high < 1 && i.estimate < 1 - t) {
+      add(below);
+      if (!decided) decided = &s;
+    } else if (s.statistic == Statistic::median && (i.low < 1 - t || i.high > 1 + t)) {
+      add(undecided);
+    }
   }
+  c.p_value = std::min(1.0, p_min * static_cast<double>(c.deciding.size()));
+  if (!decided)
+    for (const auto& s : c.statistics)
+      if (!decided && s.statistic == c.deciding.front()) decided = &s;
+  c.headline = decided ? *decided : c.statistics.front();
   const std::string level = fmt::format("intervals at {:.4g} % each, {:g} % together", 100 * each, 100 * o.confidence_level);
   const std::string test = fmt::format("Mann-Whitney p = {}", format_p(c.mann_whitney->p_value));
   // Both sides have the same two modes (each mode's median within 1 ± t): a shift of weight
   // between them moves the median and the deciles near the gap, but its cost shows in the mean
   // and the tails, which decide.
-  const bool modes_match = c.base_modes->bimodal && c.candidate_modes->bimodal &&
+  const bool modes_match = c.base_modes && c.candidate_modes && c.base_modes->bimodal && c.candidate_modes->bimodal &&
                            std::fabs(c.candidate_modes->lower.median / c.base_modes->lower.median - 1) <= t &&
                            std::fabs(c.candidate_modes->upper.median / c.base_modes->upper.median - 1) <= t;
   std::string modes;
@@ -609,12 +794,12 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}{} straddles a bound of 1 ± {:g} % ({}): more samples or a quieter machine would decide",
                            modes, undecided, 100 * t, level);
-  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match) {
+  } else if (same_k && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match) {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but the modes differ and the distributions "
                            "too ({} < {:g}; p{} moved {:+.2f} %): a mode appeared, vanished or moved; look at the plots",
                            modes, 100 * t, level, test, alpha, worst, 100 * shift);
-  } else if (c.mann_whitney->p_value < alpha && std::fabs(shift) > t && !c.bimodal) {
+  } else if (same_k && tails_decide && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && !c.bimodal) {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}the median, mean and tails are within 1 ± {:g} %, but the distributions differ ({} < {:g}) "
                            "and their p{} moved {:+.2f} %: part of the steps changed; look at the plots",
@@ -636,6 +821,102 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
                                              100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)
                                : "");
   }
+}
+
+/// The result's mean SM clock over its measured rounds and the clock's source, where it has one.
+inline std::optional<std::pair<double, std::string>> result_clock(const Result& r) {
+  if (r.clock.source == "none" || !r.clock.sm_clock_mhz || !(*r.clock.sm_clock_mhz > 0)) return std::nullopt;
+  return std::make_pair(*r.clock.sm_clock_mhz, r.clock.source);
+}
+
+/// ClockNormalization's automatic rule for one result: whether its work scales with the SM
+/// clock, and why (the text names the numbers).
+inline std::pair<bool, std::string> scales_with_clock(const Result& r, const CompareOptions& o) {
+  if (o.metric != Metric::gpu_time) return {false, "wall time includes the host's part, which the SM clock does not set"};
+  if (!r.work.flop || !(*r.work.flop > 0))
+    return {false, "the step declares no FLOP, so nothing says its time follows the SM clock"};
+  if (!r.work.bytes || !(*r.work.bytes > 0)) return {true, "the step declares FLOP and no bytes: compute-bound"};
+  if (!o.memory_bandwidth_bytes_per_s || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0))
+    return {false, "the step declares bytes and the device's memory bandwidth is unknown: it may be memory-bound"};
+  const double fraction = *r.work.bytes / *r.gpu_time.p50 / *o.memory_bandwidth_bytes_per_s;
+  if (fraction < 0.5)
+    return {true, fmt::format("its memory traffic is {:.1f} % of the memory bandwidth ({:.0f} GB/s): compute-bound", 100 * fraction,
+                              *o.memory_bandwidth_bytes_per_s / 1e9)};
+  return {false, fmt::format("its memory traffic is {:.1f} % of the memory bandwidth ({:.0f} GB/s): memory-bound, and the "
+                             "memory clock is another domain", 100 * fraction, *o.memory_bandwidth_bytes_per_s / 1e9)};
+}
+
+/// Whether to decide on cycles for these runs of both sides (ClockNormalization), with the
+/// ClockComparison filled in where both sides have a clock (nullopt otherwise).
+inline std::pair<bool, std::optional<ClockComparison>> clock_decision(const std::vector<const Result*>& base,
+                                                                       const std::vector<const Result*>& candidate,
+                                                                       const CompareOptions& o) {
+  ClockComparison cc;
+  bool probe = true;
+  double fa = 0, fb = 0;
+  for (const Result* r : base) {
+    const auto k = result_clock(*r);
+    if (!k || detail::cycle_samples(*r).empty()) return {false, std::nullopt};
+    fa += k->first / static_cast<double>(base.size());
+    probe = probe && k->second == "probe";
+  }
+  for (const Result* r : candidate) {
+    const auto k = result_clock(*r);
+    if (!k || detail::cycle_samples(*r).empty()) return {false, std::nullopt};
+    fb += k->first / static_cast<double>(candidate.size());
+    probe = probe && k->second == "probe";
+  }
+  cc.source = probe ? "probe" : "telemetry";
+  cc.base_sm_clock_mhz = fa;
+  cc.candidate_sm_clock_mhz = fb;
+  cc.relative_difference = fb / fa - 1;
+  if (o.clock_normalization == ClockNormalization::sm_cycles) {
+    cc.scales_with_clock = o.metric == Metric::gpu_time;
+    cc.rule = cc.scales_with_clock ? "cycles asked for (--clock-normalization cycles)" : "wall time is not normalized";
+  } else if (o.clock_normalization == ClockNormalization::time) {
+    cc.scales_with_clock = false;
+    cc.rule = "time asked for (--clock-normalization time)";
+  } else {
+    const auto [yes, why] = scales_with_clock(*base.front(), o);
+    cc.scales_with_clock = yes;
+    cc.rule = why;
+  }
+  return {cc.scales_with_clock, cc};
+}
+
+/// "the SM clock: 1497 MHz base, 1510 MHz new (+0.87 %, probe)".
+inline std::string clock_text(const ClockComparison& k) {
+  return fmt::format("SM clock {:.0f} MHz base, {:.0f} MHz new ({:+.2f} %, {})", k.base_sm_clock_mhz, k.candidate_sm_clock_mhz,
+                     100 * k.relative_difference, k.source);
+}
+
+/// Completes a comparison decided on one quantity with the other one's median ratio and the clock
+/// comparison: `ratio` becomes the time ratio (always shown), `clock_normalized_ratio` the cycles
+/// ratio; the reason says whether the clock explains the difference.
+inline void attach_clock(ExperimentComparison& c, const std::optional<ClockComparison>& cc, bool cycles,
+                         const std::optional<RatioInterval>& time_ratio, const std::optional<RatioInterval>& cycles_ratio,
+                         double t) {
+  if (!cc) return;
+  c.clock = cc;
+  c.decided_on = cycles ? "cycles" : "time";
+  if (time_ratio) c.ratio = time_ratio;
+  c.clock_normalized_ratio = cycles_ratio;
+  auto within = [&](const RatioInterval& i) { return i.low >= 1 - t && i.high <= 1 + t; };
+  if (time_ratio && cycles_ratio && !within(*time_ratio) && within(*cycles_ratio)) {
+    c.clock->explains_difference = true;
+    c.notes.push_back(fmt::format("the SM clock explains the time difference: time {:.4f} [{:.4f}, {:.4f}], cycles {:.4f} "
+                                  "[{:.4f}, {:.4f}] ({}): machine state, not a change of code",
+                                  time_ratio->estimate, time_ratio->low, time_ratio->high, cycles_ratio->estimate,
+                                  cycles_ratio->low, cycles_ratio->high, clock_text(*cc)));
+  }
+  c.notes.push_back(fmt::format("{}; decided on {} ({})", clock_text(*cc), c.decided_on, cc->rule));
+  // Decided on cycles, a difference of the mean clock is what the normalization takes out.
+  if (cycles)
+    for (auto& d : c.differences)
+      if (d.what.rfind("mean SM clock", 0) == 0 && d.invalidates) {
+        d.invalidates = false;
+        d.what += " (decided on SM cycles, which take the clock out)";
+      }
 }
 
 }  // namespace detail::compare
@@ -719,7 +1000,222 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     c.reason = "a sample is not a time > 0: ratios of its statistics are undefined";
     return c;
   }
-  compare_samples(c, a, b, base, candidate, options);
+  // Cycles or time (ClockNormalization); the other quantity's median ratio is shown beside.
+  const auto [cycles, cc] = clock_decision({&base}, {&candidate}, options);
+  if (!cycles) {
+    compare_samples(c, a, b, base, candidate, options);
+    std::optional<RatioInterval> cr;
+    if (cc) {
+      const double each = 1 - (1 - options.confidence_level) / static_cast<double>(c.deciding.size());
+      RatioInterval i = bootstrap_median_ratio(detail::cycle_samples(base), detail::cycle_samples(candidate), each, options.resamples, options.seed);
+      widen_interval(i, stream_widening(base, candidate, each));
+      cr = i;
+    }
+    attach_clock(c, cc, false, c.ratio, cr, options.threshold);
+  } else {
+    const auto ca = detail::cycle_samples(base), cb = detail::cycle_samples(candidate);
+    compare_samples(c, ca, cb, base, candidate, options, cc->base_sm_clock_mhz * 1e6, cc->candidate_sm_clock_mhz * 1e6);
+    const double each = 1 - (1 - options.confidence_level) / static_cast<double>(c.deciding.size());
+    RatioInterval ti = bootstrap_median_ratio(a, b, each, options.resamples, options.seed);
+    widen_interval(ti, stream_widening(base, candidate, each));
+    attach_clock(c, cc, true, ti, c.statistics.front().interval, options.threshold);
+  }
+  if (options.run_spread > 0 && (c.verdict == Verdict::slower || c.verdict == Verdict::faster) &&
+      std::sqrt(2.0) * options.run_spread * detail::normal_quantile(1 - (1 - options.confidence_level) / 2) > options.threshold) {
+    c.reason = fmt::format("one run per side, and this workload's run-to-run spread ({:.2f} % per run, --run-spread) makes "
+                           "a difference of one run against one run larger than the threshold ({:g} %) by chance: no direction "
+                           "is claimed; compare several reports per side ({})",
+                           100 * options.run_spread, 100 * options.threshold, c.reason);
+    c.verdict = Verdict::inconclusive;
+  } else if (options.run_spread == 0 && c.base_runs == 1 && c.candidate_runs == 1) {
+    c.notes.push_back("one run per side: the interval covers the noise within each run, not between runs (process, "
+                      "thermal state, the clock); give several reports per side (a1 a2 a3 -- b1 b2 b3) or --run-spread");
+  }
+  return c;
+}
+
+namespace detail::compare {
+
+/// One side's runs at the run level: log(median) of each run and the variance of that median
+/// within its run (relative: its distribution-free interval's half-width / z, squared, plus the
+/// run's stream effect).
+struct RunSide {
+  std::vector<double> medians;  ///< each run's median (seconds or cycles)
+  std::vector<double> logs;     ///< their logarithms
+  double within = 0;            ///< mean within-run relative variance of a run's median
+};
+
+/// The run-level side of `runs`, on cycles or time; nullopt (with `why`) when a run has too few
+/// samples for an interval of its median.
+inline std::optional<RunSide> run_side(const std::vector<const Result*>& runs, bool cycles, const CompareOptions& o,
+                                       std::string& why) {
+  RunSide side;
+  const double z = detail::normal_quantile((1 + o.confidence_level) / 2);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Result& r = *runs[i];
+    std::vector<double> v = cycles ? detail::cycle_samples(r) : finite(o.metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !(x > 0); }), v.end());
+    std::sort(v.begin(), v.end());
+    const auto ci = v.size() >= min_samples_for_ci(o.confidence_level) ? median_confidence_interval(v, o.confidence_level)
+                                                                         : std::nullopt;
+    if (!ci || !(ci->low > 0)) {
+      why = fmt::format("run {} has {} positive samples, too few for an interval of its median", i + 1, v.size());
+      return std::nullopt;
+    }
+    const double m = percentile_unchecked(v, 50);
+    const double se = (std::log(ci->high) - std::log(ci->low)) / (2 * z);
+    side.medians.push_back(m);
+    side.logs.push_back(std::log(m));
+    side.within += (se * se + (o.metric == Metric::gpu_time ? relative_stream_variance(r) : 0)) / static_cast<double>(runs.size());
+  }
+  return side;
+}
+
+/// The ratio new / base of the runs' geometric-mean medians with its interval (RunVariation's
+/// method) and the variation behind it; needs base runs + new runs >= 3.
+inline std::pair<RatioInterval, RunVariation> run_level_ratio(const RunSide& a, const RunSide& b, double level) {
+  RunVariation v;
+  v.base_medians = a.medians;
+  v.candidate_medians = b.medians;
+  auto mean = [](const std::vector<double>& x) {
+    double s = 0;
+    for (double y : x) s += y;
+    return s / static_cast<double>(x.size());
+  };
+  const double ma = mean(a.logs), mb = mean(b.logs);
+  double ss = 0;
+  for (double x : a.logs) ss += (x - ma) * (x - ma);
+  for (double x : b.logs) ss += (x - mb) * (x - mb);
+  const double ra = static_cast<double>(a.logs.size()), rb = static_cast<double>(b.logs.size());
+  v.degrees_of_freedom = ra + rb - 2;
+  const double s2 = ss / v.degrees_of_freedom;
+  v.relative_sd = std::sqrt(s2);
+  v.between_variance = s2 * (1 / ra + 1 / rb);
+  v.within_variance = a.within / ra + b.within / rb;
+  v.t_quantile = detail::student_t_quantile((1 + level) / 2, v.degrees_of_freedom);
+  const double var = std::max(v.between_variance, v.within_variance);
+  RatioInterval i;
+  i.estimate = std::exp(mb - ma);
+  i.low = std::exp(mb - ma - v.t_quantile * std::sqrt(var));
+  i.high = std::exp(mb - ma + v.t_quantile * std::sqrt(var));
+  i.level = level;
+  return {i, v};
+}
+
+}  // namespace detail::compare
+
+/// Compares the runs of one experiment: `base` and `candidate` hold one result per run (the same
+/// name and dimensions, from several reports per side or the suite runner's repetitions). With one
+/// run per side this is compare_results. With more, every run's median is one observation of its
+/// side and the run is a random effect (RunVariation): the ratio of the geometric means of the
+/// run medians, with a Student-t interval whose variance is the pooled between-run variance
+/// (never below the runs' own interval widths); the verdict rule is Verdict's on that interval
+/// (slower: it excludes 1 and the estimate exceeds 1 + t; same: it lies within 1 ± t). Cycles
+/// or time decide by ClockNormalization, over all runs. The first run of each side gives the
+/// settings' differences and the distribution figures shown beside.
+///
+/// 	hrows ConfigError for invalid options or an empty side.
+inline ExperimentComparison compare_runs(const std::vector<const Result*>& base, const std::vector<const Result*>& candidate,
+                                         const CompareOptions& options = {}) {
+  using namespace detail::compare;
+  validate(options);
+  if (base.empty() || candidate.empty() || std::count(base.begin(), base.end(), nullptr) || std::count(candidate.begin(), candidate.end(), nullptr))
+    throw ConfigError("compare_runs: each side needs at least one result");
+  ExperimentComparison c = compare_results(*base.front(), *candidate.front(), options);
+  if (base.size() == 1 && candidate.size() == 1) return c;
+  c.base_runs = base.size();
+  c.candidate_runs = candidate.size();
+  c.notes.erase(std::remove_if(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.rfind("one run per side", 0) == 0; }),
+                c.notes.end());
+  // A failed run, or one whose diagnosis says its time is wrong, decides as in compare_results.
+  auto first_bad = [](const std::vector<const Result*>& runs) -> const Result* {
+    for (const Result* r : runs) {
+      if (r->status == Status::failed) return r;
+      for (const auto& w : r->warnings)
+        if (w.severity == Severity::error) return r;
+    }
+    return nullptr;
+  };
+  if (const Result* bad_b = first_bad(candidate)) {
+    if (bad_b != candidate.front()) c = compare_results(*base.front(), *bad_b, options);
+    c.base_runs = base.size();
+    c.candidate_runs = candidate.size();
+    return c;
+  }
+  if (const Result* bad_a = first_bad(base)) {
+    if (bad_a != base.front()) c = compare_results(*bad_a, *candidate.front(), options);
+    c.base_runs = base.size();
+    c.candidate_runs = candidate.size();
+    return c;
+  }
+  for (std::size_t i = 1; i < base.size(); ++i)
+    for (auto d : result_differences(*base.front(), *base[i], options.clock_tolerance))
+      if (d.invalidates) c.differences.push_back({"base run " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});
+  for (std::size_t i = 1; i < candidate.size(); ++i)
+    for (auto d : result_differences(*candidate.front(), *candidate[i], options.clock_tolerance))
+      if (d.invalidates) c.differences.push_back({"new run " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});
+  const auto [cycles, cc] = clock_decision(base, candidate, options);
+  std::string why;
+  const auto ta = run_side(base, false, options, why), tb = ta ? run_side(candidate, false, options, why) : std::nullopt;
+  if (!ta || !tb) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = (ta ? "new side: " : "base side: ") + why;
+    return c;
+  }
+  const auto time = run_level_ratio(*ta, *tb, options.confidence_level);
+  std::optional<std::pair<RatioInterval, RunVariation>> cyc;
+  if (cc) {
+    std::string ignored;
+    const auto ca = run_side(base, true, options, ignored), cb = ca ? run_side(candidate, true, options, ignored) : std::nullopt;
+    if (ca && cb) cyc = run_level_ratio(*ca, *cb, options.confidence_level);
+  }
+  const auto& decided = cycles && cyc ? *cyc : time;
+  const RatioInterval& i = decided.first;
+  const double t = options.threshold;
+  // The distribution figures of the first runs stay as shown; the verdict is the run level's.
+  c.statistics = {StatisticRatio{Statistic::median, i}};
+  c.deciding = {Statistic::median};
+  c.mann_whitney.reset();
+  c.largest_decile_shift.reset();
+  c.bimodal = false;
+  c.base_modes.reset();
+  c.candidate_modes.reset();
+  c.stream_variance.reset();
+  c.stream_half_width.reset();
+  c.run_variation = decided.second;
+  c.headline = c.statistics.front();
+  c.base_median_s = std::exp(std::accumulate(ta->logs.begin(), ta->logs.end(), 0.0) / static_cast<double>(ta->logs.size()));
+  c.candidate_median_s = std::exp(std::accumulate(tb->logs.begin(), tb->logs.end(), 0.0) / static_cast<double>(tb->logs.size()));
+  c.ratio = time.first;
+  c.clock.reset();
+  c.clock_normalized_ratio.reset();
+  c.decided_on = "time";
+  c.notes.erase(std::remove_if(c.notes.begin(), c.notes.end(),
+                               [](const std::string& n) { return n.find("SM clock") != std::string::npos; }),
+                c.notes.end());
+  attach_clock(c, cc, cycles && cyc, time.first, cyc ? std::optional<RatioInterval>(cyc->first) : std::nullopt, t);
+  const auto& v = decided.second;
+  const double d = std::log(i.estimate), se = std::sqrt(std::max(v.between_variance, v.within_variance));
+  c.p_value = se > 0 ? 2 * (1 - detail::student_t_cdf(std::fabs(d) / se, v.degrees_of_freedom)) : (d == 0 ? 1.0 : 0.0);
+  const std::string what = fmt::format("median {} over {} + {} runs {:+.2f} % [{:+.2f}, {:+.2f}] (runs as a random effect: "
+                                       "run-to-run SD {:.2f} %, t = {:.3f} with {:g} degrees of freedom, at {:g} %)",
+                                       c.decided_on == "cycles" ? "SM cycles" : "time", base.size(), candidate.size(),
+                                       100 * (i.estimate - 1), 100 * (i.low - 1), 100 * (i.high - 1), 100 * v.relative_sd,
+                                       v.t_quantile, v.degrees_of_freedom, 100 * options.confidence_level);
+  if (i.low > 1 && i.estimate > 1 + t) {
+    c.verdict = Verdict::slower;
+    c.reason = fmt::format("{}: above 1 + {:g} % and the interval excludes 1", what, 100 * t);
+  } else if (i.high < 1 && i.estimate < 1 - t) {
+    c.verdict = Verdict::faster;
+    c.reason = fmt::format("{}: below 1 - {:g} % and the interval excludes 1", what, 100 * t);
+  } else if (i.low >= 1 - t && i.high <= 1 + t) {
+    c.verdict = Verdict::same;
+    c.reason = fmt::format("{}: within 1 ± {:g} %", what, 100 * t);
+  } else {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}: straddles a bound of 1 ± {:g} %: more runs per side, or a steadier machine, would decide", what,
+                           100 * t);
+  }
   return c;
 }
 
@@ -773,51 +1269,142 @@ inline void compare_timers(Comparison& out, const StoredReport& base, const Stor
 
 }  // namespace detail::compare
 
-/// Compares two reports: matches experiments by name and dimensions (those in
-/// `options.ignored_dimensions` left out; repeated keys are matched in order), compares each pair
-/// with compare_results, and lists environment differences and unmatched experiments. Timers are
-/// matched by name and compared per step and per region from their window summaries (rows
-/// "timer:<timer>/step", "timer:<timer>/<region>"; see detail::compare::compare_timers).
+namespace detail::compare {
+
+/// The device's memory bandwidth from an environment, bytes/s: 2 (double data rate) × the peak
+/// memory clock × the bus width / 8, of GPU `ordinal` (or the first); nullopt when unknown.
+inline std::optional<double> memory_bandwidth(const Environment& env, int ordinal) {
+  const CudaDeviceInfo* d = nullptr;
+  for (const auto& x : env.cuda.devices)
+    if (x.ordinal == ordinal) d = &x;
+  if (!d && !env.cuda.devices.empty()) d = &env.cuda.devices.front();
+  if (!d || !d->memory_clock_max_mhz || !d->memory_bus_width_bits || !(*d->memory_clock_max_mhz > 0) || *d->memory_bus_width_bits <= 0)
+    return std::nullopt;
+  return 2.0 * *d->memory_clock_max_mhz * 1e6 * static_cast<double>(*d->memory_bus_width_bits) / 8.0;
+}
+
+/// Applies the multiplicity rule over the experiments: a `faster` or `slower` whose p-value does
+/// not pass Benjamini–Hochberg's step-up (FDR) or Holm's step-down (FWER) at 1 − c becomes `same`
+/// when its median's interval lies within 1 ± t, else `inconclusive`, with the reason.
+inline void apply_multiplicity(Comparison& out, const CompareOptions& o) {
+  std::vector<std::size_t> tested;
+  for (std::size_t i = 0; i < out.experiments.size(); ++i)
+    if (out.experiments[i].p_value) tested.push_back(i);
+  const std::size_t m = tested.size();
+  if (m < 2 || o.multiplicity == Multiplicity::none) {
+    out.multiplicity_rule = m < 2 ? "" : fmt::format("none: each of {} experiments at {:g} % on its own", m, 100 * o.confidence_level);
+    return;
+  }
+  const double alpha = 1 - o.confidence_level;
+  std::sort(tested.begin(), tested.end(),
+            [&](std::size_t a, std::size_t b) { return *out.experiments[a].p_value < *out.experiments[b].p_value; });
+  std::vector<bool> significant(out.experiments.size(), false);
+  if (o.multiplicity == Multiplicity::fdr) {
+    std::size_t k = 0;  // the largest rank whose p <= rank alpha / m
+    for (std::size_t r = 1; r <= m; ++r)
+      if (*out.experiments[tested[r - 1]].p_value <= static_cast<double>(r) * alpha / static_cast<double>(m)) k = r;
+    for (std::size_t r = 0; r < k; ++r) significant[tested[r]] = true;
+    out.multiplicity_rule = fmt::format("Benjamini-Hochberg false-discovery rate {:g} % over {} experiments", 100 * alpha, m);
+  } else {
+    for (std::size_t r = 0; r < m; ++r) {
+      if (*out.experiments[tested[r]].p_value > alpha / static_cast<double>(m - r)) break;
+      significant[tested[r]] = true;
+    }
+    out.multiplicity_rule = fmt::format("Holm family-wise error rate {:g} % over {} experiments", 100 * alpha, m);
+  }
+  for (std::size_t i : tested) {
+    auto& e = out.experiments[i];
+    if (significant[i] || (e.verdict != Verdict::slower && e.verdict != Verdict::faster)) continue;
+    const auto& med = e.statistics.empty() ? e.ratio : std::optional<RatioInterval>(e.statistics.front().interval);
+    const bool within = med && med->low >= 1 - o.threshold && med->high <= 1 + o.threshold;
+    e.reason = fmt::format("{} (p = {}) does not hold under the {}: {}", to_string(e.verdict), format_p(*e.p_value),
+                           out.multiplicity_rule, e.reason);
+    e.verdict = within ? Verdict::same : Verdict::inconclusive;
+  }
+}
+
+/// Results of `reports` grouped by name and matching key, in order of first appearance: each
+/// group is one experiment's runs on that side.
+inline std::vector<std::vector<const Result*>> group_runs(const std::vector<StoredReport>& reports,
+                                                         const std::set<std::string>& ignored) {
+  std::vector<std::vector<const Result*>> groups;
+  for (const auto& rep : reports)
+    for (const auto& r : rep.results) {
+      const Dimensions key = matching_key(r.dimensions, ignored);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const std::vector<const Result*>& g) {
+        return g.front()->name == r.name && matching_key(g.front()->dimensions, ignored) == key;
+      });
+      if (it == groups.end()) groups.push_back({&r});
+      else it->push_back(&r);
+    }
+  return groups;
+}
+
+}  // namespace detail::compare
+
+/// Compares several reports per side (each a run of the same benchmarks, e.g. from separate
+/// processes): experiments are matched by name and dimensions (those in
+/// `options.ignored_dimensions` left out); all results of one name and dimensions on one side,
+/// across its reports (and the repetitions within one), are that experiment's runs, compared by
+/// compare_runs; then the multiplicity rule (Multiplicity) over all experiments. Environment
+/// differences: between the first report of each side, and between every report of a side and
+/// its first (a side whose runs differ among themselves is not comparable either). Timers are
+/// compared from the first report of each side (detail::compare::compare_timers).
 ///
-/// \param base the reference report; \param candidate the new one.
-/// \throws ConfigError for invalid options.
-inline Comparison compare_reports(const StoredReport& base, const StoredReport& candidate, const CompareOptions& options = {}) {
+/// 	hrows ConfigError for invalid options or an empty side.
+inline Comparison compare_reports(const std::vector<StoredReport>& base, const std::vector<StoredReport>& candidate,
+                                  const CompareOptions& options = {}) {
   using namespace detail::compare;
   validate(options);
+  if (base.empty() || candidate.empty()) throw ConfigError("compare_reports: each side needs at least one report");
   Comparison out;
   out.options = options;
-  out.base_source = base.source;
-  out.candidate_source = candidate.source;
-  out.environment_differences = environment_differences(base.environment, candidate.environment);
-  std::vector<bool> used(candidate.results.size(), false);
+  out.base_source = base.front().source;
+  out.candidate_source = candidate.front().source;
+  for (const auto& r : base) out.base_sources.push_back(r.source);
+  for (const auto& r : candidate) out.candidate_sources.push_back(r.source);
+  out.environment_differences = environment_differences(base.front().environment, candidate.front().environment);
+  auto within_side = [&](const std::vector<StoredReport>& side, const char* which) {
+    for (std::size_t i = 1; i < side.size(); ++i)
+      for (auto d : environment_differences(side.front().environment, side[i].environment))
+        if (d.invalidates)
+          out.environment_differences.push_back({std::string(which) + " report " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});
+  };
+  within_side(base, "base");
+  within_side(candidate, "new");
+  const auto groups_a = group_runs(base, options.ignored_dimensions);
+  const auto groups_b = group_runs(candidate, options.ignored_dimensions);
+  std::vector<bool> used(groups_b.size(), false);
   std::vector<const Result*> matched_base;
-  for (std::size_t i = 0; i < base.results.size(); ++i) {
-    const Result& a = base.results[i];
+  for (const auto& ga : groups_a) {
+    const Result& a = *ga.front();
     const Dimensions key = matching_key(a.dimensions, options.ignored_dimensions);
     std::size_t j = 0;
-    for (; j < candidate.results.size(); ++j)
-      if (!used[j] && candidate.results[j].name == a.name &&
-          matching_key(candidate.results[j].dimensions, options.ignored_dimensions) == key)
+    for (; j < groups_b.size(); ++j)
+      if (!used[j] && groups_b[j].front()->name == a.name && matching_key(groups_b[j].front()->dimensions, options.ignored_dimensions) == key)
         break;
-    if (j == candidate.results.size()) {
+    if (j == groups_b.size()) {
       out.only_in_base.push_back(full_label(a));
       continue;
     }
     used[j] = true;
-    out.experiments.push_back(compare_results(a, candidate.results[j], options));
+    CompareOptions o = options;
+    if (!o.memory_bandwidth_bytes_per_s) o.memory_bandwidth_bytes_per_s = memory_bandwidth(base.front().environment, a.device.ordinal);
+    out.experiments.push_back(compare_runs(ga, groups_b[j], o));
     matched_base.push_back(&a);
   }
-  for (std::size_t j = 0; j < candidate.results.size(); ++j)
-    if (!used[j]) out.only_in_candidate.push_back(full_label(candidate.results[j]));
+  for (std::size_t j = 0; j < groups_b.size(); ++j)
+    if (!used[j]) out.only_in_candidate.push_back(full_label(*groups_b[j].front()));
   // Hints: an unmatched pair of the same name differs in some dimensions.
   std::set<std::string> hinted;
-  for (const Result& a : base.results) {
-    if (hinted.count(a.name) || base.find(a.name, a.dimensions) != &a) continue;
+  for (const auto& ga : groups_a) {
+    const Result& a = *ga.front();
+    if (hinted.count(a.name)) continue;
     bool matched = false;
     for (const auto& e : out.experiments) matched = matched || (e.name == a.name && e.dimensions == a.dimensions);
     if (matched) continue;
-    for (std::size_t j = 0; j < candidate.results.size(); ++j) {
-      const Result& b = candidate.results[j];
+    for (std::size_t j = 0; j < groups_b.size(); ++j) {
+      const Result& b = *groups_b[j].front();
       if (used[j] || b.name != a.name) continue;
       std::set<std::string> keys;
       std::string changes;
@@ -858,8 +1445,18 @@ inline Comparison compare_reports(const StoredReport& base, const StoredReport& 
     if (!varying.empty())
       out.experiments[i].label = matched_base[i]->name + " [" + dimensions_text(matched_base[i]->dimensions, varying) + "]";
   }
-  compare_timers(out, base, candidate, options);
+  apply_multiplicity(out, options);
+  compare_timers(out, base.front(), candidate.front(), options);
   return out;
+}
+
+/// Compares two reports: compare_reports({base}, {candidate}, options). An experiment that
+/// appears several times in one report (the suite runner's `--repetitions`) has that many runs.
+///
+/// \param base the reference report; \param candidate the new one.
+/// \throws ConfigError for invalid options.
+inline Comparison compare_reports(const StoredReport& base, const StoredReport& candidate, const CompareOptions& options = {}) {
+  return compare_reports(std::vector<StoredReport>{base}, std::vector<StoredReport>{candidate}, options);
 }
 
 namespace detail::compare {
@@ -867,17 +1464,22 @@ namespace detail::compare {
 /// The verdict rule and methods in one paragraph, for the renderings.
 inline std::string rule_text(const CompareOptions& o) {
   return fmt::format(
-      "Verdict: ratios new/base of the median, mean, p90 (n >= 100) and p99 (n >= 1000) of {} per step, each with a "
-      "percentile-bootstrap interval ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % together (Bonferroni), "
-      "widened by each side's stream effect (between-stream variance of the median, Student t); "
-      "the median does not decide when a side is bimodal (two modes: Otsu split, each >= 10 %, empty middle). "
-      "slower: some interval above 1 + {:g} %; faster: some below 1 - {:g} % and none above; same: the median's interval "
-      "and the other estimates within 1 ± {:g} % "
-      "and no decile moved beyond it with a two-sided Mann-Whitney U test (Mann & Whitney 1947) at p < {:g}, unless "
-      "both sides have the same two modes; "
-      "otherwise inconclusive. Without samples: the summaries' median intervals.",
-      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time", o.resamples, o.seed,
-      100 * o.confidence_level, 100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level);
+      "Verdict: the ratio new/base of the median of {} per step (of SM cycles per step where the work scales with the "
+      "SM clock: --clock-normalization {}), and on a GPU of p90 (n >= 100) and p99 (n >= 1000); the mean is shown, never "
+      "decides. One run per side: percentile-bootstrap intervals ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % "
+      "together (Bonferroni), widened by each side's stream effect (Student t) and by --run-spread; the median does not "
+      "decide when a side has two modes more than {:g} % apart. Several runs per side: the run is a random effect (ratio "
+      "of the runs' geometric-mean medians, pooled between-run variance, Student t with runs - 2 degrees of freedom). "
+      "slower: an interval excludes 1 and its estimate is above 1 + {:g} %; faster: below 1 - {:g} %, likewise, and none "
+      "slower; same: the median's interval within 1 ± {:g} % (and, with one run per side on a GPU, no decile moved beyond "
+      "it with a two-sided Mann-Whitney U test at p < {:g}); otherwise inconclusive. Over several experiments: {}. "
+      "Without samples: the summaries' median intervals.",
+      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time",
+      to_string(o.clock_normalization), o.resamples, o.seed, 100 * o.confidence_level, 100 * o.threshold,
+      100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level,
+      o.multiplicity == Multiplicity::fdr    ? "Benjamini-Hochberg false-discovery rate at 1 - c"
+      : o.multiplicity == Multiplicity::fwer ? "Holm family-wise error rate at 1 - c"
+                                             : "no multiplicity control");
 }
 
 /// The verdict with "(bimodal)" or "(summary)" when it applies.
@@ -891,6 +1493,7 @@ inline std::string verdict_text(const ExperimentComparison& e) {
 /// The statistic the table shows: the median, or the first deciding one when the median does
 /// not decide (a bimodal side: its median jumps between modes and must not be read as a change).
 inline const StatisticRatio* shown_statistic(const ExperimentComparison& e) {
+  if (e.headline) return &*e.headline;
   if (e.statistics.empty()) return nullptr;
   if (e.deciding.empty() || e.deciding.front() == Statistic::median || e.statistics.front().statistic != Statistic::median)
     return &e.statistics.front();
@@ -901,7 +1504,8 @@ inline const StatisticRatio* shown_statistic(const ExperimentComparison& e) {
 inline std::string ratio_text(const ExperimentComparison& e) {
   const StatisticRatio* s = shown_statistic(e);
   if (!s) return "-";
-  const std::string name = s->statistic == Statistic::median ? "" : std::string(to_string(s->statistic)) + " ";
+  std::string name = s->statistic == Statistic::median ? "" : std::string(to_string(s->statistic)) + " ";
+  if (e.decided_on == "cycles") name = "cycles " + name;
   return fmt::format("{}{:.4f} [{:.4f}, {:.4f}]", name, s->interval.estimate, s->interval.low, s->interval.high);
 }
 inline std::string change_text(const ExperimentComparison& e) {
@@ -909,7 +1513,7 @@ inline std::string change_text(const ExperimentComparison& e) {
   return s ? signed_percent(s->interval.estimate - 1) : "-";
 }
 inline std::string p_text(const ExperimentComparison& e) {
-  return e.mann_whitney ? format_p(e.mann_whitney->p_value) : "-";
+  return e.mann_whitney ? format_p(e.mann_whitney->p_value) : e.p_value ? format_p(*e.p_value) : "-";
 }
 /// Text for a Markdown table cell: control characters visible, '\\' and '|' escaped
 /// (detail::escape::markdown_cell).
@@ -922,7 +1526,11 @@ inline std::string md_cell(const std::string& s) { return detail::escape::markdo
 /// experiments and the verdict rule. Ends with a newline.
 inline std::string to_text(const Comparison& c) {
   using namespace detail::compare;
-  std::string out = fmt::format("base: {}\nnew:  {}\n", c.base_source, c.candidate_source);
+  auto sources = [](const std::string& first, const std::vector<std::string>& all) {
+    return all.size() > 1 ? fmt::format("{} (+{} more: {} runs)", first, all.size() - 1, all.size()) : first;
+  };
+  std::string out = fmt::format("base: {}\nnew:  {}\n", sources(c.base_source, c.base_sources),
+                                sources(c.candidate_source, c.candidate_sources));
   const std::string ci_head = fmt::format("new/base [{:g} % CI]", 100 * c.options.confidence_level);
   std::size_t width = 10;
   for (const auto& e : c.experiments) width = std::max(width, e.label.size());
@@ -936,7 +1544,9 @@ inline std::string to_text(const Comparison& c) {
   for (const auto& e : c.experiments) {
     out += fmt::format("  {}: {}: {}\n", detail::escape::visible(e.label), verdict_text(e), detail::escape::visible(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("    ignored dimension {}\n", dd);
+    for (const auto& n : e.notes) out += fmt::format("    {}\n", detail::escape::visible(n));
   }
+  if (!c.multiplicity_rule.empty()) out += "over the experiments: " + c.multiplicity_rule + "\n";
   bool any_invalid = !c.comparable();
   if (any_invalid) out += "NOT COMPARABLE: differences that can change the numbers without a change of code:\n";
   for (const auto& d : c.environment_differences)
@@ -963,7 +1573,9 @@ inline std::string to_text(const Comparison& c) {
 /// unmatched experiments and the verdict rule. Ends with a newline.
 inline std::string to_markdown(const Comparison& c) {
   using namespace detail::compare;
-  std::string out = fmt::format("**base** `{}` → **new** `{}`\n\n", md_cell(c.base_source), md_cell(c.candidate_source));
+  auto runs = [](const std::vector<std::string>& all) { return all.size() > 1 ? fmt::format(" ({} runs)", all.size()) : std::string(); };
+  std::string out = fmt::format("**base** `{}`{} → **new** `{}`{}\n\n", md_cell(c.base_source), runs(c.base_sources),
+                                md_cell(c.candidate_source), runs(c.candidate_sources));
   out += fmt::format("| experiment | base median | new median | new/base [{:g} % CI] | change | p (U test) | verdict |\n",
                      100 * c.options.confidence_level);
   out += "|---|---:|---:|---|---:|---:|---|\n";
@@ -974,7 +1586,9 @@ inline std::string to_markdown(const Comparison& c) {
   for (const auto& e : c.experiments) {
     out += fmt::format("- {}: {}\n", md_cell(e.label), md_cell(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("  - ignored dimension {}\n", md_cell(dd));
+    for (const auto& n : e.notes) out += fmt::format("  - {}\n", md_cell(n));
   }
+  if (!c.multiplicity_rule.empty()) out += "\nOver the experiments: " + md_cell(c.multiplicity_rule) + ".\n";
   std::string invalid, other;
   for (const auto& d : c.environment_differences)
     (d.invalidates ? invalid : other) += fmt::format("- {}: `{}` → `{}`\n", md_cell(d.what), md_cell(d.base), md_cell(d.candidate));
@@ -1032,6 +1646,28 @@ inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
   if (e.mann_whitney)
     mw = {{"u", e.mann_whitney->u}, {"p_value", e.mann_whitney->p_value}, {"z", opt(e.mann_whitney->z)},
           {"method", e.mann_whitney->method}, {"n1", e.mann_whitney->n1}, {"n2", e.mann_whitney->n2}};
+  nlohmann::json clock = nullptr, runs = nullptr, headline = nullptr;
+  if (e.clock)
+    clock = {{"source", e.clock->source},
+             {"base_sm_clock_mhz", e.clock->base_sm_clock_mhz},
+             {"new_sm_clock_mhz", e.clock->candidate_sm_clock_mhz},
+             {"relative_difference", e.clock->relative_difference},
+             {"scales_with_clock", e.clock->scales_with_clock},
+             {"rule", e.clock->rule},
+             {"explains_difference", e.clock->explains_difference}};
+  if (e.run_variation)
+    runs = {{"base_medians", e.run_variation->base_medians},
+            {"new_medians", e.run_variation->candidate_medians},
+            {"relative_sd", e.run_variation->relative_sd},
+            {"degrees_of_freedom", e.run_variation->degrees_of_freedom},
+            {"t_quantile", e.run_variation->t_quantile},
+            {"between_variance", e.run_variation->between_variance},
+            {"within_variance", e.run_variation->within_variance},
+            {"method", RunVariation::method}};
+  if (e.headline) {
+    headline = interval(e.headline->interval);
+    headline["statistic"] = to_string(e.headline->statistic);
+  }
   j = nlohmann::json{{"name", e.name},
                      {"label", e.label},
                      {"dimensions", dims},
@@ -1052,6 +1688,15 @@ inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
                      {"stream_variance", opt(e.stream_variance)},
                      {"stream_half_width", opt(e.stream_half_width)},
                      {"mann_whitney", mw},
+                     {"base_runs", e.base_runs},
+                     {"new_runs", e.candidate_runs},
+                     {"decided_on", e.decided_on},
+                     {"clock_normalized_ratio", e.clock_normalized_ratio ? interval(*e.clock_normalized_ratio) : nlohmann::json(nullptr)},
+                     {"clock", clock},
+                     {"run_variation", runs},
+                     {"p_value", opt(e.p_value)},
+                     {"headline", headline},
+                     {"notes", e.notes},
                      {"verdict", to_string(e.verdict)},
                      {"reason", e.reason},
                      {"base_failed", e.base_failed},
@@ -1067,7 +1712,7 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
   const auto& o = c.options;
   j = nlohmann::json{
       {"schema", "gauge.comparison"},
-      {"schema_version", "1.2.0"},
+      {"schema_version", "1.3.0"},
       {"options",
        {{"threshold", o.threshold},
         {"confidence_level", o.confidence_level},
@@ -1075,7 +1720,10 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
         {"seed", o.seed},
         {"metric", to_string(o.metric)},
         {"ignored_dimensions", o.ignored_dimensions},
-        {"clock_tolerance", o.clock_tolerance}}},
+        {"clock_tolerance", o.clock_tolerance},
+        {"clock_normalization", to_string(o.clock_normalization)},
+        {"run_spread", o.run_spread},
+        {"multiplicity", to_string(o.multiplicity)}}},
       {"base", c.base_source},
       {"new", c.candidate_source},
       {"comparable", c.comparable()},
@@ -1086,6 +1734,9 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
       {"only_in_base", c.only_in_base},
       {"only_in_new", c.only_in_candidate},
       {"notes", c.notes},
+      {"base_reports", c.base_sources},
+      {"new_reports", c.candidate_sources},
+      {"multiplicity_rule", c.multiplicity_rule},
       {"rule", detail::compare::rule_text(o)},
   };
 }

@@ -229,6 +229,14 @@ GAUGE_SERIAL_DESCRIPTION(StreamsRecord, "streams", NoFlags) {
                       t_quantile, widened);
 }
 
+/// ClockRecord → the SM clock of the measured rounds and the cycles per step (schema 1.5).
+GAUGE_SERIAL_DESCRIPTION(ClockRecord, "clock", NoFlags) {
+  v("source", x.source);
+  v("round_sm_clock_mhz", x.round_sm_clock_mhz);
+  GAUGE_SERIAL_FIELDS(sm_clock_mhz, relative_spread, sm_spread, telemetry_sm_clock_mhz, memory_clock_mhz);
+  v("cycles_per_step", x.cycles);
+}
+
 /// StoppingRecord → {"reason", "measure_time_s", "relative_ci_width", "target_relative_ci_width",
 /// "target_met"}.
 GAUGE_SERIAL_DESCRIPTION(StoppingRecord, "stopping", NoFlags) {
@@ -251,6 +259,7 @@ struct Fields<Result> {
     v("time_clock", x.time_clock, since_1_2);
     GAUGE_SERIAL_FIELDS(device, dimensions, work, config, warmup, sampling, stopping);
     v("streams", x.streams, since_1_3);
+    v("clock", x.clock, since_1_5);
     v("gpu_time_s", x.gpu_time);
     v("wall_time_s", x.wall_time);
     v.group("throughput", [&](auto& g) {

@@ -15,10 +15,11 @@
 // --extra-work F (e.g. 0.03 or 3%) is a real regression for trying out comparisons: right after
 // the GEMM, inside the same step, a kernel of one block per SM spins on clock64() for C SM cycles,
 // C = F x (the GEMM's time) x (the SM clock), calibrated once before the experiment runs, so that
-// the added work scales with the SM clock as the GEMM does. The result's dimensions say what was
-// added: extra_work = F, extra_work_cycles = C (compare against a base with
-// --ignore-dimension extra_work --ignore-dimension extra_work_cycles). F = 0, the default, adds
-// nothing: no calibration, no kernel, no dimension.
+// the added work scales with the SM clock as the GEMM does. The result says what was added: the
+// dimension extra_work = F (compare against a base with --ignore-dimension extra_work) and the
+// work item extra_sm_cycles = C per step (an item, not a dimension: C is calibrated in every run
+// and differs a little between runs, which must still match as runs of one experiment). F = 0, the
+// default, adds nothing: no calibration, no kernel, no dimension, no item.
 
 #include <CLI/CLI.hpp>
 #include <cublas_v2.h>
@@ -381,8 +382,11 @@ int main(int argc, char** argv) {
           .dimension("layout", "column-major").dimension("epilogue", "none (alpha=1, beta=0)")
           .dimension("compute", "fp32 accumulate (CUBLAS_COMPUTE_32F)").dimension("alignment_bytes", 256)
           .dimension("library", "cuBLAS " + std::to_string(CUBLAS_VERSION));
-      if (o.extra_work > 0)  // what --extra-work added to the step (nothing at the default 0)
-        exp.dimension("extra_work", o.extra_work).dimension("extra_work_cycles", static_cast<std::int64_t>(gemm.extra_cycles));
+      if (o.extra_work > 0) {  // what --extra-work added to the step (nothing at the default 0)
+        exp.dimension("extra_work", o.extra_work);
+        exp.items("extra_sm_cycles", double(gemm.extra_cycles));  // per step; varies per run, so not a dimension
+        exp.kernel("spin_cycles", spin_cycles);
+      }
       exp.flop(2.0 * double(o.m) * double(o.n) * double(o.k));
       exp.bytes(double(gemm.elem) * double(o.m * o.k + o.k * o.n + o.m * o.n));
       exp.verify([&] { return gemm.verify(); });

@@ -2,7 +2,7 @@
 //
 //   gemm [-m 8192] [-n 8192] [-k 8192] [--dtype bf16|fp16|fp32] [--transa n|t] [--transb n|t]
 //        [-o gemm-report.json] [--host] [--kernels] [--require-gpu] [--min-time S] [--max-time S]
-//        [--help] [--version]
+//        [--extra-work F] [--help] [--version]
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11); -m/-n/-k/-o are short for
 // --m/--n/--k/--out. Exit status: 0 measured and verified; 1 an error or a failed experiment
@@ -11,6 +11,15 @@
 // C (M×N) = op(A) · op(B), column-major, alpha = 1, beta = 0, accumulation in fp32; 2·M·N·K FLOP
 // of work per step. With no usable GPU (or --host) it runs the same protocol on gauge's host
 // backend with a CPU GEMM (fp32) and says so.
+//
+// --extra-work F (e.g. 0.03 or 3%) is a real regression for trying out comparisons: right after
+// the GEMM, inside the same step, a kernel of one block per SM spins on clock64() for C SM cycles,
+// C = F x (the GEMM's time) x (the SM clock), calibrated once before the experiment runs, so that
+// the added work scales with the SM clock as the GEMM does. The result says what was added: the
+// dimension extra_work = F (compare against a base with --ignore-dimension extra_work) and the
+// work item extra_sm_cycles = C per step (an item, not a dimension: C is calibrated in every run
+// and differs a little between runs, which must still match as runs of one experiment). F = 0, the
+// default, adds nothing: no calibration, no kernel, no dimension, no item.
 
 #include <CLI/CLI.hpp>
 #include <cublas_v2.h>
@@ -18,9 +27,11 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -41,7 +52,23 @@ struct Options {
   bool kernels = false;
   bool gpu_flags = false;  ///< a flag that only the GPU GEMM uses was given
   double min_time_s = -1, max_time_s = -1;
+  double extra_work = 0;  ///< --extra-work: added SM cycles per step as a fraction of the GEMM's
 };
+
+/// "3%" -> 0.03, "0.03" -> 0.03: --extra-work's value, a fraction in [0, 1); the reason in words
+/// when `text` is not one (a bare number >= 1 is ambiguous, as in gauge-compare's --threshold).
+std::string parse_extra_work(const std::string& text, double& fraction) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || !end || *end || !std::isfinite(v))
+    return "'" + text + "' is not a fraction such as 0.03 or a percentage such as 3%";
+  if (!percent && v >= 1) return "'" + text + "' is ambiguous: write " + text + "% for a percentage, or a fraction below 1";
+  fraction = percent ? v / 100 : v;
+  if (!(fraction >= 0 && fraction < 1)) return "'" + text + "' is not in [0, 1) (0 % to below 100 % of the GEMM's time)";
+  return "";
+}
 
 /// Parses the command line with CLI11: --help and --version print and exit 0; a usage error prints
 /// one line naming the bad text (and a hint) to stderr and exits 2.
@@ -87,6 +114,12 @@ Options parse(int argc, char** argv) {
       ->type_name("S")->default_str("")->check(seconds);
   app.add_option("--max-time", o.max_time_s, "Most measuring time, seconds (default: gauge's, 10 s; 5 s on the host)")
       ->type_name("S")->default_str("")->check(seconds);
+  std::string extra_work = "0";
+  app.add_option("--extra-work", extra_work,
+                 "A regression to compare against: after the GEMM, in the same step, spin one block per SM on clock64() "
+                 "for this fraction of the GEMM's time in SM cycles (0.03 or 3%; calibrated once; GPU only)")
+      ->type_name("F")
+      ->check(CLI::Validator([](std::string& text) { double ignored = 0; return parse_extra_work(text, ignored); }, ""));
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -97,7 +130,8 @@ Options parse(int argc, char** argv) {
   }
   o.transa = transa[0];
   o.transb = transb[0];
-  for (const char* flag : {"--m", "--n", "--k", "--dtype", "--transa", "--transb"})
+  parse_extra_work(extra_work, o.extra_work);  // validated above
+  for (const char* flag : {"--m", "--n", "--k", "--dtype", "--transa", "--transb", "--extra-work"})
     if (app.count(flag)) o.gpu_flags = true;
   return o;
 }
@@ -123,6 +157,28 @@ __global__ void fill_uniform(T* x, std::size_t n, std::uint32_t seed) {
   }
 }
 
+/// --extra-work's kernel: each block (one per SM) spins until its SM counted `cycles` clock64()
+/// cycles, so its time scales with the SM clock, as a compute-bound GEMM's does.
+__global__ void spin_cycles(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+/// The SM clock from one thread: clock64() cycles against %globaltimer nanoseconds over about
+/// `window_ns`; writes {cycles, nanoseconds} to `out`.
+__global__ void measure_sm_clock(long long window_ns, long long* out) {
+  unsigned long long t0 = 0, t1 = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const long long c0 = clock64();
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  } while (static_cast<long long>(t1 - t0) < window_ns);
+  const long long c1 = clock64();
+  out[0] = c1 - c0;
+  out[1] = static_cast<long long>(t1 - t0);
+}
+
 template <class T>
 double to_double(T v) { return static_cast<double>(static_cast<float>(v)); }
 
@@ -132,6 +188,8 @@ struct CudaGemm {
   void *a = nullptr, *b = nullptr, *c = nullptr;
   cudaDataType_t type{};
   std::size_t elem = 0;
+  long long extra_cycles = 0;  ///< --extra-work: SM cycles spun after the GEMM per step (0: none)
+  int sms = 0;                 ///< blocks of the spin kernel: one per SM
 
   explicit CudaGemm(const Options& opt) : o(opt) {
     type = o.dtype == "bf16" ? CUDA_R_16BF : o.dtype == "fp16" ? CUDA_R_16F : CUDA_R_32F;
@@ -160,14 +218,70 @@ struct CudaGemm {
   long lda() const { return o.transa == 'n' ? o.m : o.k; }
   long ldb() const { return o.transb == 'n' ? o.k : o.n; }
 
-  /// One step: C = op(A) op(B) on `stream`.
-  void operator()(cudaStream_t stream) {
+  /// C = op(A) op(B) on `stream`.
+  void gemm(cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     CUBLAS_CHECK(cublasSetStream(handle, stream));
     CUBLAS_CHECK(cublasGemmEx(handle, o.transa == 'n' ? CUBLAS_OP_N : CUBLAS_OP_T,
                               o.transb == 'n' ? CUBLAS_OP_N : CUBLAS_OP_T, int(o.m), int(o.n), int(o.k), &alpha,
                               a, type, int(lda()), b, type, int(ldb()), &beta, c, type, int(o.m),
                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+
+  /// One step: the GEMM, then (--extra-work) the spin kernel for extra_cycles SM cycles.
+  void operator()(cudaStream_t stream) {
+    gemm(stream);
+    if (extra_cycles > 0) {
+      spin_cycles<<<sms, 32, 0, stream>>>(extra_cycles);
+      GAUGE_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+
+  /// The SM clock in Hz: measure_sm_clock over 1 ms on `stream`.
+  double sm_clock_hz(cudaStream_t stream) {
+    long long* d = nullptr;
+    long long h[2] = {0, 0};
+    GAUGE_CUDA_CHECK(cudaMalloc(&d, sizeof h));
+    const std::unique_ptr<long long, cudaError_t (*)(void*)> owned(d, cudaFree);
+    measure_sm_clock<<<1, 1, 0, stream>>>(1000000, d);
+    GAUGE_CUDA_CHECK(cudaGetLastError());
+    GAUGE_CUDA_CHECK(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, stream));
+    GAUGE_CUDA_CHECK(cudaStreamSynchronize(stream));  // also waits for the work queued before
+    if (h[1] <= 0) throw std::runtime_error("--extra-work: %globaltimer did not advance while measuring the SM clock");
+    return double(h[0]) / (double(h[1]) * 1e-9);
+  }
+
+  /// --extra-work's calibration, once, before the experiment: extra_cycles = F x t x f, with t the
+  /// mean time of `timed` GEMMs (CUDA events around them, after `warm` untimed ones) and f the SM
+  /// clock measured just before and just after them (their mean). Prints what it found.
+  void calibrate_extra_work(double fraction, int warm = 5, int timed = 10) {
+    int device = 0;
+    GAUGE_CUDA_CHECK(cudaGetDevice(&device));
+    GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    cudaStream_t s = nullptr;
+    GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaEvent_t start = nullptr, stop = nullptr;
+    GAUGE_CUDA_CHECK(cudaEventCreate(&start));
+    GAUGE_CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < warm; ++i) gemm(s);
+    const double clock_before = sm_clock_hz(s);
+    GAUGE_CUDA_CHECK(cudaEventRecord(start, s));
+    for (int i = 0; i < timed; ++i) gemm(s);
+    GAUGE_CUDA_CHECK(cudaEventRecord(stop, s));
+    const double clock_after = sm_clock_hz(s);  // synchronizes s: the GEMMs and both events are done
+    float ms = 0;
+    GAUGE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaStreamDestroy(s);
+    const double gemm_s = double(ms) * 1e-3 / timed, clock_hz = (clock_before + clock_after) / 2;
+    extra_cycles = static_cast<long long>(std::llround(fraction * gemm_s * clock_hz));
+    if (extra_cycles < 1) extra_cycles = 1;
+    std::printf("extra work: %.4g of the GEMM's time, %lld SM cycles per step after the GEMM (one block per SM, %d "
+                "blocks, spinning on clock64()); calibrated: GEMM %.4g ms (mean of %d, CUDA events) at SM clock %.0f MHz "
+                "(%.0f before, %.0f after, clock64() against %%globaltimer over 1 ms)\n",
+                fraction, extra_cycles, sms, gemm_s * 1e3, timed, clock_hz * 1e-6, clock_before * 1e-6,
+                clock_after * 1e-6);
   }
 
   template <class T>
@@ -261,12 +375,18 @@ int main(int argc, char** argv) {
     gauge::Report report(o.out);  // checks the output path before anything is measured
     if (gpu) {
       CudaGemm gemm(o);
+      if (o.extra_work > 0) gemm.calibrate_extra_work(o.extra_work);
       auto exp = gauge::Experiment("gemm", std::ref(gemm));
       exp.dimension("M", o.m).dimension("N", o.n).dimension("K", o.k).dimension("dtype", o.dtype)
           .dimension("transa", std::string(1, o.transa)).dimension("transb", std::string(1, o.transb))
           .dimension("layout", "column-major").dimension("epilogue", "none (alpha=1, beta=0)")
           .dimension("compute", "fp32 accumulate (CUBLAS_COMPUTE_32F)").dimension("alignment_bytes", 256)
           .dimension("library", "cuBLAS " + std::to_string(CUBLAS_VERSION));
+      if (o.extra_work > 0) {  // what --extra-work added to the step (nothing at the default 0)
+        exp.dimension("extra_work", o.extra_work);
+        exp.items("extra_sm_cycles", double(gemm.extra_cycles));  // per step; varies per run, so not a dimension
+        exp.kernel("spin_cycles", spin_cycles);
+      }
       exp.flop(2.0 * double(o.m) * double(o.n) * double(o.k));
       exp.bytes(double(gemm.elem) * double(o.m * o.k + o.k * o.n + o.m * o.n));
       exp.verify([&] { return gemm.verify(); });
@@ -284,8 +404,8 @@ int main(int argc, char** argv) {
                   "GEMM (fp32, M=N=K=%ld) instead. These are CPU numbers, not GPU numbers.\n",
                   o.host ? "--host given" : (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices"), size);
       if (o.gpu_flags)
-        std::printf("note: --m/--n/--k/--dtype/--transa/--transb apply to the GPU GEMM; the host fallback always "
-                    "runs fp32 M=N=K=%ld.\n", size);
+        std::printf("note: --m/--n/--k/--dtype/--transa/--transb/--extra-work apply to the GPU GEMM; the host fallback "
+                    "always runs fp32 M=N=K=%ld with nothing added.\n", size);
       HostGemm gemm(size, size, size);
       auto exp = gauge::make_experiment<gauge::HostBackend>("gemm_host_cpu", std::ref(gemm));
       exp.dimension("M", size).dimension("N", size).dimension("K", size).dimension("dtype", "fp32")

@@ -6,7 +6,8 @@ CTest with the standard library's unittest (no pytest needed):
 
 Environment (CTest sets it): GAUGE_SOURCE_DIR, GAUGE_WORK_DIR (scratch), GAUGE_COMPARE,
 GAUGE_EXPORT, GAUGE_WRITE_REPORTS (built programs); GAUGE_GEMM and GAUGE_TRAINING_LOOP (the CUDA
-examples) only where they are built, i.e. where nvcc exists: without them their tests are skipped.
+examples) only where they are built, i.e. where nvcc exists, and GAUGE_HOST_SORT where CLI11 is:
+without them their tests are skipped.
 When every test that ran was skipped, the exit status is 77 (CTest's SKIP_RETURN_CODE). Needs jsonschema, NumPy and matplotlib
 (Debian: python3-jsonschema python3-numpy python3-matplotlib); SciPy where present checks the
 U test independently; Google Benchmark's compare.py from libbenchmark-tools.
@@ -18,6 +19,8 @@ import io
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import unittest
@@ -32,6 +35,7 @@ EXPORT = os.environ.get("GAUGE_EXPORT", "gauge-export")
 WRITE_REPORTS = os.environ.get("GAUGE_WRITE_REPORTS")
 GEMM = os.environ.get("GAUGE_GEMM")
 TRAINING_LOOP = os.environ.get("GAUGE_TRAINING_LOOP")
+HOST_SORT = os.environ.get("GAUGE_HOST_SORT")
 PLOT = os.path.join(SOURCE, "tools", "gauge-plot")
 SCHEMA = os.path.join(SOURCE, "schema", "gauge-report.schema.json")
 REPORTS = os.path.join(SOURCE, "tests", "data", "reports")
@@ -609,7 +613,7 @@ class GemmFlags(FlagConventions, unittest.TestCase):
     OPTIONS = [("--m", "8192", "Rows"), ("--n", "8192", "Columns"), ("--k", "8192", "op(A)"), ("--dtype", "bf16", "fp32"),
                ("--transa", "n", "transposed"), ("--transb", "n", "transposed"), ("--out", "gemm-report.json", "report"),
                ("--host", None, "host backend"), ("--require-gpu", None, "77"), ("--min-time", None, "seconds"),
-               ("--max-time", None, "seconds")]
+               ("--max-time", None, "seconds"), ("--extra-work", "0", "clock64()")]
     USAGE_ERRORS = [
         (["--dtype", "fp8"], "--dtype: fp8 not in {bf16,fp16,fp32}"),
         (["--dtype=fp8"], "--dtype: fp8 not in {bf16,fp16,fp32}"),
@@ -617,6 +621,10 @@ class GemmFlags(FlagConventions, unittest.TestCase):
         (["--m=abc"], "--m: 'abc' is not an integer in [1, 1048576]"),
         (["-n", "2097152"], "--n: '2097152' is not an integer in [1, 1048576]"),
         (["--max-time", "5000"], "--max-time: '5000' is not seconds in [0, 3600]"),
+        (["--extra-work", "3"], "--extra-work: '3' is ambiguous: write 3% for a percentage, or a fraction below 1"),
+        (["--extra-work=-0.01"], "--extra-work: '-0.01' is not in [0, 1)"),
+        (["--extra-work", "100%"], "--extra-work: '100%' is not in [0, 1)"),
+        (["--extra-work", "3 %"], "--extra-work: '3 %' is not a fraction such as 0.03 or a percentage such as 3%"),
         (["--frobnicate"], "--frobnicate"),
         (["--out"], "--out"),  # a value is missing
         (["extra.json"], "extra.json"),
@@ -631,6 +639,48 @@ class GemmFlags(FlagConventions, unittest.TestCase):
         self.assertIn(f"report: {out}", p.stdout)
         doc = load_strict(out)
         self.assertEqual("gemm_host_cpu", doc["experiments"][0]["name"])
+
+    def test_extra_work_applies_to_the_gpu_gemm_only(self):
+        out = os.path.join(scratch("gemm-flags"), "gemm-extra.json")
+        p = run(GEMM, "--host", "--extra-work", "3%", f"--out={out}", "--min-time=0", "--max-time=0.05")
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        self.assertIn("--extra-work apply to the GPU GEMM", p.stdout)
+        dims = load_strict(out)["experiments"][0]["dimensions"]
+        self.assertNotIn("extra_work", dims)
+        self.assertEqual({"M": 256, "N": 256, "K": 256, "dtype": "fp32", "transa": "n", "transb": "n",
+                          "layout": "column-major", "device": "host CPU (no GPU found)"}, dims)
+
+
+class HostSortFlags(FlagConventions, unittest.TestCase):
+    """examples/host_sort's command line (where CLI11 was found; skipped otherwise), and --slower."""
+
+    NAME = "host_sort"
+    PROGRAM, PROGRAM_VARIABLE = HOST_SORT, "GAUGE_HOST_SORT"
+    OPTIONS = [("--out", "host-sort-report.json", "report"), ("--slower", "0", "more arrays"),
+               ("--min-time", None, "seconds"), ("--max-time", None, "seconds")]
+    USAGE_ERRORS = [
+        (["--slower", "0.15"], "--slower: '0.15' is not one of 0, 0.1, 0.2, ..., 1"),
+        (["--slower=110%"], "--slower: '110%' is not one of 0, 0.1, 0.2, ..., 1"),
+        (["--slower", "x"], "--slower: 'x' is not a fraction such as 0.1 or a percentage such as 10%"),
+        (["--max-time", "-1"], "--max-time"),
+        (["--frobnicate"], "--frobnicate"),
+        (["extra.json"], "extra.json"),
+    ]
+
+    def test_slower_sorts_a_tenth_more_per_tenth_and_says_so(self):
+        d = scratch("host-sort")
+        for slower, dims in [("0", {"n": 8192, "arrays": 10, "algorithm": "std::sort"}),
+                             ("20%", {"n": 8192, "arrays": 10, "algorithm": "std::sort", "slower": 0.2})]:
+            with self.subTest(slower=slower):
+                out = os.path.join(d, f"sort-{slower.rstrip('%')}.json")
+                p = run(HOST_SORT, "--slower", slower, "--out", out, "--min-time=0", "--max-time=0.05")
+                self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+                e = load_strict(out)["experiments"][0]
+                self.assertEqual("ok", e["status"])
+                self.assertEqual(dims, e["dimensions"])
+                self.assertEqual(10 * 8192, e["work"]["items_per_step"]["ints"])
+                if slower != "0":
+                    self.assertIn("slower: 2 more array(s) of 8192 ints per step (0.2 more work)", p.stdout)
 
 
 class TrainingLoopFlags(FlagConventions, unittest.TestCase):
@@ -1130,6 +1180,203 @@ class PlotTrace(unittest.TestCase):
                 self.assertTrue(p.stderr.startswith("gauge-plot: error: "), p.stderr)
                 self.assertIn(message, p.stderr)
         self.assertFalse(os.path.exists(png))
+
+
+AB = os.path.join(SOURCE, "tools", "gauge-ab")
+FAKE_BENCHMARK = os.path.join(SOURCE, "tests", "data", "ab", "fake_benchmark.py")
+FAKE_COMPARE = os.path.join(SOURCE, "tests", "data", "ab", "fake_compare.py")
+
+
+class AbDriver(unittest.TestCase):
+    """tools/gauge-ab: the order of the runs, the reports handed to gauge-compare, the time limit,
+    the Markdown summary and the errors, with a fake benchmark (tests/data/ab/fake_benchmark.py: a
+    stored report with its samples scaled) and a fake gauge-compare that records its arguments;
+    then once end to end with the real gauge-compare."""
+
+    def setUp(self):
+        self.dir = scratch(f"ab-{self._testMethodName}")
+        shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        self.log = os.path.join(self.dir, "order.log")
+        self.compare_log = os.path.join(self.dir, "compare.log")
+
+    def bench(self, tag, factor, *extra):
+        return shlex.join([sys.executable, FAKE_BENCHMARK, str(factor), "--tag", tag, "--log", self.log, *extra])
+
+    def ab(self, *args, out="out", compare=FAKE_COMPARE, exit_status=0):
+        env = {"FAKE_COMPARE_LOG": self.compare_log, "FAKE_COMPARE_EXIT": str(exit_status)}
+        return run(sys.executable, AB, "--compare", compare, "--out-dir", os.path.join(self.dir, out), *args, env=env)
+
+    def order(self):
+        with open(self.log) as f:
+            return [line.split()[0] for line in f]
+
+    def compare_calls(self):
+        if not os.path.exists(self.compare_log):
+            return []
+        with open(self.compare_log) as f:
+            return [json.loads(line) for line in f]
+
+    def test_runs_alternate_abba_and_the_sides_are_split_at_double_dash(self):
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.25), "--fail-on-regression",
+                    "--threshold", "3%", "--ignore-dimension", "dtype", exit_status=1)
+        self.assertEqual(1, p.returncode, p.stderr)  # gauge-compare's exit status is gauge-ab's
+        self.assertEqual(["base", "new", "new", "base", "base", "new"], self.order())
+        out = os.path.join(self.dir, "out")
+        b = [os.path.join(out, f"base-{i}.json") for i in (1, 2, 3)]
+        n = [os.path.join(out, f"new-{i}.json") for i in (1, 2, 3)]
+        self.assertEqual([["--threshold", "3%", "--ignore-dimension", "dtype", "--format", "text", "--fail-on-regression",
+                           *b, "--", *n]], self.compare_calls())
+        self.assertIn("fake text", p.stdout)
+        stored = gpu_samples(report("base.json"))
+        for path in b:
+            np.testing.assert_allclose(gpu_samples(path), stored, rtol=1e-12)
+        for path in n:
+            np.testing.assert_allclose(gpu_samples(path), stored * 1.25, rtol=1e-12)
+        with open(os.path.join(out, "runs.json")) as f:
+            runs = json.load(f)["runs"]
+        self.assertEqual([("base", 1), ("new", 1), ("new", 2), ("base", 2), ("base", 3), ("new", 3)],
+                         [(r["side"], r["index"]) for r in runs])
+        self.assertEqual([0] * 6, [r["exit_status"] for r in runs])
+        self.assertTrue(os.path.exists(os.path.join(out, "new-2.log")))
+
+    def test_one_run_per_side_passes_two_reports_without_double_dash(self):
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "1", "--format", "json")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(["base", "new"], self.order())
+        out = os.path.join(self.dir, "out")
+        self.assertEqual([["--format", "json", os.path.join(out, "base-1.json"), os.path.join(out, "new-1.json")]],
+                         self.compare_calls())
+
+    def test_time_limit_stops_adding_pairs_but_keeps_one_run_each(self):
+        # Each run sleeps 1 s: after one pair a side has ~1 s (< 1.5 s), after two ~2 s: stop.
+        p = self.ab("--base", self.bench("base", 1.0, "--sleep", "1"), "--new", self.bench("new", 1.0, "--sleep", "1"),
+                    "--runs", "5", "--time-limit", "1.5")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(["base", "new", "new", "base"], self.order())
+        self.assertIn("time limit", p.stderr)
+        self.assertEqual(2, self.compare_calls()[0].index("--") - self.compare_calls()[0].index("text") - 1)
+        # A limit below one run's time: still one run per side.
+        os.remove(self.log)
+        p = self.ab("--base", self.bench("base", 1.0, "--sleep", "0.2"), "--new", self.bench("new", 1.0, "--sleep", "0.2"),
+                    "--runs", "3", "--time-limit", "0.01", out="tiny")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(["base", "new"], self.order())
+
+    def test_markdown_is_appended_under_a_heading(self):
+        summary = os.path.join(self.dir, "summary.md")
+        with open(summary, "w") as f:
+            f.write("# earlier step\n")
+        table = "| experiment | verdict |\n|---|---|\n| gemm | same |\n"  # what fake_compare.py prints
+        for out in ("one", "two"):
+            p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "2",
+                        "--fail-on-regression", "--markdown", summary, out=out)
+            self.assertEqual(0, p.returncode, p.stderr)
+        with open(summary) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# earlier step\n"), text)
+        self.assertEqual(2, text.count(table), text)
+        self.assertEqual(2, text.count("### gauge-ab: 2 run(s) per side, gate pass\n"), text)
+        # The Markdown comparison is a second call with --format markdown and without the gate.
+        calls = self.compare_calls()
+        self.assertEqual(4, len(calls))
+        self.assertIn("--fail-on-regression", calls[0])
+        self.assertEqual(["--format", "markdown"], calls[1][0:2])
+        self.assertNotIn("--fail-on-regression", calls[1])
+        # A file that does not exist is created.
+        fresh = os.path.join(self.dir, "fresh.md")
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "1",
+                    "--markdown", fresh, out="three")
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(fresh) as f:
+            self.assertIn(table, f.read())
+
+    def test_a_failing_run_is_named_with_its_stderr_and_earlier_reports_are_kept(self):
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0, "--fail"))
+        self.assertEqual(2, p.returncode, p.stderr)
+        lines = p.stderr.splitlines()
+        error = [line for line in lines if line.startswith("gauge-ab: error: ")]
+        self.assertEqual(1, len(error), p.stderr)
+        self.assertIn("new run 1 (run 2 of 6) exited with status 3", error[0])
+        self.assertIn("base-1.json", error[0])  # kept, and said so
+        self.assertEqual(["  fake_benchmark: starting", "  fake_benchmark: step 17 failed", "  fake_benchmark: giving up"],
+                         lines[-3:])
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "out", "base-1.json")))
+        self.assertEqual([], self.compare_calls())
+        self.assertEqual(["base", "new"], self.order())  # nothing ran after the failure
+
+    def test_usage_errors_exit_2_with_one_line(self):
+        ok = self.bench("base", 1.0)
+        cases = [
+            (["--base", "/no/such/bench --x", "--new", ok], "--base: program '/no/such/bench' not found"),
+            (["--base", ok, "--new", "no-such-program-gauge-ab"], "--new: program 'no-such-program-gauge-ab' not found on PATH"),
+            (["--base", ok, "--new", "'unbalanced"], "--new: cannot split"),
+            (["--base", ok, "--new", ok, "--runs", "0"], "--runs: 0"),
+            (["--base", ok, "--new", ok, "--time-limit", "-1"], "--time-limit: -1"),
+            (["--new", ok], "--base"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                p = self.ab(*args)
+                self.assertEqual(2, p.returncode, p.stderr)
+                self.assertEqual(1, p.stderr.count("\n"), p.stderr)
+                self.assertTrue(p.stderr.startswith("gauge-ab: error: "), p.stderr)
+                self.assertIn(message, p.stderr)
+        self.assertFalse(os.path.exists(self.log))  # nothing ran
+        p = self.ab("--base", ok, "--new", ok, compare=os.path.join(self.dir, "no-compare"))
+        self.assertEqual(2, p.returncode)
+        self.assertIn("--compare:", p.stderr)
+
+    def test_an_out_dir_with_earlier_reports_is_refused(self):
+        out = os.path.join(self.dir, "out")
+        os.makedirs(out)
+        with open(os.path.join(out, "base-1.json"), "w") as f:
+            f.write("{}")
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0))
+        self.assertEqual(2, p.returncode)
+        self.assertIn("already holds reports of an earlier run (base-1.json)", p.stderr)
+        self.assertFalse(os.path.exists(self.log))
+
+    def test_out_flag_glued_and_placeholder(self):
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "1", "--out-flag=--out=")
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(os.path.join(self.dir, "out", "runs.json")) as f:
+            self.assertEqual("--out=" + os.path.join(self.dir, "out", "base-1.json"), json.load(f)["runs"][0]["command"][-1])
+        place = shlex.join([sys.executable, FAKE_BENCHMARK, "1.0", "--out"]) + " {out} --tag x"
+        p = self.ab("--base", place, "--new", place, "--runs", "1", out="placeholder")
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(os.path.join(self.dir, "placeholder", "runs.json")) as f:
+            command = json.load(f)["runs"][1]["command"]
+        self.assertEqual(["--out", os.path.join(self.dir, "placeholder", "new-1.json"), "--tag", "x"], command[-4:])
+
+    def test_end_to_end_one_run_per_side_two_identical_reports_are_the_same(self):
+        compare = shutil.which(COMPARE)
+        if not compare:
+            self.skipTest(f"gauge-compare is not built here ({COMPARE})")
+        summary = os.path.join(self.dir, "summary.md")
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "1",
+                    "--fail-on-regression", "--markdown", summary, "--json", os.path.join(self.dir, "c.json"),
+                    compare=compare)
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"\ngemm .* same\n")
+        with open(os.path.join(self.dir, "c.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(["same"], [e["verdict"] for e in doc["experiments"]])
+        self.assertEqual(1.0, doc["experiments"][0]["ratio"]["estimate"])
+        with open(summary) as f:
+            self.assertIn("same", f.read())
+
+    def test_end_to_end_three_runs_per_side_where_gauge_compare_takes_them(self):
+        compare = shutil.which(COMPARE)
+        if not compare:
+            self.skipTest(f"gauge-compare is not built here ({COMPARE})")
+        probe = run(compare, report("base.json"), report("same.json"), "--", report("base.json"), report("same.json"))
+        if probe.returncode != 0:
+            self.skipTest("this gauge-compare takes two reports only (no `base... -- new...`)")
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "3",
+                    "--fail-on-regression", compare=compare)
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"\ngemm .* same")
 
 
 if __name__ == "__main__":

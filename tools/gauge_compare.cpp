@@ -1,9 +1,13 @@
 // gauge-compare: compares two gauge reports and says, per experiment, whether the new one is
 // faster, slower, the same or inconclusive, with the interval and the test behind the verdict.
 //
-//   gauge-compare BASE.json NEW.json [--threshold 2%] [--confidence 95%] [--fail-on-regression]
-//                 [--format text|markdown|json] [--metric gpu|wall] [--ignore-dimension KEY]...
-//                 [--resamples 2000] [--seed N] [--help] [--version]
+//   gauge-compare [options] BASE.json NEW.json
+//   gauge-compare [options] BASE1.json BASE2.json ... -- NEW1.json NEW2.json ...   (runs per side)
+//   options: [--threshold 2%] [--confidence 95%] [--fail-on-regression] [--format text|markdown|json]
+//            [--metric gpu|wall] [--ignore-dimension KEY]... [--clock-normalization auto|cycles|time]
+//            [--run-spread PERCENT] [--multiplicity fdr|fwer|none] [--resamples 2000] [--seed N]
+//            [--help] [--version]
+// A quoted glob ('base-*.json') is expanded here, for shells and CI runners that do not.
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11; see tools/cli.hpp).
 // Exit status (gauge::gate): 0 compared (with --fail-on-regression: every experiment same or
@@ -15,6 +19,8 @@
 #include <gauge/report/dump.hpp>
 #include <gauge/report/compare.hpp>
 #include <gauge/report/read.hpp>
+
+#include <glob.h>
 
 #include <cerrno>
 #include <cmath>
@@ -69,7 +75,7 @@ CLI::Validator fraction_or_percent() {
 }
 
 struct Arguments {
-  std::vector<std::string> reports;
+  std::vector<std::string> base, candidate;  // one report or several (runs) per side
   gauge::CompareOptions options;
   bool fail_on_regression = false;
   bool allow_not_comparable = false;
@@ -77,16 +83,66 @@ struct Arguments {
   std::string format = "text";
 };
 
+/// The paths `pattern` names: itself, or where it holds *, ? or [ and no file has that name, the
+/// files the glob matches (sorted). A pattern that matches nothing is bad input, named.
+std::vector<std::string> expand(const std::string& pattern) {
+  if (pattern.find_first_of("*?[") == std::string::npos) return {pattern};
+  if (std::FILE* f = std::fopen(pattern.c_str(), "r")) {  // a file of that very name
+    std::fclose(f);
+    return {pattern};
+  }
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+  globfree(&g);
+  if (out.empty()) throw gauge::tools::BadInput{"'" + pattern + "' matches no file"};
+  return out;
+}
+
+const char* const sides_help =
+    "Reports: BASE NEW compares two reports. BASE1 BASE2 ... -- NEW1 NEW2 ... compares several runs per side (separate "
+    "processes, e.g. tools/gauge-ab's): all results of one name and dimensions on a side are its runs, the run is a "
+    "random effect, and the interval covers run-to-run variation. Options go before '--'.";
+
 Arguments parse(int argc, char** argv) {
   Arguments a;
-  CLI::App app("Compares two gauge reports: per experiment, whether NEW is faster, slower, the same or "
-               "inconclusive against BASE, with the bootstrap interval of the ratio of medians and the "
-               "Mann-Whitney U test behind the verdict.",
+  CLI::App app("Compares gauge reports: per experiment, whether NEW is faster, slower, the same or "
+               "inconclusive against BASE, with the interval of the ratio of medians behind the verdict (the "
+               "rule: docs/comparing.md, and the last paragraph of every comparison).",
                "gauge-compare");
   gauge::tools::configure(app, exit_codes);
-  a.reports.resize(2);
-  app.add_option("BASE", a.reports[0], "The base report (gauge JSON)")->required()->type_name("BASE.json");
-  app.add_option("NEW", a.reports[1], "The new report, compared against BASE")->required()->type_name("NEW.json");
+  app.footer(std::string(sides_help) + "\n\n" + exit_codes);
+  // "--" splits the sides; CLI11 would swallow it, so the new side is taken out first.
+  std::vector<char*> front;
+  std::vector<std::string> after;
+  bool split = false;
+  for (int i = 0; i < argc; ++i) {
+    if (!split && i > 0 && std::string(argv[i]) == "--") {
+      split = true;
+      continue;
+    }
+    if (split) after.emplace_back(argv[i]);
+    else front.push_back(argv[i]);
+  }
+  std::vector<std::string> positional;
+  app.add_option("REPORTS", positional, "BASE NEW, or BASE... -- NEW... (see below)")->type_name("REPORT.json");
+  std::string clock = "auto", multiplicity = "fdr", run_spread;
+  app.add_option("--clock-normalization", clock,
+                 "Decide on SM cycles per step (time x the rounds' measured SM clock) where the work scales with the clock "
+                 "(auto: the step declares FLOP and is not memory-bound), always (cycles), or never (time); the time ratio "
+                 "is always shown")
+      ->check(gauge::tools::one_of({"auto", "cycles", "time"}));
+  app.add_option("--run-spread", run_spread,
+                 "The workload's known run-to-run spread of its median (relative SD, e.g. 1%, from an earlier comparison of "
+                 "several runs per side): with one report per side it widens the interval, and a direction smaller than it "
+                 "is not claimed")
+      ->type_name("PERCENT")
+      ->check(fraction_or_percent());
+  app.add_option("--multiplicity", multiplicity,
+                 "Control of false verdicts over all experiments compared: Benjamini-Hochberg false-discovery rate (fdr), "
+                 "Holm family-wise error rate (fwer), or none")
+      ->check(gauge::tools::one_of({"fdr", "fwer", "none"}));
   std::string threshold = "2%", confidence = "95%", metric = "gpu";
   app.add_option("--threshold", threshold,
                  "Noise threshold on the ratios new/base (median, mean, p90, p99): changes within 1 +- threshold are 'same' "
@@ -121,7 +177,35 @@ Arguments parse(int argc, char** argv) {
   app.add_option("--seed", a.options.seed, "Seed of the bootstrap's generator (the same seed gives the same interval)")
       ->type_name("N")
       ->transform(gauge::tools::unsigned_integer());
-  gauge::tools::parse_or_exit(app, argc, argv);
+  gauge::tools::parse_or_exit(app, static_cast<int>(front.size()), front.data());
+  auto expand_all = [](const std::vector<std::string>& v) {
+    std::vector<std::string> out;
+    for (const auto& p : v)
+      for (auto& x : expand(p)) out.push_back(std::move(x));
+    return out;
+  };
+  if (split) {
+    a.base = expand_all(positional);
+    a.candidate = expand_all(after);
+    for (const auto& x : a.candidate)
+      if (!x.empty() && x[0] == '-')
+        throw gauge::tools::BadInput{"'" + x + "' after '--': options go before '--' (BASE... -- NEW... takes reports only)"};
+    if (a.base.empty() || a.candidate.empty())
+      throw gauge::tools::BadInput{std::string("'--' needs at least one report on each side: BASE... -- NEW...")};
+  } else {
+    if (positional.size() != 2)
+      throw gauge::tools::BadInput{std::to_string(positional.size()) +
+                                 " report(s) given: compare BASE NEW, or several per side as BASE... -- NEW... (see --help)"};
+    a.base = expand_all({positional[0]});
+    a.candidate = expand_all({positional[1]});
+  }
+  a.options.clock_normalization = clock == "cycles" ? gauge::ClockNormalization::sm_cycles
+                                  : clock == "time" ? gauge::ClockNormalization::time
+                                                    : gauge::ClockNormalization::automatic;
+  a.options.multiplicity = multiplicity == "fwer" ? gauge::Multiplicity::fwer
+                           : multiplicity == "none" ? gauge::Multiplicity::none
+                                                    : gauge::Multiplicity::fdr;
+  if (!run_spread.empty()) parse_fraction(run_spread, a.options.run_spread);
   parse_fraction(threshold, a.options.threshold);  // validated above
   parse_fraction(confidence, a.options.confidence_level);
   a.options.metric = metric.rfind("gpu", 0) == 0 ? gauge::Metric::gpu_time : gauge::Metric::wall_time;
@@ -134,10 +218,10 @@ Arguments parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   return gauge::tools::guarded_main("gauge-compare", [&] {
     const Arguments args = parse(argc, argv);
-    gauge::StoredReport base, candidate;
+    std::vector<gauge::StoredReport> base, candidate;
     try {
-      base = gauge::read_report(args.reports[0]);
-      candidate = gauge::read_report(args.reports[1]);
+      for (const auto& p : args.base) base.push_back(gauge::read_report(p));
+      for (const auto& p : args.candidate) candidate.push_back(gauge::read_report(p));
     } catch (const gauge::ReportError& e) {
       throw gauge::tools::BadInput{e.what()};
     }

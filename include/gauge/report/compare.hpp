@@ -836,9 +836,14 @@ inline std::pair<bool, std::string> scales_with_clock(const Result& r, const Com
   if (!r.work.flop || !(*r.work.flop > 0))
     return {false, "the step declares no FLOP, so nothing says its time follows the SM clock"};
   if (!r.work.bytes || !(*r.work.bytes > 0)) return {true, "the step declares FLOP and no bytes: compute-bound"};
-  if (!o.memory_bandwidth_bytes_per_s || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0))
+  std::optional<double> median = r.gpu_time.p50;
+  if (!median) {
+    std::vector<double> v = finite(r.gpu_samples_s);
+    if (!v.empty()) median = median_in_place(v);
+  }
+  if (!o.memory_bandwidth_bytes_per_s || !median || !(*median > 0))
     return {false, "the step declares bytes and the device's memory bandwidth is unknown: it may be memory-bound"};
-  const double fraction = *r.work.bytes / *r.gpu_time.p50 / *o.memory_bandwidth_bytes_per_s;
+  const double fraction = *r.work.bytes / *median / *o.memory_bandwidth_bytes_per_s;
   if (fraction < 0.5)
     return {true, fmt::format("its memory traffic is {:.1f} % of the memory bandwidth ({:.0f} GB/s): compute-bound", 100 * fraction,
                               *o.memory_bandwidth_bytes_per_s / 1e9)};
@@ -1020,7 +1025,7 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     widen_interval(ti, stream_widening(base, candidate, each));
     attach_clock(c, cc, true, ti, c.statistics.front().interval, options.threshold);
   }
-  if (options.run_spread > 0 && (c.verdict == Verdict::slower || c.verdict == Verdict::faster) &&
+  if (options.run_spread > 0 && c.verdict != Verdict::same &&
       std::sqrt(2.0) * options.run_spread * detail::normal_quantile(1 - (1 - options.confidence_level) / 2) > options.threshold) {
     c.reason = fmt::format("one run per side, and this workload's run-to-run spread ({:.2f} % per run, --run-spread) makes "
                            "a difference of one run against one run larger than the threshold ({:g} %) by chance: no direction "

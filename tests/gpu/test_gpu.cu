@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -460,4 +461,43 @@ TEST_CASE("telemetry is sampled during the run", "[gpu]") {
   CHECK(r.telemetry.series.size() >= 2);
   CHECK(r.telemetry.sm_clock_mhz.mean);
   CHECK(r.memory.process_peak_bytes);
+}
+
+namespace {
+/// Spins `cycles` SM cycles on %clock64 (its time follows the SM clock, unlike spin_kernel).
+__global__ void cycle_spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+}  // namespace
+
+TEST_CASE("the clock probe reads each round's mean SM clock, and cycles per step of a clock-bound step are steady",
+          "[gpu][clock]") {
+  // A step of 200,000 SM cycles on every SM: its cycles per step are 2e5 (+ the launch) whatever the
+  // clock; its time is 2e5 / f. The probe's clock (%clock64 against %globaltimer) and NVML's mean
+  // are two independent readings of the same clock.
+  int sms = 0;
+  GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto exp = gauge::Experiment("cycles200k", [&](cudaStream_t s) { cycle_spin_kernel<<<sms, 32, 0, s>>>(200000); });
+  exp.work(gauge::StepWork().flop(1e6));
+  exp.config(quick());
+  auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  REQUIRE(r.clock.source == "probe");
+  REQUIRE(r.clock.sm_clock_mhz);
+  const double cycles = *r.clock.cycles.p50;
+  std::printf("clock probe: %zu rounds, mean %.1f MHz (rounds spread %.3f %%, SMs spread %.4f %%), NVML mean %.1f MHz, memory "
+              "%.0f MHz; cycles per step median %.0f (time %.4f us); probe/NVML %.4f\n",
+              r.clock.round_sm_clock_mhz.size(), *r.clock.sm_clock_mhz, 100 * r.clock.relative_spread.value_or(-1),
+              100 * r.clock.sm_spread.value_or(-1), r.clock.telemetry_sm_clock_mhz.value_or(-1),
+              r.clock.memory_clock_mhz.value_or(-1), cycles, *r.gpu_time.p50 * 1e6,
+              r.clock.telemetry_sm_clock_mhz ? *r.clock.sm_clock_mhz / *r.clock.telemetry_sm_clock_mhz : -1.0);
+  // The kernel spins 2e5 cycles; launch and drain add a few thousand at most.
+  CHECK(cycles > 2.0e5);
+  CHECK(cycles < 2.1e5);
+  CHECK(*r.clock.sm_clock_mhz > 500);
+  CHECK(*r.clock.sm_clock_mhz < 3000);
+  CHECK(r.clock.sm_spread.value_or(1) < 0.01);  // one clock domain: every SM at one clock
+  if (r.clock.telemetry_sm_clock_mhz) CHECK(std::fabs(*r.clock.sm_clock_mhz / *r.clock.telemetry_sm_clock_mhz - 1) < 0.02);
 }

@@ -52,7 +52,7 @@ inline Result full_result() {
   r.backend = "cuda";
   r.time_label = "GPU time";
   r.time_clock = "CUDA events";
-  r.device = {1, "NVIDIA H200", std::string("GPU-f6fb3145-6909-9d20-6108-bb12b7c2bdc3"), std::string("0000:19:00.0")};
+  r.device = {1, "NVIDIA H200", std::string("GPU-f6fb3145-6909-9d20-6108-bb12b7c2bdc3"), std::string("0000:19:00.0"), 4.8144e12};
   r.warmup.first_step_time_s = 0.089;
   r.warmup.steps = 40;
   r.warmup.time_s = 0.25;
@@ -201,7 +201,7 @@ inline Result failed_host_result() {
   r.backend = "host";
   r.time_label = "CPU time";
   r.time_clock = "host steady clock";
-  r.device = {-1, "host CPU", std::nullopt, std::nullopt};
+  r.device = {-1, "host CPU", std::nullopt, std::nullopt, std::nullopt};
   r.status = Status::failed;
   r.error = "measurement (step 3): cuBLAS said no";
   r.stopping.reason = "failed";

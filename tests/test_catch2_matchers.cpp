@@ -87,3 +87,28 @@ TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]"
   CHECK_FALSE(throughput_at_least(1, "flop").match(stored("few-samples.json").results[0]));
   CHECK(Catch::StringMaker<gauge::Result>::convert(base).find("gemm [K=8192") != std::string::npos);
 }
+
+TEST_CASE("compare: no_slower_than decides on SM cycles where the clock fell, and says by how much", "[compare][catch2][clock]") {
+  // The stored GEMM (bf16, declares FLOP and bytes far below the memory bandwidth), its samples
+  // 3 % longer in the new result, at a clock 3 % lower (1500 → 1500 / 1.03 MHz): the cycles per step
+  // are equal (3 % × −2.9 % cancel by hand), so a 2 % tolerance passes, and the description names
+  // both clocks and the time ratio.
+  gauge::Result base = gauge::catch2::baseline(reports_dir / "base.json", "gemm");
+  gauge::Result slower = base;
+  for (double& x : slower.gpu_samples_s) x *= 1.03;
+  auto clock = [](gauge::Result& r, double mhz) {
+    r.sampling.round_samples = {r.gpu_samples_s.size()};
+    r.clock.round_sm_clock_mhz = {mhz};
+    r.clock.sm_clock_mhz = mhz;
+    r.clock.source = "probe";
+  };
+  clock(base, 1500);
+  clock(slower, 1500 / 1.03);
+  // The H200's attributes in the stored report: 2 × 3201 MHz × 6016 bits / 8 = 4.814 TB/s; the
+  // GEMM's 402.7 MB per 1.6 ms step is 5 % of it: compute-bound.
+  base.device.memory_bandwidth_bytes_per_s = 2 * 3201e6 * 6016 / 8;
+  auto m = gauge::catch2::no_slower_than(base, 0.02);
+  INFO(m.toString());
+  CHECK(m.match(slower));
+  CHECK(m.toString().find("SM clock 1500 → 1456 MHz (-2.91 %), decided on cycles (time ratio 1.0300") != std::string::npos);
+}

@@ -103,7 +103,8 @@ std::vector<std::string> expand(const std::string& pattern) {
 const char* const sides_help =
     "Reports: BASE NEW compares two reports. BASE1 BASE2 ... -- NEW1 NEW2 ... compares several runs per side (separate "
     "processes, e.g. tools/gauge-ab's): all results of one name and dimensions on a side are its runs, the run is a "
-    "random effect, and the interval covers run-to-run variation. Options go before '--'.";
+    "random effect, and the interval covers run-to-run variation. Options may stand before the reports or after the last "
+    "one; a report whose name starts with '-' goes before '--' (or as ./-name).";
 
 Arguments parse(int argc, char** argv) {
   Arguments a;
@@ -112,17 +113,22 @@ Arguments parse(int argc, char** argv) {
                "rule: docs/comparing.md, and the last paragraph of every comparison).",
                "gauge-compare");
   gauge::tools::configure(app, exit_codes);
-  app.footer(std::string(sides_help) + "\n\n" + exit_codes);
+  // The rule as every comparison prints it (at the defaults), then the recipe and the exit codes.
+  app.footer(gauge::tools::wrap(gauge::detail::compare::rule_text(gauge::CompareOptions{}), 100) + "\n\n" +
+             gauge::tools::wrap(sides_help, 100) + "\n\nRecipe: tools/gauge-ab runs base and new alternately (B N N B B N), 3 "
+             "runs each, then this; docs/comparing.md has it as a GitHub Actions job.\n\n" + exit_codes);
   // "--" splits the sides; CLI11 would swallow it, so the new side is taken out first.
   std::vector<char*> front;
   std::vector<std::string> after;
   bool split = false;
+  bool reports_done = false;  // after "--": reports up to the first option, which goes back to the options
   for (int i = 0; i < argc; ++i) {
     if (!split && i > 0 && std::string(argv[i]) == "--") {
       split = true;
       continue;
     }
-    if (split) after.emplace_back(argv[i]);
+    if (split && !reports_done && argv[i][0] == '-' && argv[i][1] != '\0') reports_done = true;
+    if (split && !reports_done) after.emplace_back(argv[i]);
     else front.push_back(argv[i]);
   }
   std::vector<std::string> positional;
@@ -187,9 +193,6 @@ Arguments parse(int argc, char** argv) {
   if (split) {
     a.base = expand_all(positional);
     a.candidate = expand_all(after);
-    for (const auto& x : a.candidate)
-      if (!x.empty() && x[0] == '-')
-        throw gauge::tools::BadInput{"'" + x + "' after '--': options go before '--' (BASE... -- NEW... takes reports only)"};
     if (a.base.empty() || a.candidate.empty())
       throw gauge::tools::BadInput{std::string("'--' needs at least one report on each side: BASE... -- NEW...")};
   } else {

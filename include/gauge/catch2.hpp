@@ -169,9 +169,18 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
         shown_slower = shown_slower || i.low > 1 + tolerance_;
       }
     }
-    outcome_ = fmt::format("{} {} vs {} (baseline, medians); new/base {}{}: {}", detail::metric_words(m, result),
+    // The clocks: by how much they differ, and which ratio decided (SM cycles where the work
+    // scales with the clock, gauge/report/compare.hpp's ClockNormalization).
+    std::string clock_text;
+    if (e.clock)
+      clock_text = fmt::format("; SM clock {:.0f} → {:.0f} MHz ({:+.2f} %), decided on {}{}", e.clock->base_sm_clock_mhz,
+                               e.clock->candidate_sm_clock_mhz, 100 * e.clock->relative_difference, e.decided_on,
+                               e.ratio && e.decided_on == "cycles"
+                                   ? fmt::format(" (time ratio {:.4f} [{:.4f}, {:.4f}])", e.ratio->estimate, e.ratio->low, e.ratio->high)
+                                   : std::string());
+    outcome_ = fmt::format("{} {} vs {} (baseline, medians); new/base {}{}{}: {}", detail::metric_words(m, result),
                            gauge::detail::format_time(e.candidate_median_s), gauge::detail::format_time(e.base_median_s),
-                           detail_text, e.bimodal ? " (bimodal: the median does not decide)" : "",
+                           detail_text, e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
                            ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance_)
                               : fmt::format("{} beyond 1 + {:g} %{}", beyond, 100 * tolerance_,
                                             shown_slower ? " (slower)" : " (cannot confirm: more samples or a quieter machine)"));

@@ -150,6 +150,10 @@ class CudaBackend {
     if (ClockProbe::available) clock_ = std::make_unique<ClockProbe>(2u * static_cast<unsigned>(std::max(1, prop.multiProcessorCount)));
     DeviceRecord d;
     detail::set_device_identity(d, device_, prop);
+    int mem_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device_) == cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_) == cudaSuccess && mem_khz > 0 && bus_bits > 0)
+      d.memory_bandwidth_bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
     uuid_ = d.uuid;
     bus_id_ = d.pci_bus_id;
     GAUGE_CUDA_CHECK(cudaDeviceSynchronize());

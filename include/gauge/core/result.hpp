@@ -36,6 +36,11 @@ struct DeviceRecord {
   std::string name;                 ///< e.g. "NVIDIA H200", or the CPU model for the host backend
   std::optional<std::string> uuid;  ///< CUDA device UUID ("GPU-…"), when known
   std::optional<std::string> pci_bus_id;  ///< e.g. "0000:19:00.0", when known
+  /// The device's theoretical memory bandwidth, bytes/s: 2 (double data rate) × its peak memory
+  /// clock × its bus width / 8, from cudaDevAttrMemoryClockRate and cudaDevAttrGlobalMemoryBusWidth
+  /// (schema 1.5; null on the host backend). The comparison's automatic clock rule reads it
+  /// (gauge/report/compare.hpp, ClockNormalization), so a Result alone can be compared.
+  std::optional<double> memory_bandwidth_bytes_per_s;
 };
 
 /// One warm-up round: `steps` steps timed together, started `start_s` after warm-up began.

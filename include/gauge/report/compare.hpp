@@ -168,8 +168,9 @@ struct CompareOptions {
   double run_spread = 0;
   /// False-verdict control over the experiments of one comparison.
   Multiplicity multiplicity = Multiplicity::fdr;
-  /// The device's memory bandwidth, bytes/s, for the automatic clock rule: compare_reports fills
-  /// it from the base's environment (2 × memory clock × bus width / 8) when unset.
+  /// The device's memory bandwidth, bytes/s, for the automatic clock rule; unset, the base result's
+  /// `device.memory_bandwidth_bytes_per_s` is used, else (reports before schema 1.5)
+  /// compare_reports fills it from the base's environment (2 × memory clock × bus width / 8).
   std::optional<double> memory_bandwidth_bytes_per_s;
 };
 
@@ -841,14 +842,16 @@ inline std::pair<bool, std::string> scales_with_clock(const Result& r, const Com
     std::vector<double> v = finite(r.gpu_samples_s);
     if (!v.empty()) median = median_in_place(v);
   }
-  if (!o.memory_bandwidth_bytes_per_s || !median || !(*median > 0))
+  const std::optional<double> bandwidth =
+      o.memory_bandwidth_bytes_per_s ? o.memory_bandwidth_bytes_per_s : r.device.memory_bandwidth_bytes_per_s;
+  if (!bandwidth || !(*bandwidth > 0) || !median || !(*median > 0))
     return {false, "the step declares bytes and the device's memory bandwidth is unknown: it may be memory-bound"};
-  const double fraction = *r.work.bytes / *median / *o.memory_bandwidth_bytes_per_s;
+  const double fraction = *r.work.bytes / *median / *bandwidth;
   if (fraction < 0.5)
     return {true, fmt::format("its memory traffic is {:.1f} % of the memory bandwidth ({:.0f} GB/s): compute-bound", 100 * fraction,
-                              *o.memory_bandwidth_bytes_per_s / 1e9)};
+                              *bandwidth / 1e9)};
   return {false, fmt::format("its memory traffic is {:.1f} % of the memory bandwidth ({:.0f} GB/s): memory-bound, and the "
-                             "memory clock is another domain", 100 * fraction, *o.memory_bandwidth_bytes_per_s / 1e9)};
+                             "memory clock is another domain", 100 * fraction, *bandwidth / 1e9)};
 }
 
 /// Whether to decide on cycles for these runs of both sides (ClockNormalization), with the

@@ -188,8 +188,11 @@ GAUGE_SERIAL_DESCRIPTION(WarmupRound, "warmup_round", NoFlags) {
   v("time_per_step_s", x.time_per_step_s, nan_as_null);
 }
 
-/// DeviceRecord → {"ordinal", "name", "uuid", "pci_bus_id"}.
-GAUGE_SERIAL_DESCRIBE(DeviceRecord, "device_record", ordinal, name, uuid, pci_bus_id)
+/// DeviceRecord → {"ordinal", "name", "uuid", "pci_bus_id", "memory_bandwidth_bytes_per_s" (schema 1.5)}.
+GAUGE_SERIAL_DESCRIPTION(DeviceRecord, "device_record", NoFlags) {
+  GAUGE_SERIAL_FIELDS(ordinal, name, uuid, pci_bus_id);
+  v("memory_bandwidth_bytes_per_s", x.memory_bandwidth_bytes_per_s, since_1_5);
+}
 
 /// WarmupRecord → {"first_step_time_s", "steps", "time_s", "converged", "relative_drift",
 /// "reason", "curve"}.

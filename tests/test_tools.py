@@ -568,8 +568,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -581,7 +581,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console} (see --help)", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:

@@ -460,6 +460,9 @@ TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming t
   CHECK(profile.code == 2);
   CHECK(profile.err == "suite: error: --profile runs one step per point: --repetitions does not apply (see --help)\n");
   CHECK(s.ran.empty());
+  gauge::RunOptions zero;  // from code: an error, not a silent single run
+  zero.repetitions = 0;
+  CHECK_THROWS_WITH(gauge::run_suite({}, zero), "run_suite: RunOptions::repetitions must be >= 1, got 0");
   // The progress line says which repetition runs (1-based) where there are several.
   gauge::ProgressState p;
   p.index = 5;

@@ -344,7 +344,8 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   const double t0 = clock();
   SuiteSummary summary;
   summary.points = points.size();
-  const std::size_t repetitions = std::max<std::size_t>(1, o.repetitions);
+  if (o.repetitions == 0) throw UsageError("run_suite: RunOptions::repetitions must be >= 1, got 0");
+  const std::size_t repetitions = o.repetitions;
   summary.repetitions = repetitions;
   const bool terminal = io.err_is_terminal ? *io.err_is_terminal : ::isatty(::fileno(io.err)) != 0;
 

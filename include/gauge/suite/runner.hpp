@@ -114,6 +114,7 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
 /// Runs the planned points (see the file comment) `options.repetitions` times, in rounds over all
 /// of them, writes the report and the tables. A point skipped in one round is not run again (a
 /// skip says the point cannot run here) and is listed once under `skipped`.
+/// \throws UsageError when `options.repetitions` is 0; ReportError when `options.out` cannot be written.
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
 
 /// The whole runner: parses `argv`, then lists, profiles or runs. Returns the exit status (0, 1 or

@@ -8,10 +8,10 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/formats.hpp"
 
-TEST_CASE("export formats: the registry holds the four formats, in order, once each", "[export]") {
+TEST_CASE("export formats: the registry holds the five formats, in order, once each", "[export]") {
   std::string names;
   for (const auto& f : gauge::export_formats()) names += f.name + ",";
-  CHECK(names == "gbench,csv,markdown,console,");
+  CHECK(names == "gbench,csv,markdown,console,bencher,");
   CHECK(gauge::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
 }
 
@@ -20,7 +20,7 @@ TEST_CASE("export formats: an unknown name names itself and the registered ones"
     gauge::find_export_format("xml");
     FAIL("no error for an unknown format");
   } catch (const gauge::ConfigError& e) {
-    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console)");
+    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher)");
   }
 }
 

@@ -118,12 +118,15 @@ class HardeningExport(unittest.TestCase):
     def test_gbench_writes_at_most_100_repetitions_and_the_aggregates(self):
         # 100,000 samples and a name of 1,000 bytes. Before: one entry per sample, each carrying the
         # name: about 130 MB. Google Benchmark's shape: repetitions (here 100 groups of 1,000
-        # consecutive samples, each its mean), then _mean, _median, _stddev, _cv over them.
+        # consecutive samples, each its mean), then _mean and _median (gauge's own, from the
+        # result's summary), _stddev and _cv over the repetitions.
         doc = base_doc()
         e = doc["experiments"][0]
         rng = np.random.default_rng(11)
         samples = 1e-3 + 1e-5 * rng.standard_normal(100000)
         e["samples"]["gpu_time_per_step_s"] = samples.tolist()
+        e["gpu_time_s"]["p50"] = float(np.median(samples))  # the summary of these samples
+        e["gpu_time_s"]["mean"] = float(np.mean(samples))
         e["dimensions"]["long"] = "x" * 1000
         path = write_doc(scratch("hardening-gbench"), "many.json", doc)
         self.assertGreater(os.path.getsize(path), 1_000_000)
@@ -142,8 +145,8 @@ class HardeningExport(unittest.TestCase):
             self.assertEqual(1000 * steps_per_sample, x["iterations"])
             self.assertAlmostEqual(means[i] * 1e9, x["real_time"], delta=1e-6)
         self.assertEqual({"mean", "median", "stddev", "cv"}, set(aggregates))
-        self.assertAlmostEqual(float(np.median(means)) * 1e9, aggregates["median"]["real_time"], delta=1e-6)
-        self.assertAlmostEqual(float(np.mean(means)) * 1e9, aggregates["mean"]["real_time"], delta=1e-6)
+        self.assertAlmostEqual(float(np.median(samples)) * 1e9, aggregates["median"]["real_time"], delta=1e-6)
+        self.assertAlmostEqual(float(np.mean(samples)) * 1e9, aggregates["mean"]["real_time"], delta=1e-6)
         self.assertAlmostEqual(float(np.std(means, ddof=1)) * 1e9, aggregates["stddev"]["real_time"], delta=1e-6)
 
     def test_gbench_marks_failures_with_error_occurred_and_omits_an_unknown_governor(self):

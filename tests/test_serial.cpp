@@ -175,7 +175,7 @@ const std::vector<std::string> measure_config_keys = {
     "/wall_round_fraction", "/cache",               "/gpu_timing",          "/streams"};
 const std::vector<std::string> result_keys = {
     "/name", "/dimensions", "/work", "/config", "/backend", "/time_label", "/time_clock", "/device", "/status",
-    "/error", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
+    "/error", "/repetition", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
     "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/clock", "/telemetry", "/memory", "/kernels", "/kernel_trace",
     "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
@@ -343,6 +343,8 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   // The typed values, against the numbers set in tests/full_report.hpp.
   REQUIRE(back.results.size() == 2);
   const gauge::Result& r = back.results[0];
+  CHECK(r.repetition == std::optional<std::size_t>(2));
+  CHECK_FALSE(back.results[1].repetition.has_value());
   const auto& c = r.config;
   CHECK(c.warmup.min_steps == 11);
   CHECK(c.warmup.min_time == 21ms);
@@ -511,8 +513,8 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
 TEST_CASE("serial: every member of Result is written, under the key listed here", "[serial][completeness]") {
   CHECK(keys_of(json(gauge::Result{})) == top_keys(result_keys));
   CHECK(unwritten_members<gauge::Result>(result_keys, [](gauge::Result& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae);
         }) == std::vector<std::string>{});
 }
 

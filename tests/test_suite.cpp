@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -385,6 +386,95 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
         "[3/40] triad/T=float/N=4096 | median so far 11.04 us (240 samples) | 4.0 s elapsed, ~1 min 16 s left");
   CHECK(gauge::format_duration(3725) == "1 h 02 min");
   CHECK(gauge::format_duration(59.94) == "59.9 s");
+}
+
+TEST_CASE("suite: --repetitions 3 runs every point 3 times, in rounds over the whole suite", "[suite][repetitions]") {
+  FakeSuite s;
+  s.hook = [](gauge::Point& p) {
+    if (p.get_int64("A") == 2 && p.get_string("B") == "y") p.skip("A=2/B=y does not fit");
+  };
+  const fs::path dir = fresh_dir("repetitions");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--out", out, "--filter", "A=[12]", "--repetitions", "3"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  // 4 points (A=1,2 x B=x,y), one of them skipped: all points once, then all again, then again;
+  // the skipped point ran its body once only.
+  CHECK(s.ran == std::vector<std::string>{"1x", "1y", "2x", "2y", "1x", "1y", "2x", "1x", "1y", "2x"});
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 9);
+  const std::vector<std::string> labels = {"1x0", "1y0", "2x0", "1x1", "1y1", "2x1", "1x2", "1y2", "2x2"};
+  for (std::size_t i = 0; i < 9; ++i) {
+    const auto& res = report.results[i];
+    INFO(i);
+    CHECK(res.name == "k");
+    CHECK(res.status == gauge::Status::ok);
+    REQUIRE(res.repetition.has_value());
+    CHECK(std::to_string(std::get<std::int64_t>(res.dimensions.at("A"))) + std::get<std::string>(res.dimensions.at("B")) +
+              std::to_string(*res.repetition) ==
+          labels[i]);
+    // a kernel of A us: the median per step is A us in every repetition (the fake device is exact)
+    CHECK(res.gpu_time.p50.value() == Approx(static_cast<double>(std::get<std::int64_t>(res.dimensions.at("A"))) * 1e-6));
+  }
+  REQUIRE(report.skipped.size() == 1);
+  CHECK(report.skipped[0].reason == "A=2/B=y does not fit");
+  // As written: the key and its 0-based index.
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  for (std::size_t i = 0; i < 9; ++i) CHECK(doc["experiments"][i]["repetition"] == i / 3);
+  // The table: a repetition column, the repetitions of a point side by side.
+  const auto table = lines(r.out);
+  REQUIRE(table.size() >= 12);
+  CHECK(gauge::testing::contains(table[1], "A  B  repetition  status"));
+  CHECK(gauge::testing::contains(table[2], "1  x         1/3  ok"));
+  CHECK(gauge::testing::contains(table[3], "1  x         2/3  ok"));
+  CHECK(gauge::testing::contains(table[4], "1  x         3/3  ok"));
+  CHECK(gauge::testing::contains(table[11], "2  y           -  skipped"));
+  CHECK(gauge::testing::contains(r.err, "gauge: 4 points x 3 repetitions (9 ok, 0 failed, 1 skipped)"));
+
+  // One repetition (the default): no repetition index, no column, the old summary line.
+  FakeSuite once;
+  const Run one = run_main(once.registry, {"--filter", "A=1/B=x", "--format", "json"});
+  CHECK(one.code == 0);
+  const auto single = nlohmann::json::parse(one.out);
+  REQUIRE(single["experiments"].size() == 1);
+  CHECK(single["experiments"][0]["repetition"].is_null());
+  CHECK(gauge::testing::contains(one.err, "gauge: 1 points (1 ok, 0 failed, 0 skipped)"));
+  const Run md = run_main(once.registry, {"--filter", "A=1/B=x", "--format", "markdown", "--repetitions", "2", "--quiet"});
+  CHECK(gauge::testing::contains(md.out, "| A | B | repetition | status |"));
+  CHECK(gauge::testing::contains(md.out, "| 1 | x | 2/2 | ok |"));
+  // --list is unchanged.
+  CHECK(run_main(once.registry, {"--list", "--repetitions", "3"}).out == run_main(once.registry, {"--list"}).out);
+}
+
+TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming the flag and the value", "[suite][cli][repetitions]") {
+  FakeSuite s;
+  for (const std::string bad : {"0", "abc", "-2", "1.5", ""}) {
+    const Run r = run_main(s.registry, {"--repetitions", bad});
+    INFO(bad);
+    CHECK(r.code == 2);
+    CHECK(r.err == "suite: error: --repetitions '" + bad + "': expected a whole number >= 1 (see --help)\n");
+    CHECK(r.out.empty());
+  }
+  const Run profile = run_main(s.registry, {"--profile", "--repetitions", "2"});
+  CHECK(profile.code == 2);
+  CHECK(profile.err == "suite: error: --profile runs one step per point: --repetitions does not apply (see --help)\n");
+  CHECK(s.ran.empty());
+  gauge::RunOptions zero;  // from code: an error, not a silent single run
+  zero.repetitions = 0;
+  CHECK_THROWS_WITH(gauge::run_suite({}, zero), "run_suite: RunOptions::repetitions must be >= 1, got 0");
+  // The progress line says which repetition runs (1-based) where there are several.
+  gauge::ProgressState p;
+  p.index = 5;
+  p.total = 12;
+  p.label = "k/A=2/B=x";
+  p.repetition = 2;
+  p.repetitions = 3;
+  p.elapsed_s = 4.0;
+  CHECK(gauge::progress_line(p) == "[5/12] k/A=2/B=x (repetition 2/3) | 4.0 s elapsed");
+  p.repetitions = 1;
+  p.repetition = 1;
+  CHECK(gauge::progress_line(p) == "[5/12] k/A=2/B=x | 4.0 s elapsed");
 }
 
 TEST_CASE("suite: the progress line shows on a terminal only after the delay, never with --quiet", "[suite][progress]") {

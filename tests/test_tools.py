@@ -503,6 +503,29 @@ class ExportCli(unittest.TestCase):
             self.assertEqual(float(np.median(gpu_samples(report("multi-base.json"), i))), float(r["time_median_s"]))
             self.assertEqual("30", r["time_n"])
 
+    def test_bencher_metric_format_has_the_median_its_interval_and_the_rates(self):
+        doc = json.loads(self.export("base.json", "--format", "bencher"))
+        with open(report("base.json")) as f:
+            e = json.load(f)["experiments"][0]
+        self.assertEqual(1, len(doc))
+        (name, measures), = doc.items()
+        self.assertTrue(name.startswith("gemm/K:8192/M:8192/N:8192/"), name)
+        samples = np.sort(gpu_samples(report("base.json")))
+        median = float(np.median(samples))
+        # The distribution-free interval: the order statistics at the stored ranks (1-based).
+        ci = e["gpu_time_s"]["median_ci"]
+        low, high = samples[ci["lower_rank"] - 1], samples[ci["upper_rank"] - 1]
+        self.assertAlmostEqual(median * 1e9, measures["latency"]["value"], delta=1e-6)
+        self.assertAlmostEqual(low * 1e9, measures["latency"]["lower_value"], delta=1e-6)
+        self.assertAlmostEqual(high * 1e9, measures["latency"]["upper_value"], delta=1e-6)
+        flop = e["work"]["flop_per_step"]
+        self.assertAlmostEqual(flop / median / 1e12, measures["flop-per-second"]["value"] / 1e12, places=9)
+        self.assertAlmostEqual(flop / high / 1e12, measures["flop-per-second"]["lower_value"] / 1e12, places=9)
+        self.assertAlmostEqual(flop / low / 1e12, measures["flop-per-second"]["upper_value"] / 1e12, places=9)
+        self.assertEqual({"latency", "flop-per-second", "bytes-per-second"}, set(measures))
+        # A failed experiment is left out: nothing to export.
+        self.assertEqual({}, json.loads(self.export("failed.json", "--format", "bencher")))
+
     def test_markdown_and_errors(self):
         md = self.export("base.json", "--format", "markdown")
         self.assertTrue(md.startswith("| experiment | status | median |"), md)
@@ -572,8 +595,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -585,7 +608,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console} (see --help)", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:

@@ -1,10 +1,11 @@
 // gauge-export: writes a gauge report in another format, to standard output.
 //
-//   gauge-export REPORT.json [--format gbench|csv|markdown|console] [--metric gpu|wall]
+//   gauge-export REPORT.json [--format gbench|csv|markdown|console|bencher] [--metric gpu|wall]
 //                [--time-unit ns|us|ms|s] [--no-repetitions] [--help] [--version]
 //
 // gbench: Google Benchmark JSON, which its compare.py reads (`compare.py benchmarks a.json b.json`);
-// csv: one row per experiment; markdown: a table; console: the console summary. The formats come
+// csv: one row per experiment; markdown: a table; console: the console summary; bencher: Bencher
+// Metric Format JSON (`bencher run --adapter json`). The formats come
 // from the registry in gauge/report/export_format.hpp (gauge/report/formats.hpp lists them). Options take their value as `--opt value` or
 // `--opt=value` (CLI11; see tools/cli.hpp). Exit status 2 with a one-line reason on bad usage or
 // bad input (missing file, invalid JSON, not a gauge report, newer major schema version); 74 when
@@ -40,7 +41,8 @@ struct Arguments {
 Arguments parse(int argc, char** argv) {
   Arguments a;
   CLI::App app("Writes a gauge report in another format to standard output: Google Benchmark JSON (which its "
-               "compare.py reads), CSV (one row per experiment) or a Markdown table.",
+               "compare.py reads), CSV (one row per experiment), a Markdown table, the console summary or Bencher Metric "
+               "Format JSON.",
                "gauge-export");
   gauge::tools::configure(app, exit_codes);
   app.add_option("REPORT", a.path, "The report (gauge JSON)")->required()->type_name("REPORT.json");
@@ -52,7 +54,7 @@ Arguments parse(int argc, char** argv) {
   }
   app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(names));
   std::string metric = "gpu";
-  app.add_option("--metric", metric, "gbench: the time written as real_time, GPU time or wall time per step")
+  app.add_option("--metric", metric, "gbench, bencher: the time written (real_time; latency), GPU time or wall time per step")
       ->check(gauge::tools::one_of({"gpu", "wall"}));
   app.add_option("--time-unit", a.options.time_unit, "gbench: the time unit of every entry")
       ->check(gauge::tools::one_of({"ns", "us", "ms", "s"}));

@@ -30,6 +30,10 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// It also adds `ranks` (null for one process): a run over many MPI ranks (gauge/mpi.hpp) with
 /// every rank's host, GPU and status, per-rank results and cross-rank statistics of each
 /// experiment, and the Timers' windows across ranks.
+/// 1.5.0 adds `repetition` to each result (which repetition of its point it is, 0-based, when the
+/// suite runner ran every point several times with `--repetitions N`; null otherwise), `clock`
+/// (the SM clock of every measured round and the cycles per step) and the device's
+/// `memory_bandwidth_bytes_per_s`.
 inline constexpr const char* report_schema_version = "1.5.0";
 
 }  // namespace gauge

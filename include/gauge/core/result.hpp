@@ -155,6 +155,11 @@ struct Result {
   DeviceRecord device;             ///< where it ran
   Status status = Status::ok;      ///< ok, or failed with `error`
   std::optional<std::string> error;  ///< the failure, with the phase and step where it happened
+  /// Which repetition of its point this result is, 0-based, when the suite runner ran every
+  /// point several times (`--repetitions N`, N > 1: N rounds over the whole suite, so the
+  /// repetitions of a point are apart in time); empty when the experiment ran once. The results
+  /// of one name and dimensions in a report are runs of the same code.
+  std::optional<std::size_t> repetition;
 
   WarmupRecord warmup;
   SamplingRecord sampling;

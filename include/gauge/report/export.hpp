@@ -45,9 +45,19 @@ struct GoogleBenchmarkOptions {
   /// true: the samples as Google Benchmark's repetitions (`--benchmark_repetitions`): at most
   /// `max_repetitions` `run_type: "iteration"` entries, each the mean time per step of a group of
   /// consecutive samples (one sample per entry when there are no more samples than that;
-  /// `iterations` = steps behind the entry), then the aggregates `_mean`, `_median`, `_stddev`
-  /// and `_cv` over those entries, as Google Benchmark computes them (compare.py then runs its U
-  /// test on the entries). false: one entry per experiment whose time is the median.
+  /// `iterations` = steps behind the entry; compare.py runs its U test on these entries), then
+  /// the aggregates:
+  /// - `_median`: gauge's own median time per step (the result's `gpu_time_s.p50`, or
+  ///   `wall_time_s.p50` for wall time), the number gauge's report, console and comparison use.
+  ///   Not the median of the entries: an entry is the mean of a group, and the median of group
+  ///   means can sit far from the median of the samples (8 % on a noisy CPU);
+  /// - `_mean`: gauge's own mean time per step (`gpu_time_s.mean` / `wall_time_s.mean`: over
+  ///   every sample, with the same weight each);
+  /// - `_stddev` and `_cv`: the sample standard deviation (n − 1) of the entries and that over
+  ///   their mean, as Google Benchmark computes them over its repetitions (the spread between
+  ///   entries, not between samples).
+  /// Where the result's summary lacks a figure (a hand-made report), it is computed from the
+  /// stored samples. false: one entry per experiment whose time is gauge's median.
   bool repetitions = true;
   /// Most repetition entries per experiment. Google Benchmark writes one entry per repetition,
   /// each carrying the full name: one per stored sample (up to 100,000) turned a 526 KB report
@@ -64,13 +74,6 @@ inline double seconds_per_unit(const std::string& unit) {
   if (unit == "ms") return 1e-3;
   if (unit == "s") return 1.0;
   throw ConfigError("google_benchmark_json: time_unit must be ns, us, ms or s, got \"" + unit + "\"");
-}
-
-/// "gemm/K:8192/M:8192/dtype:bf16": the name and every dimension, Google Benchmark's named-argument form.
-inline std::string benchmark_name(const Result& r) {
-  std::string name = r.name;
-  for (const auto& [k, v] : r.dimensions) name += "/" + k + ":" + gauge::to_string(v);
-  return name;
 }
 
 /// Adds the throughput counters for `seconds` per step: bytes_per_second, items_per_second (the
@@ -113,8 +116,12 @@ inline std::string csv_number(const std::optional<double>& v) {
 /// described at GoogleBenchmarkOptions::repetitions, named
 /// "<name>/<dimension>:<value>/..."; `real_time` is the chosen time per step in `time_unit`;
 /// `cpu_time` repeats `real_time` (gauge measures no process CPU time; tools require the key);
-/// `iterations` is the steps behind the entry; counters `flop_per_second`, `bytes_per_second`,
-/// `items_per_second` and `<item>_per_second` are work / that time (on repetitions and the median).
+/// `iterations` is the steps behind the entry (for an aggregate, the number of entries, as Google
+/// Benchmark writes it); counters `flop_per_second`, `bytes_per_second`, `items_per_second` and
+/// `<item>_per_second` are work / that time (on repetitions and the median). The `_median`
+/// aggregate (and the single entry without repetitions) is gauge's own median of the result,
+/// `gpu_time_s.p50` (per step, in `time_unit`): what compare.py and dashboards read as the
+/// median is the number gauge reports.
 /// A failed experiment is one entry with Google Benchmark's `error_occurred: true` and
 /// `error_message` (its error), `iterations` 0 and times 0, as Google Benchmark writes a
 /// benchmark that called `SkipWithError`. An experiment that did not fail but has no samples is
@@ -186,11 +193,21 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     }
     const std::size_t steps_per_sample = gpu ? std::max<std::size_t>(1, r.sampling.steps_per_sample)
                                               : (r.sampling.wall_rounds ? std::max<std::size_t>(1, r.sampling.wall_steps / r.sampling.wall_rounds) : 1);
+    // gauge's own median and mean of the result (its summary); from the stored samples only
+    // where the summary lacks them (a hand-made report).
+    const Summary& own = gpu ? r.gpu_time : r.wall_time;
+    std::optional<Summary> from_samples;
+    auto own_or_samples = [&](std::optional<double> Summary::*figure) {
+      const std::optional<double>& v = own.*figure;
+      if (v && std::isfinite(*v)) return *v;
+      if (!from_samples) from_samples = summarize(samples);
+      return *((*from_samples).*figure);
+    };
+    const double median_s = own_or_samples(&Summary::p50);
     if (!options.repetitions) {
-      const Summary s = summarize(samples);
-      nlohmann::json b = entry(name, "iteration", 1, gpu ? r.sampling.steps : r.sampling.wall_steps, *s.p50);
+      nlohmann::json b = entry(name, "iteration", 1, gpu ? r.sampling.steps : r.sampling.wall_steps, median_s);
       b["repetition_index"] = 0;
-      add_counters(b, r.work, *s.p50);
+      add_counters(b, r.work, median_s);
       benchmarks.push_back(b);
       ++family;
       continue;
@@ -221,9 +238,9 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       }
       return b;
     };
-    benchmarks.push_back(aggregate("mean", *s.mean, "time"));
-    nlohmann::json median = aggregate("median", *s.p50, "time");
-    add_counters(median, r.work, *s.p50);
+    benchmarks.push_back(aggregate("mean", own_or_samples(&Summary::mean), "time"));
+    nlohmann::json median = aggregate("median", median_s, "time");
+    add_counters(median, r.work, median_s);
     benchmarks.push_back(median);
     if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
     if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));

@@ -38,6 +38,14 @@ struct TableRow {
   std::vector<std::string> warnings;    ///< warning codes, in order
 };
 
+/// "gemm/K:8192/M:8192/dtype:bf16": the name and every dimension (in key order), Google
+/// Benchmark's named-argument form; the name of a result in the Google Benchmark and Bencher exports.
+inline std::string benchmark_name(const Result& r) {
+  std::string name = r.name;
+  for (const auto& [k, v] : r.dimensions) name += "/" + k + ":" + gauge::to_string(v);
+  return name;
+}
+
 /// The codes of `warnings`, in order.
 inline std::vector<std::string> codes_of(const std::vector<Warning>& warnings) {
   std::vector<std::string> codes;

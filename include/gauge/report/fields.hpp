@@ -258,6 +258,7 @@ struct Fields<Result> {
   template <class V, class C>
   static void describe(V& v, C& x) {
     GAUGE_SERIAL_FIELDS(name, status, error, backend);
+    v("repetition", x.repetition, since_1_5);
     v("time_label", x.time_label, since_1_2);
     v("time_clock", x.time_clock, since_1_2);
     GAUGE_SERIAL_FIELDS(device, dimensions, work, config, warmup, sampling, stopping);

@@ -136,11 +136,14 @@ class ProgressDisplay {
     if (ticker_.joinable()) ticker_.join();
     if (drawn_) std::fputs("\r\033[K", err_), std::fflush(err_);
   }
-  void begin(std::size_t index, std::size_t total, const std::string& label) {
+  void begin(std::size_t index, std::size_t total, const std::string& label, std::size_t repetition = 1,
+             std::size_t repetitions = 1) {
     std::lock_guard<std::mutex> lock(m_);
     state_.index = index;
     state_.total = total;
     state_.label = label;
+    state_.repetition = repetition;
+    state_.repetitions = repetitions;
     state_.median_so_far_s.reset();
     state_.samples_so_far = 0;
     draw_locked();
@@ -341,6 +344,9 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   const double t0 = clock();
   SuiteSummary summary;
   summary.points = points.size();
+  if (o.repetitions == 0) throw UsageError("run_suite: RunOptions::repetitions must be >= 1, got 0");
+  const std::size_t repetitions = o.repetitions;
+  summary.repetitions = repetitions;
   const bool terminal = io.err_is_terminal ? *io.err_is_terminal : ::isatty(::fileno(io.err)) != 0;
 
   if (o.profile) {
@@ -379,8 +385,14 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   const Environment env = io.environment ? io.environment() : capture_environment();
   std::vector<Result> results;
   std::vector<SkippedPoint> skipped;
-  // Run order of rows per benchmark: (true, i) a result, (false, i) a skipped point.
-  std::map<const Benchmark*, std::vector<std::pair<bool, std::size_t>>> rows;
+  // Rows per benchmark, in run order: {point, true, i} a result, {point, false, i} a skipped point.
+  struct Row {
+    std::size_t point;
+    bool is_result;
+    std::size_t index;
+  };
+  std::map<const Benchmark*, std::vector<Row>> rows;
+  std::vector<bool> point_skipped(points.size(), false);  // skipped in an earlier round: not run again
   // A write that fails (the disk filled, the folder went away) loses nothing already measured:
   // the run goes on, the tables are printed, and the run ends with exit 74 naming the file.
   std::optional<std::string> write_error;
@@ -397,9 +409,12 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   double last_write = clock();
   {
     ProgressDisplay progress(io.err, terminal && !o.quiet, clock);
-    for (std::size_t i = 0; i < points.size(); ++i) {
+    // Rounds over the whole suite: every point once, then every point again, ... (--repetitions).
+    for (std::size_t run = 0; run < repetitions * points.size(); ++run) {
+      const std::size_t round = run / points.size(), i = run % points.size();
+      if (point_skipped[i]) continue;
       const PlannedPoint& pp = points[i];
-      progress.begin(i + 1, points.size(), pp.label);
+      progress.begin(run + 1, repetitions * points.size(), pp.label, round + 1, repetitions);
       Config c;
       std::optional<std::string> error = configure_point(c, pp, o);
       Point p(pp.benchmark->name(), pp.values, c, PointMode::measure);
@@ -418,7 +433,8 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       std::optional<double> median;
       if (p.skip_reason() && !p.result()) {
         skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
-        rows[pp.benchmark].emplace_back(false, skipped.size() - 1);
+        rows[pp.benchmark].push_back(Row{i, false, skipped.size() - 1});
+        point_skipped[i] = true;
         ++summary.skipped;
       } else {
         Result r;
@@ -431,12 +447,13 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
         } else {
           r = failed_point(p, c, error.value_or("the benchmark neither ran nor skipped the point (call p.run(step) or p.skip(reason))"));
         }
+        if (repetitions > 1) r.repetition = round;
         summary.points_time_s += r.total_time_s;
         if (r.status == Status::ok) ++summary.ok;
         else ++summary.failed;
         median = r.gpu_time.p50;
         results.push_back(std::move(r));
-        rows[pp.benchmark].emplace_back(true, results.size() - 1);
+        rows[pp.benchmark].push_back(Row{i, true, results.size() - 1});
       }
       progress.end(median);
       // Keep what was measured on disk as it goes (a crash later loses nothing), at most every 5 s.
@@ -463,8 +480,13 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       for (const auto& a : b->axes()) axis_names.push_back(a.name);
       bool device_column = false;
       std::vector<SweepRow> table_rows;
-      for (const auto& [is_result, index] : rows[b]) {
-        table_rows.push_back(is_result ? sweep_row(results[index]) : sweep_row(skipped[index]));
+      // The repetitions of a point side by side (in point order, then round).
+      std::vector<Row>& ordered = rows[b];
+      std::stable_sort(ordered.begin(), ordered.end(), [](const Row& x, const Row& y) { return x.point < y.point; });
+      for (const Row& row : ordered) {
+        table_rows.push_back(row.is_result ? sweep_row(results[row.index]) : sweep_row(skipped[row.index]));
+        if (row.is_result && results[row.index].repetition)
+          table_rows.back().repetition = std::to_string(*results[row.index].repetition + 1) + "/" + std::to_string(repetitions);
         if (table_rows.back().dimensions.count("device")) device_column = true;
       }
       if (device_column) axis_names.emplace_back("device");
@@ -483,10 +505,14 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   }
   if (!o.quiet) {
     const double overhead = summary.wall_time_s - summary.points_time_s;
+    // "6 points" or, with repetitions, "6 points x 3 repetitions" (ok and failed count runs;
+    // skipped counts points, which run once).
+    const std::string counted = repetitions > 1 ? fmt::format("{} points x {} repetitions", summary.points, repetitions)
+                                                : fmt::format("{} points", summary.points);
     std::fprintf(io.err,
-                 "gauge: %zu points (%zu ok, %zu failed, %zu skipped) in %s; the points' own run time %s, the "
+                 "gauge: %s (%zu ok, %zu failed, %zu skipped) in %s; the points' own run time %s, the "
                  "runner's %s (%.1f %%)%s\n",
-                 summary.points, summary.ok, summary.failed, summary.skipped, format_duration(summary.wall_time_s).c_str(),
+                 counted.c_str(), summary.ok, summary.failed, summary.skipped, format_duration(summary.wall_time_s).c_str(),
                  format_duration(summary.points_time_s).c_str(), format_duration(overhead).c_str(),
                  summary.wall_time_s > 0 ? 100 * overhead / summary.wall_time_s : 0.0,
                  o.out.empty() ? "" : ("; report: " + o.out).c_str());
@@ -517,6 +543,11 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   app.add_flag("--cold", o.cold, "Flush the L2 cache before every step (outside the timing)");
   app.add_flag("--graph", o.graph, "Time replays of a CUDA graph of the steps");
   app.add_flag("--kernels", o.kernels, "Trace the kernels inside each step with CUPTI after measuring (report: kernel_trace; console: a table per point)");
+  std::string repetitions;
+  CLI::Option* repetitions_option = app.add_option("--repetitions", repetitions,
+                 "Run every point N times, in N rounds over the whole suite (each point once, then again, ...); each "
+                 "run is its own result with its repetition (default 1)")
+      ->type_name("N");
   app.add_flag("--profile", o.profile, "For each point: a short warm-up, then one step between cudaProfilerStart/Stop, untimed (for ncu/nsys --profile-from-start off)");
   app.add_flag("-q,--quiet", o.quiet, "No progress line and no summary on stderr");
   app.footer("Exit status: 0 every point ran (or was skipped), 1 a point failed, 2 bad usage.");
@@ -560,6 +591,17 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (!(v > 0 && v < 1)) return usage("--target-ci '" + target_ci + "' is not in (0, 1) (e.g. 0.005 or 0.5%)");
     o.target_ci = v;
   }
+  if (repetitions_option->count()) {
+    std::int64_t v = 0;
+    try {
+      v = detail::axes::parse_int(repetitions);
+    } catch (const AxisError&) {
+      v = 0;
+    }
+    if (v < 1) return usage("--repetitions '" + repetitions + "': expected a whole number >= 1");
+    o.repetitions = static_cast<std::size_t>(v);
+  }
+  if (o.profile && o.repetitions > 1) return usage("--profile runs one step per point: --repetitions does not apply");
   if (o.profile && (!o.out.empty() || o.format != "console"))
     return usage("--profile times nothing: it writes no report (--out) and no table (--format)");
   std::vector<PlannedPoint> points;

@@ -1,6 +1,7 @@
 #pragma once
 /// \file gauge/suite/progress.hpp
-/// The runner's progress line on stderr: point i of N, its name and axis values, the median so far
+/// The runner's progress line on stderr: run i of N (points × repetitions), its name and axis
+/// values, which repetition it is (with `--repetitions N`, N > 1), the median so far
 /// of the point running (or, between points, the last point's), the time elapsed and an estimate
 /// of the time left. Shown only for runs longer than
 /// `progress_delay` and only when stderr is a terminal (never with --quiet), redrawn in place.
@@ -22,8 +23,10 @@ inline constexpr std::chrono::milliseconds progress_delay{2000};
 
 /// What the progress line shows.
 struct ProgressState {
-  std::size_t index = 0;   ///< the point running now, 1-based
-  std::size_t total = 0;   ///< points in the run
+  std::size_t index = 0;   ///< the point running now, 1-based, counted over all repetitions
+  std::size_t total = 0;   ///< runs of points in the run (points × repetitions)
+  std::size_t repetition = 1;   ///< the repetition running, 1-based (`--repetitions`)
+  std::size_t repetitions = 1;  ///< repetitions of every point (1: the line does not mention them)
   std::string label;       ///< its name and axis values, e.g. "triad/T=float/N=4096"
   std::optional<double> last_median_s;  ///< median time per step of the last point finished, seconds
   /// The running point's median time per step so far, seconds, and its samples (after its first
@@ -53,9 +56,11 @@ inline std::optional<double> progress_remaining_s(const ProgressState& s) {
 
 /// The progress line (no newline), e.g.
 /// "[3/40] triad/T=float/N=4096 | median so far 12.35 us (240 samples) | 4.1 s elapsed, ~50.0 s left",
-/// or "| last median 12.35 us" before the running point's first round.
+/// or "| last median 12.35 us" before the running point's first round; with repetitions
+/// "[43/80] triad/T=float/N=4096 (repetition 2/2) | ...".
 inline std::string progress_line(const ProgressState& s) {
   std::string line = fmt::format("[{}/{}] {}", s.index, s.total, s.label);
+  if (s.repetitions > 1) line += fmt::format(" (repetition {}/{})", s.repetition, s.repetitions);
   if (s.median_so_far_s)
     line += fmt::format(" | median so far {} ({} samples)", detail::format_time(s.median_so_far_s), s.samples_so_far);
   else if (s.last_median_s)

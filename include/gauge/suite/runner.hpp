@@ -14,6 +14,7 @@
 ///   --format console|markdown|csv|json   what goes to stdout (default console)
 ///   --min-time S, --max-time S, --target-ci X, --cold, --graph   the common settings
 ///   --kernels                   trace the kernels inside each step (CUPTI; Config::trace_kernels)
+///   --repetitions N             run every point N times, in N rounds over the whole suite
 ///   --profile                   one step per point between cudaProfilerStart/Stop, untimed
 ///   --quiet                     no progress, no summary line on stderr
 ///   --help, --version
@@ -58,6 +59,11 @@ struct RunOptions {
   bool cold = false;                        ///< --cold (an L2 flush before every step)
   bool graph = false;                       ///< --graph (CUDA graph replays)
   bool kernels = false;                     ///< --kernels (Config::trace_kernels: CUPTI kernel tracing)
+  /// --repetitions N (Google Benchmark's `--benchmark_repetitions`), >= 1: every point runs N
+  /// times, in N rounds over the whole suite (every point once, then every point again, ...), so
+  /// that the repetitions of a point are apart in time by the rest of the suite. Each run is its
+  /// own Result, with `repetition` = its round (0-based) when N > 1.
+  std::size_t repetitions = 1;
   bool profile = false;                     ///< --profile
   bool quiet = false;                       ///< --quiet
   ProfileSettings profile_settings;         ///< the warm-up of --profile
@@ -85,9 +91,10 @@ struct PlannedPoint {
 /// What a run did.
 struct SuiteSummary {
   std::size_t points = 0;     ///< points selected
-  std::size_t ok = 0;         ///< measured (or profiled) without failure
-  std::size_t failed = 0;     ///< failed (status failed, or the body threw)
-  std::size_t skipped = 0;    ///< skipped by the benchmark (Point::skip)
+  std::size_t repetitions = 1;  ///< runs of each point (RunOptions::repetitions)
+  std::size_t ok = 0;         ///< runs measured (or profiled) without failure, over all repetitions
+  std::size_t failed = 0;     ///< runs failed (status failed, or the body threw), over all repetitions
+  std::size_t skipped = 0;    ///< points skipped by the benchmark (Point::skip), once each
   double wall_time_s = 0;     ///< the whole run, seconds (environment capture and report included)
   double points_time_s = 0;   ///< sum of the points' own run time (Result::total_time_s), seconds
   int exit_code = 0;          ///< 0 all ran, 1 a point failed, 74 the report could not be written
@@ -104,7 +111,10 @@ class UsageError : public ConfigError {
 /// then devices. \throws UsageError naming the bad --axis, --filter or --device text.
 std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& options, const SuiteIo& io = {});
 
-/// Runs the planned points (see the file comment), writes the report and the tables.
+/// Runs the planned points (see the file comment) `options.repetitions` times, in rounds over all
+/// of them, writes the report and the tables. A point skipped in one round is not run again (a
+/// skip says the point cannot run here) and is listed once under `skipped`.
+/// \throws UsageError when `options.repetitions` is 0; ReportError when `options.out` cannot be written.
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
 
 /// The whole runner: parses `argv`, then lists, profiles or runs. Returns the exit status (0, 1 or

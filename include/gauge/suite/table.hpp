@@ -30,6 +30,9 @@ struct SweepRow {
   std::string ci = "-";         ///< half-width of the median's CI, percent of the median, e.g. "0.210"
   std::string throughput = "-";  ///< work / median: FLOP/s, else B/s, else the first item rate
   std::string note;             ///< warning codes; the error of a failed point; the reason of a skip
+  /// "i/N" (1-based) for a repetition of a run with `--repetitions N`, N > 1; "" otherwise (a
+  /// table shows its "repetition" column only when a row has one).
+  std::string repetition;
 };
 
 /// How a sweep table is written.
@@ -67,10 +70,15 @@ inline SweepRow sweep_row(const SkippedPoint& s) {
 }
 
 /// The table of one benchmark: a column per name in `axes` (a row without that dimension shows
-/// "-"), then status, samples, median, ci +-%, throughput, notes; ends with a newline.
+/// "-"), a "repetition" column when a row has one (SweepRow::repetition), then status, samples,
+/// median, ci +-%, throughput, notes; ends with a newline.
 /// Control characters in cells are made visible; '|' is escaped in Markdown.
 inline std::string sweep_table(const std::vector<std::string>& axes, const std::vector<SweepRow>& rows, TableStyle style) {
+  const bool repetition_column =
+      std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.repetition.empty(); });
+  const std::size_t lead = axes.size() + (repetition_column ? 1 : 0);  // right-aligned leading columns
   std::vector<std::string> header = axes;
+  if (repetition_column) header.emplace_back("repetition");
   for (const char* h : {"status", "samples", "median", "ci +-%", "throughput", "notes"}) header.emplace_back(h);
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {
@@ -79,11 +87,12 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
       const auto it = r.dimensions.find(a);
       line.push_back(it == r.dimensions.end() ? "-" : to_string(it->second));
     }
+    if (repetition_column) line.push_back(r.repetition.empty() ? "-" : r.repetition);
     for (const std::string* c : {&r.status, &r.samples, &r.median, &r.ci, &r.throughput, &r.note}) line.push_back(*c);
     for (auto& c : line) c = detail::escape::visible(c);
     cells.push_back(std::move(line));
   }
-  const std::size_t numeric_from = axes.size() + 1;  // samples ... throughput: right-aligned
+  const std::size_t numeric_from = lead + 1;  // samples ... throughput: right-aligned
   std::string out;
   if (style == TableStyle::markdown) {
     auto md = [](std::string c) {
@@ -95,7 +104,7 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
     for (const auto& h : header) out += " " + md(h) + " |";
     out += "\n|";
     for (std::size_t i = 0; i < header.size(); ++i)
-      out += (i >= numeric_from && i + 1 < header.size()) || i < axes.size() ? "---:|" : "---|";
+      out += (i >= numeric_from && i + 1 < header.size()) || i < lead ? "---:|" : "---|";
     out += "\n";
     for (const auto& line : cells) {
       out += "|";
@@ -112,7 +121,7 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
     std::string s;
     for (std::size_t i = 0; i < line.size(); ++i) {
       const bool last = i + 1 == line.size();
-      const bool right = i < axes.size() || (i >= numeric_from && !last);
+      const bool right = i < lead || (i >= numeric_from && !last);
       std::string pad(width[i] - line[i].size(), ' ');
       s += (i ? "  " : "") + (last ? line[i] : right ? pad + line[i] : line[i] + pad);
     }

@@ -1,0 +1,120 @@
+#pragma once
+/// \file gauge/report/export_bencher.hpp
+/// Export format `bencher`: Bencher Metric Format (BMF) JSON, what `bencher run --adapter json`
+/// reads (https://bencher.dev/docs/reference/bencher-metric-format/), so that Bencher tracks gauge
+/// results over time and alerts on them with gauge's own median and its confidence interval.
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gauge/core/error.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/summary.hpp"
+#include "gauge/report/dump.hpp"
+#include "gauge/report/export_format.hpp"
+#include "gauge/report/export_rows.hpp"
+#include "gauge/report/read.hpp"
+
+namespace gauge {
+
+namespace detail::export_ {
+
+/// Adds {"value", "lower_value", "upper_value"} under `measure` of `benchmark`: the value, and each
+/// bound only where it is finite. Nothing when the value is not finite (NaN stands for absent).
+inline void add_bmf_measure(nlohmann::json& benchmark, const std::string& measure, double value, double lower,
+                            double upper) {
+  if (!std::isfinite(value)) return;
+  nlohmann::json m = {{"value", value}};
+  if (std::isfinite(lower)) m["lower_value"] = lower;
+  if (std::isfinite(upper)) m["upper_value"] = upper;
+  benchmark[measure] = m;
+}
+
+/// `work` / `seconds` where `seconds` is a positive finite time; NaN otherwise.
+inline double bmf_rate(double work, double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return std::numeric_limits<double>::quiet_NaN();
+  return work / seconds;
+}
+
+}  // namespace detail::export_
+
+/// Results as Bencher Metric Format JSON: `{"<benchmark>": {"<measure>": {"value": v,
+/// "lower_value": lo, "upper_value": hi}, ...}, ...}`.
+///
+/// - **Benchmark name**: the experiment's name and its dimensions in key order,
+///   "gemm/K:8192/M:8192/dtype:bf16" (the Google Benchmark export's form). A result that carries
+///   a `repetition` (the suite runner's `--repetitions N`, N > 1) adds "/repetition:<i>" (0-based),
+///   so each repetition is a benchmark of its own; a later result whose name is still taken gets
+///   "/occurrence:<k>" (k = 2, 3, ...). Bencher limits names to 1024 characters; gauge does not
+///   shorten them.
+/// - **`latency`** (Bencher's built-in measure, nanoseconds): `value` is gauge's median time per
+///   step (`gpu_time_s.p50`: GPU time from CUDA events, or CPU time on the host backend, as the
+///   result's `time_label` says; `wall_time_s.p50` with `options.metric == "wall"`), `lower_value`
+///   and `upper_value` the bounds of the median's confidence interval (`gpu_time_s.median_ci`, at
+///   the result's confidence level, distribution-free and widened for the stream effect), × 1e9.
+/// - **Throughput**, where the work is declared: `flop-per-second` (FLOP/s), `bytes-per-second`
+///   (bytes/s) and `<item>-per-second` for every item (items/s): `value` = work per step / the
+///   median, `lower_value` = work / the interval's *high* time, `upper_value` = work / its *low*
+///   time (a longer time is a lower rate). Measures that do not exist yet are created by Bencher
+///   under that name.
+/// - **Left out**: failed experiments (`status: failed`), experiments without a finite median
+///   (no samples), and the report's Timers. A bound that is absent or not finite (no interval; a
+///   rate from a zero time) is left out of its measure (both are optional in BMF); no number
+///   written is ever NaN or infinite.
+///
+/// \param results the results (e.g. StoredReport::results); \param options `metric` "gpu"
+/// (default) or "wall". \returns the document (an empty object when nothing is exported).
+/// \throws ConfigError for another metric.
+inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, const ExportOptions& options = {}) {
+  using namespace detail::export_;
+  if (options.metric != "gpu" && options.metric != "wall")
+    throw ConfigError("bencher_metric_format: metric must be \"gpu\" or \"wall\", got \"" + options.metric + "\"");
+  const bool gpu = options.metric == "gpu";
+  constexpr double ns_per_s = 1e9;
+  nlohmann::json doc = nlohmann::json::object();
+  for (const Result& r : results) {
+    if (r.status == Status::failed) continue;
+    const Summary& time = gpu ? r.gpu_time : r.wall_time;
+    if (!time.p50 || !std::isfinite(*time.p50)) continue;
+    // Absent figures are NaN here, and NaN is never written (add_bmf_measure).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double median = *time.p50;
+    const double low = time.median_ci ? time.median_ci->low : nan;
+    const double high = time.median_ci ? time.median_ci->high : nan;
+    nlohmann::json benchmark = nlohmann::json::object();
+    add_bmf_measure(benchmark, "latency", median * ns_per_s, low * ns_per_s, high * ns_per_s);
+    auto rate = [&](const std::string& measure, double work) {
+      add_bmf_measure(benchmark, measure, bmf_rate(work, median), bmf_rate(work, high), bmf_rate(work, low));
+    };
+    if (r.work.flop) rate("flop-per-second", *r.work.flop);
+    if (r.work.bytes) rate("bytes-per-second", *r.work.bytes);
+    for (const auto& [item, count] : r.work.items) rate(item + "-per-second", count);
+
+    std::string name = benchmark_name(r);
+    if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
+    if (doc.contains(name)) {
+      std::size_t k = 2;
+      while (doc.contains(name + "/occurrence:" + std::to_string(k))) ++k;
+      name += "/occurrence:" + std::to_string(k);
+    }
+    doc[name] = std::move(benchmark);
+  }
+  return doc;
+}
+
+namespace detail::export_ {
+/// The `bencher` export format: bencher_metric_format of a stored report, indented, one newline.
+inline std::string write_bencher(const StoredReport& report, const ExportOptions& options) {
+  return json_dump(bencher_metric_format(report.results, options), 2) + "\n";
+}
+}  // namespace detail::export_
+
+}  // namespace gauge
+
+GAUGE_REGISTER_EXPORT_FORMAT(bencher, "Bencher Metric Format JSON (bencher run --adapter json)",
+                             ::gauge::detail::export_::write_bencher)

@@ -336,7 +336,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
-  CHECK(back.schema_version == "1.4.0");
+  CHECK(back.schema_version == "1.5.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.

@@ -30,6 +30,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// It also adds `ranks` (null for one process): a run over many MPI ranks (gauge/mpi.hpp) with
 /// every rank's host, GPU and status, per-rank results and cross-rank statistics of each
 /// experiment, and the Timers' windows across ranks.
-inline constexpr const char* report_schema_version = "1.4.0";
+/// 1.5.0 adds `interleaved`: interleaved A/B runs (gauge/interleave.hpp), each with its two
+/// results' indices in `experiments`, the paired ratio B / A of their round medians with its
+/// bootstrap interval, the verdict, the rule and the settings.
+inline constexpr const char* report_schema_version = "1.5.0";
 
 }  // namespace gauge

@@ -70,6 +70,10 @@
 #endif
 
 namespace gauge {
+
+template <class ExperimentA, class ExperimentB>
+class Interleave;  // gauge/interleave.hpp
+
 namespace detail {
 
 #define GAUGE_DETAIL_HAS(trait, expr)                                           \
@@ -409,6 +413,9 @@ class Experiment {
   }
 
  private:
+  template <class ExperimentA, class ExperimentB>
+  friend class Interleave;  // runs two experiments' seams at once
+
   detail::ExperimentSpec spec_;
   Step step_;
   Backend backend_;

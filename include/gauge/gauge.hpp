@@ -20,6 +20,7 @@
 #include "gauge/core/work.hpp"
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/experiment.hpp"
+#include "gauge/interleave.hpp"
 #include "gauge/report.hpp"
 
 // The compiled part is host code only: nvcc's device pass (__CUDA_ARCH__ defined) skips it.

@@ -38,6 +38,7 @@
 #include "gauge/env/nvml.hpp"
 #include "gauge/env/process.hpp"
 #include "gauge/env/telemetry.hpp"
+#include "gauge/protocol/interleave.hpp"
 #include "gauge/protocol/protocol.hpp"
 #include "gauge/protocol/seam.hpp"
 #include "gauge/core/timer_summary.hpp"
@@ -168,6 +169,12 @@ Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
   return protocol.run();
 }
 
+InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& backend_a, const ExperimentSpec& b,
+                                  ProtocolBackend& backend_b, const InterleaveConfig& config) {
+  InterleavedRun run(a, backend_a, b, backend_b, config);
+  return run.run();
+}
+
 ProcessMemory read_host_process_memory() { return read_process_memory(); }
 std::optional<std::uint64_t> read_host_memory_total() { return read_memory_total(); }
 unsigned current_process_id() { return static_cast<unsigned>(::getpid()); }
@@ -194,12 +201,13 @@ struct Report::Data {
   Environment env;
   std::vector<Result> results;
   std::vector<TimerSummary> timers;
+  std::vector<InterleavedRecord> interleaved;
 };
 
 Report::Report(std::string path) : Report(std::move(path), capture_environment()) {}
 
 Report::Report(std::string path, Environment environment)
-    : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}})) {
+    : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}, {}})) {
   check_writable(d_->path);
 }
 
@@ -214,14 +222,25 @@ Report::~Report() = default;
 
 void Report::add(Result result) { d_->results.push_back(std::move(result)); }
 void Report::add(TimerSummary timer) { d_->timers.push_back(std::move(timer)); }
+void Report::add(InterleavedResult interleaved) {
+  InterleavedRecord record;
+  static_cast<InterleavedOutcome&>(record) = std::move(static_cast<InterleavedOutcome&>(interleaved));
+  record.a = d_->results.size();
+  record.b = record.a + 1;
+  d_->results.push_back(std::move(interleaved.a));
+  d_->results.push_back(std::move(interleaved.b));
+  d_->interleaved.push_back(std::move(record));
+}
+const std::vector<InterleavedRecord>& Report::interleaved() const { return d_->interleaved; }
 const std::vector<Result>& Report::results() const { return d_->results; }
 const std::vector<TimerSummary>& Report::timers() const { return d_->timers; }
 const Environment& Report::environment() const { return d_->env; }
 const std::string& Report::path() const { return d_->path; }
 
 std::string Report::json_text(int indent) const {
-  nlohmann::json j = report_json(d_->env, d_->results);
-  j["timers"] = d_->timers;
+  static const std::optional<RanksRecord> one_process;
+  const nlohmann::json j =
+      report_json(d_->env, d_->results, d_->timers, {}, one_process, d_->interleaved, utc_timestamp());
   return json_dump(j, indent) + "\n";
 }
 
@@ -238,8 +257,12 @@ void Report::write() const {
 std::string Report::summary() const {
   std::string timers;
   for (const auto& t : d_->timers) timers += timer_summary_text(t);
+  std::string interleaved;
+  for (const auto& x : d_->interleaved)
+    interleaved += "interleaved A/B, B \"" + d_->results.at(x.b).name + "\" / A \"" + d_->results.at(x.a).name +
+                   "\": " + to_string(x.verdict) + ": " + x.reason + "\n";
   return environment_line(d_->env) + summary_table(d_->results) + kernel_table(d_->results) +
-         warnings_text(d_->results, d_->env) + timers;
+         warnings_text(d_->results, d_->env) + interleaved + timers;
 }
 
 }  // namespace gauge

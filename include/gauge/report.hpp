@@ -18,6 +18,8 @@ namespace gauge {
 struct Environment;   // gauge/core/environment.hpp
 struct Result;        // gauge/core/result.hpp
 struct TimerSummary;  // gauge/core/timer_summary.hpp (the Timer's state)
+struct InterleavedResult;  // gauge/core/interleaved.hpp (gauge::interleave's outcome)
+struct InterleavedRecord;  // gauge/core/interleaved.hpp
 
 /// Collects results and writes the report.
 ///
@@ -45,11 +47,17 @@ class Report {
   void add(Result result);
   /// Adds a Timer's state (usually `timer.finish()`); written to the report's `timers` list.
   void add(TimerSummary timer);
+  /// Adds an interleaved A/B run (gauge::interleave): its results A and B, in that order, to the
+  /// experiments, and its paired ratio, verdict and settings to the report's `interleaved` list,
+  /// naming A and B by their index in the experiments.
+  void add(InterleavedResult interleaved);
 
   /// The results added so far.
   const std::vector<Result>& results() const;
   /// The Timer summaries added so far.
   const std::vector<TimerSummary>& timers() const;
+  /// The interleaved runs added so far (their results are in results()).
+  const std::vector<InterleavedRecord>& interleaved() const;
   /// The environment recorded.
   const Environment& environment() const;
   /// Where write() writes.

@@ -34,6 +34,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// suite runner ran every point several times with `--repetitions N`; null otherwise), `clock`
 /// (the SM clock of every measured round and the cycles per step) and the device's
 /// `memory_bandwidth_bytes_per_s`.
+/// 1.5.0 also adds `interleaved`: interleaved A/B runs (gauge/interleave.hpp), each with its two
+/// results' indices in `experiments`, the paired ratio B / A of their round medians with its
+/// bootstrap interval, the verdict, the rule and the settings.
 inline constexpr const char* report_schema_version = "1.5.0";
 
 }  // namespace gauge

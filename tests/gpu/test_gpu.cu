@@ -92,6 +92,34 @@ TEST_CASE("GPU time of a 100 us busy-wait kernel matches its own span", "[gpu]")
   CHECK_FALSE(r.has_warning("work_not_on_stream"));
 }
 
+TEST_CASE("interleaved A/B: a 100 us kernel against one 2 % longer reads slower, and against itself same",
+          "[gpu][interleave]") {
+  const std::uint64_t ns = 100000, ns_b = 102000;
+  auto a = gauge::Experiment("spin100us", [&](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns, nullptr); });
+  auto b = gauge::Experiment("spin102us", [&](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns_b, nullptr); });
+  auto same = gauge::Experiment("spin100us", [&](cudaStream_t s) { spin_kernel<<<1, 32, 0, s>>>(ns, nullptr); });
+  a.config(quick());
+  b.config(quick());
+  same.config(quick());
+  const double truth = own_span(ns_b) / own_span(ns);
+  const auto r = gauge::interleave(a, b).threshold(0.005).max_time(3s).run();
+  REQUIRE(r.a.status == gauge::Status::ok);
+  REQUIRE(r.b.status == gauge::Status::ok);
+  REQUIRE(r.ratio);
+  std::printf("interleaved 100 us vs 102 us: B/A %.5f [%.5f, %.5f] over %zu pairs, own spans %.5f, %s\n", r.ratio->estimate,
+              r.ratio->low, r.ratio->high, r.ratio->pairs, truth, r.reason.c_str());
+  CHECK(r.verdict == gauge::PairedVerdict::slower);
+  // Events measure the period (span + the launch gap, ~1 us of 100 us): within 0.3 % of the spans' ratio.
+  CHECK(std::abs(r.ratio->estimate / truth - 1) < 0.003);
+  CHECK(r.a.sampling.steps_per_sample == r.b.sampling.steps_per_sample);
+
+  const auto s = gauge::interleave(a, same).threshold(0.005).max_time(3s).run();
+  REQUIRE(s.ratio);
+  std::printf("interleaved 100 us vs itself: B/A %.5f [%.5f, %.5f], %s\n", s.ratio->estimate, s.ratio->low, s.ratio->high,
+              s.reason.c_str());
+  CHECK(s.verdict == gauge::PairedVerdict::same);
+}
+
 TEST_CASE("kernel tracing names the step's kernel and memset, with durations that match the kernel's own span",
           "[gpu][kernels]") {
   const std::uint64_t ns = 20000;

@@ -76,14 +76,38 @@ class Protocol {
       : spec_(spec), config_(spec.config), b_(backend), monitor_(spec, backend) {}
 
 
-  /// Runs the protocol and returns the result. Never throws for a failing step or backend: the
-  /// result is then `failed` with the error, and whatever was measured before is kept. Throws
-  /// ConfigError only for an invalid configuration (before anything runs).
-  /// Runs the protocol. Never throws for a failing step or backend: the result is then
-  /// `failed` with the error, and whatever was measured before is kept. Throws ConfigError only
-  /// for an invalid configuration (before anything runs).
+  /// Runs the protocol and returns the result: begin(), the measuring rounds until the stopping
+  /// rule says stop, then the end (verification, statistics, diagnosis). Never throws for a
+  /// failing step or backend: the result is then `failed` with the error, and whatever was
+  /// measured before is kept. Throws ConfigError only for an invalid configuration (before
+  /// anything runs).
   Result run() {
     Result r;
+    begin(r);
+    if (r.status == Status::ok) guarded(r, [&] {
+      measure(r, *sink_);
+      finish_measuring(r);
+    });
+    conclude(r);
+    return r;
+  }
+
+  // ---- the phases, for rounds driven from outside (gauge/protocol/interleave.hpp) -------------
+  // run() is begin(), measure() (which loops over rounds), finish_measuring() and conclude();
+  // an interleaved A/B run calls begin(), then measure_round() as often as it decides, then end().
+
+  /// Throws ConfigError naming the first invalid setting (nothing has run).
+  void check() const {
+    if (spec_.name.empty()) throw ConfigError("experiment name must not be empty");
+    validate(config_);
+    if (b_.has_setup() && config_.measure.gpu_timing == GpuTiming::graph)
+      throw ConfigError("an untimed setup (Experiment::setup) cannot be combined with gpu_timing = graph: a graph "
+                        "replays its steps without the setup between them");
+  }
+
+  /// Prepares, chooses the method, starts monitoring, warms up and chooses k: ready to measure.
+  /// A failure is recorded in `r` (status `failed`); throws ConfigError only, as check().
+  void begin(Result& r) {
     r.name = spec_.name;
     r.dimensions = spec_.dimensions;
     r.work = spec_.work;
@@ -91,25 +115,21 @@ class Protocol {
     r.backend = b_.name();
     r.time_label = b_.time_label();
     r.time_clock = b_.time_clock();
-    if (spec_.name.empty()) throw ConfigError("experiment name must not be empty");
-    validate(config_);
+    check();
     has_setup_ = b_.has_setup();
-    if (has_setup_ && config_.measure.gpu_timing == GpuTiming::graph)
-      throw ConfigError("an untimed setup (Experiment::setup) cannot be combined with gpu_timing = graph: a graph "
-                        "replays its steps without the setup between them");
     // The codes GAUGE_SILENCE silences are recorded with the configuration, so the report says
     // what was silenced however it was asked for.
     for (const auto& code : silenced_by_environment()) r.config.silenced_warnings.insert(code);
-    WarningSink sink(r.config.silenced_warnings);
+    sink_.emplace(r.config.silenced_warnings);
+    WarningSink& sink = *sink_;
     label_ = spec_.name;
     for (const auto& [key, value] : spec_.dimensions) label_ += " " + key + "=" + to_string(value);
-    NvtxRange whole(label_);
+    whole_.emplace(label_);
     t_begin_ = b_.now();
     phase_ = "prepare";
-    bool prepared = false;
-    try {
+    guarded(r, [&] {
       r.device = b_.prepare(config_);
-      prepared = true;
+      prepared_ = true;
       streams_ = std::max<std::size_t>(1, b_.stream_count());
       r.streams.count = streams_;
       r.streams.scope = b_.caller_stream() ? "caller's stream" : streams_ > 1 ? "stream pool" : "one stream";
@@ -126,18 +146,56 @@ class Protocol {
       choose_steps_per_sample(r, sink);
       phase_ = "measurement";
       monitor_.mark_measure_start(r);
-      measure(r, sink);
-      monitor_.mark_measure_end(r);
-      if (config_.trace_kernels) {
-        phase_ = "kernel tracing";
-        trace_kernels(r, sink);
-      }
-      if (spec_.verify) {
-        phase_ = "verification";
-        b_.synchronize();
-        if (!spec_.verify()) throw Error("verification failed: the step's output is not what verify() expects");
-      }
-      if (spec_.coordinator) spec_.coordinator->finish();
+    });
+  }
+
+  /// Every step has its own event pair (cold cache or a setup): k is 1 and cannot be changed.
+  bool per_step_pairs() const { return cold() || has_setup_; }
+
+  /// Replaces the k chosen by begin() (an interleaved run measures both sides with one k), and
+  /// says why in `sampling.steps_per_sample_reason`; in graph mode the graph is captured again.
+  /// Call between begin() and the first measure_round(). A failure is recorded in `r`.
+  void use_steps_per_sample(Result& r, std::size_t k, const std::string& why) {
+    auto& s = r.sampling;
+    if (r.status != Status::ok || k == s.steps_per_sample || k == 0) return;
+    s.steps_per_sample_reason += fmt::format("; k = {} instead of {}: {}", k, s.steps_per_sample, why);
+    s.steps_per_sample = k;
+    if (config_.measure.gpu_timing == GpuTiming::graph) guarded(r, [&] { prepare_graph(r); });
+  }
+
+  /// One measuring round and its wall round, with the bookkeeping of run()'s loop; the side's own
+  /// stopping rule does not end it (the caller decides), except at measure.max_samples. Returns
+  /// false when no round was recorded: the step failed (`r` says so) or max_samples was reached.
+  bool measure_round(Result& r) {
+    if (r.status != Status::ok) return false;
+    driven_ = true;
+    const std::size_t before = r.sampling.rounds;
+    guarded(r, [&] { measure(r, *sink_); });
+    return r.status == Status::ok && r.sampling.rounds > before;
+  }
+
+  /// Ends a run driven by measure_round(): the stopping record (its reason `stop_reason`), kernel
+  /// tracing, verification, then statistics and diagnosis as run() does.
+  void end(Result& r, const std::string& stop_reason) {
+    driven_ = true;
+    stop_request_ = stop_reason;
+    if (r.status == Status::ok) guarded(r, [&] {
+      measure(r, *sink_);
+      finish_measuring(r);
+    });
+    conclude(r);
+  }
+
+ private:
+  // ---- helpers -----------------------------------------------------------------------------
+
+  /// Runs `f`; an exception from the step, the backend or the protocol fails `r` with its
+  /// message (the phase and step in front) and returns false.
+  template <class F>
+  bool guarded(Result& r, F&& f) {
+    try {
+      f();
+      return true;
     } catch (const std::exception& e) {
       fail_result(r, e.what());
     } catch (const char* e) {
@@ -147,11 +205,33 @@ class Protocol {
     } catch (...) {
       fail_result(r, "an exception not derived from std::exception");
     }
+    return false;
+  }
+
+  /// After the last measuring round: kernel tracing, verification, the last agreement of ranks.
+  void finish_measuring(Result& r) {
+    monitor_.mark_measure_end(r);
+    if (config_.trace_kernels) {
+      phase_ = "kernel tracing";
+      trace_kernels(r, *sink_);
+    }
+    if (spec_.verify) {
+      phase_ = "verification";
+      b_.synchronize();
+      if (!spec_.verify()) throw Error("verification failed: the step's output is not what verify() expects");
+    }
+    if (spec_.coordinator) spec_.coordinator->finish();
+  }
+
+  /// Stops monitoring, releases the backend, and computes the statistics, the stream effect,
+  /// throughput and the diagnosis: the result as returned.
+  Result& conclude(Result& r) {
+    WarningSink& sink = *sink_;
     monitor_.stop(r);
     r.sampling.setup_calls = setup_calls_;
     if (setup_calls_ > 0) r.sampling.setup_host_time_s = setup_time_s_ / static_cast<double>(setup_calls_);
     facts_.setup = has_setup_;
-    if (prepared) b_.finish();
+    if (prepared_) b_.finish();
     r.total_time_s = b_.now() - t_begin_;
     r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
     record_streams(r);
@@ -171,11 +251,10 @@ class Protocol {
     diagnose_result(r, facts_, sink);
     monitor_.summarize(r, sink);
     r.warnings = sink.warnings();
+    whole_.reset();
     return r;
   }
 
- private:
-  // ---- helpers -----------------------------------------------------------------------------
 
   /// The per-stream medians of the GPU-time samples, and the interval of the median widened for
   /// the stream effect (gauge/core/stream_effect.hpp). Call after summarize, before the samples
@@ -376,8 +455,6 @@ class Protocol {
   }
 
   bool cold() const { return config_.measure.cache == CacheState::cold; }
-  /// Every step has its own event pair: a flush (cold cache) or a setup sits between steps.
-  bool per_step_pairs() const { return cold() || has_setup_; }
 
   void choose_method(Result& r, WarningSink& sink) {
     const auto& m = config_.measure;
@@ -704,25 +781,44 @@ class Protocol {
         s.steps_per_sample_reason += fmt::format("; k = {} agreed across ranks (the maximum; this rank chose {})",
                                                  s.steps_per_sample, k_here);
     }
-    if (m.gpu_timing == GpuTiming::graph) {
-      // Capture k steps; replay the graph a few times untimed so its upload is not measured.
-      capture_graph(s.steps_per_sample);
-      for (int i = 0; i < 3; ++i) {
-        b_.launch_graph();
-        step_index_ += graph_k_;
-        s.calibration_steps += graph_k_;
-      }
-      b_.synchronize();
+    if (m.gpu_timing == GpuTiming::graph) prepare_graph(r);
+  }
+
+  /// Captures k steps; replays the graph a few times untimed so its upload is not measured.
+  void prepare_graph(Result& r) {
+    auto& s = r.sampling;
+    capture_graph(s.steps_per_sample);
+    for (int i = 0; i < 3; ++i) {
+      b_.launch_graph();
+      step_index_ += graph_k_;
+      s.calibration_steps += graph_k_;
     }
+    b_.synchronize();
   }
 
   // ---- measurement ------------------------------------------------------------------------------
 
-  void measure(Result& r, WarningSink& sink) {
+  /// The measuring loop's state: kept between calls of measure() when rounds are driven from
+  /// outside (measure_round), so that each call continues where the last one stopped.
+  struct MeasureState {
+    std::size_t k = 1;                // steps per sample
+    bool graph_mode = false;
+    std::size_t steps_per_round = 1;
+    double t0 = 0;                    // host clock when measuring began
+    // The samples as sorted runs: the rule's order statistics are exact (those of all samples
+    // sorted) at a cost per round that does not grow with the samples already taken.
+    detail::SortedRuns order;
+    std::vector<detail::SortedRuns> by_stream;  // the same samples, per stream of the pool
+    std::vector<std::size_t> counts;
+    std::vector<double> medians;
+    std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
+  };
+
+  void start_measuring(Result& r) {
     const auto& m = config_.measure;
-    auto& s = r.sampling;
-    const std::size_t k = s.steps_per_sample;
-    const bool graph_mode = m.gpu_timing == GpuTiming::graph;
+    MeasureState& st = measuring_.emplace();
+    const std::size_t k = st.k = r.sampling.steps_per_sample;
+    st.graph_mode = m.gpu_timing == GpuTiming::graph;
     const double T = std::max(estimate_, 1e-12);
     // With a pool, rounds are shorter (at most min_time / (streams × (1 + wall_round_fraction)),
     // and at least a quarter of round_time) so that every stream, with its wall round, is
@@ -733,17 +829,20 @@ class Protocol {
                                                  round_time / 4));
     std::size_t steps_per_round = floor_ratio(round_time, std::max(T, sizing_estimate_));
     steps_per_round = std::clamp<std::size_t>(steps_per_round, k, std::max(k, max_round_));
-    steps_per_round = std::max(k, steps_per_round / k * k);
-    const double t0 = b_.now();
-    auto& samples = r.gpu_samples_s;
-    // The samples as sorted runs: the rule's order statistics are exact (those of all samples
-    // sorted) at a cost per round that does not grow with the samples already taken.
-    detail::SortedRuns order;
-    std::vector<detail::SortedRuns> by_stream(streams_);  // the same samples, per stream of the pool
-    std::vector<std::size_t> counts(streams_, 0);
-    std::vector<double> medians(streams_, 0.0);
-    std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
+    st.steps_per_round = std::max(k, steps_per_round / k * k);
+    st.t0 = b_.now();
+    st.by_stream.resize(streams_);
+    st.counts.assign(streams_, 0);
+    st.medians.assign(streams_, 0.0);
     check_level("stopping rule", m.confidence_level);
+  }
+
+  void measure(Result& r, WarningSink& sink) {
+    const auto& m = config_.measure;
+    auto& s = r.sampling;
+    if (!measuring_) start_measuring(r);
+    auto& [k, graph_mode, steps_per_round, t0, order, by_stream, counts, medians, hint_n, hint_l] = *measuring_;
+    auto& samples = r.gpu_samples_s;
     while (true) {
       const double elapsed = b_.now() - t0;
       r.stopping.measure_time_s = elapsed;
@@ -798,6 +897,9 @@ class Protocol {
       if (stop.empty() && samples.size() >= m.max_samples) stop = "max_samples";
       if (stop.empty() && elapsed >= to_seconds(m.max_time) && s.wall_rounds >= 1 && !samples.empty()) stop = "max_time";
       if (spec_.coordinator) stop = spec_.coordinator->stop(stop);
+      // Rounds driven from outside (measure_round): the caller decides when to stop (end()); on
+      // its own this side stops only at max_samples.
+      if (driven_) stop = !stop_request_.empty() ? stop_request_ : stop == "max_samples" ? stop : std::string();
       if (!stop.empty()) {
         r.stopping.reason = stop;
         break;
@@ -849,6 +951,7 @@ class Protocol {
       facts_.wall_enqueue_s += w.enqueue_s;
       facts_.wall_event_span_s += w.event_span_s;
       facts_.wall_steps += wall_steps;
+      if (driven_) return;  // one round per measure_round()
     }
     (void)sink;
   }
@@ -883,6 +986,13 @@ class Protocol {
   ProtocolBackend& b_;
   Monitor monitor_;
   RunFacts facts_;
+
+  std::optional<WarningSink> sink_;  // from begin()
+  std::optional<NvtxRange> whole_;   // the whole run, begin() to conclude()
+  bool prepared_ = false;            // the backend was prepared (finish it)
+  std::optional<MeasureState> measuring_;  // from the first measuring round
+  bool driven_ = false;              // rounds driven from outside (measure_round)
+  std::string stop_request_;         // the stopping reason end() was given
 
   std::string phase_;
   std::size_t step_index_ = 0;

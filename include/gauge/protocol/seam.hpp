@@ -28,6 +28,9 @@
 
 namespace gauge {
 
+struct InterleaveConfig;   // gauge/core/interleaved.hpp
+struct InterleavedResult;  // gauge/core/interleaved.hpp
+
 /// What a backend offers for the launch gate.
 enum class GateSupport {
   not_needed,   ///< steps run synchronously (host backend): nothing to hold back
@@ -167,6 +170,12 @@ class ProtocolBackend {
 /// Runs the measurement protocol (gauge/protocol/protocol.hpp) and returns the result. Defined
 /// in gauge/implementation.hpp. Throws ConfigError only for an invalid configuration.
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend);
+
+/// Runs experiments A and B in interleaved ABBA rounds (gauge/protocol/interleave.hpp) and
+/// returns both results with the paired ratio B / A. Defined in gauge/implementation.hpp.
+/// Throws ConfigError only for invalid settings, different backends or devices.
+InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& backend_a, const ExperimentSpec& b,
+                                  ProtocolBackend& backend_b, const InterleaveConfig& config);
 
 /// This process's RSS (from /proc/self/status), MemTotal, and pid: the host's side of the
 /// seam, for backends that do not provide their own. Defined in gauge/implementation.hpp.

@@ -21,6 +21,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/environment.hpp"
+#include "gauge/core/interleaved.hpp"
 #include "gauge/core/kernel_trace.hpp"
 #include "gauge/core/ranks.hpp"
 #include "gauge/core/result.hpp"
@@ -51,6 +52,11 @@ struct EnumValues<GpuTiming> {
 template <>
 struct EnumValues<Status> {
   static constexpr Status values[] = {Status::ok, Status::failed};
+};
+template <>
+struct EnumValues<PairedVerdict> {
+  static constexpr PairedVerdict values[] = {PairedVerdict::faster, PairedVerdict::slower, PairedVerdict::same,
+                                             PairedVerdict::inconclusive};
 };
 template <>
 struct EnumValues<Severity> {
@@ -507,6 +513,28 @@ GAUGE_SERIAL_DESCRIPTION(TimerRanksWindow, "timer_ranks_window", NoFlags) {
 GAUGE_SERIAL_DESCRIBE(RanksRecord, "ranks", mode, size, nodes, agreement_timeout_s, ranks, experiments, timers, error,
     unresponsive_ranks)
 
+// ---- interleaved A/B runs (gauge/interleave.hpp) --------------------------------------------------
+
+/// InterleaveConfig → every setting, max_time in seconds (schema 1.5).
+GAUGE_SERIAL_DESCRIPTION(InterleaveConfig, "interleave_config", NoFlags) {
+  GAUGE_SERIAL_FIELDS(threshold, confidence_level, target_relative_ci_width, min_pairs);
+  v("max_time_s", x.max_time);
+  GAUGE_SERIAL_FIELDS(resamples, seed);
+}
+
+/// PairedRatio → {"estimate", "low", "high", "level", "pairs", "blocks", "resamples", "seed"} (schema 1.5).
+GAUGE_SERIAL_DESCRIBE(PairedRatio, "paired_ratio", estimate, low, high, level, pairs, blocks, resamples, seed)
+
+/// InterleavedRecord → one entry of the report's `interleaved` list (schema 1.5): A and B as
+/// indices into `experiments`, the paired ratio B / A (null with too few pairs), the verdict, and
+/// the rule (a constant of this gauge: checked to be a string when read, otherwise ignored).
+GAUGE_SERIAL_DESCRIPTION(InterleavedRecord, "interleaved", NoFlags) {
+  GAUGE_SERIAL_FIELDS(a, b, ratio, verdict, reason, order, stopping_reason);
+  v("measure_time_s", x.measure_time_s, nan_as_null);
+  GAUGE_SERIAL_FIELDS(pair_ratios, config);
+  v.constant("rule", InterleavedOutcome::rule);
+}
+
 // ---- the report ------------------------------------------------------------------------------
 
 /// The top level of a report: {"schema", "schema_version", "gauge_version", "created_utc",
@@ -521,6 +549,7 @@ struct ReportFields {
     v("timers", x.timers, since_1_1);
     v("skipped", x.skipped, since_1_3);
     v("ranks", x.ranks, since_1_4);
+    v("interleaved", x.interleaved, since_1_5);
   }
 };
 
@@ -535,6 +564,7 @@ struct ReportView {
   const std::vector<TimerSummary>& timers;  ///< Timer summaries, in order
   const std::vector<SkippedPoint>& skipped;  ///< points of a sweep that were skipped, in order
   const std::optional<RanksRecord>& ranks;  ///< many ranks (gauge/mpi.hpp); null for one process
+  const std::vector<InterleavedRecord>& interleaved;  ///< interleaved A/B runs, in order
 };
 template <>
 struct Fields<ReportView> : ReportFields {};

@@ -56,14 +56,26 @@ inline std::string utc_timestamp() {
   return buf;
 }
 
+/// The whole report document: {"schema", "schema_version", "gauge_version", "created_utc",
+/// "environment", "experiments", "timers", "skipped", "ranks", "interleaved"} (see
+/// gauge/report/fields.hpp). `ranks` null: one process; each of `interleaved`'s records names
+/// its two results by their index in `results`.
+inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
+                                  const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
+                                  const std::optional<RanksRecord>& ranks,
+                                  const std::vector<InterleavedRecord>& interleaved, const std::string& created_utc) {
+  return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
+                                                  created_utc, env, results, timers, skipped, ranks, interleaved});
+}
+
 /// The whole report document of a run over many ranks: {"schema", "schema_version",
-/// "gauge_version", "created_utc", "environment", "experiments", "timers", "skipped", "ranks"}
-/// (see gauge/report/fields.hpp; gauge/mpi.hpp writes it on rank 0). `ranks` null: one process.
+/// "gauge_version", "created_utc", "environment", "experiments", "timers", "skipped", "ranks",
+/// "interleaved": []} (see gauge/report/fields.hpp; gauge/mpi.hpp writes it on rank 0). `ranks`
+/// null: one process.
 inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
                                   const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
                                   const std::optional<RanksRecord>& ranks, const std::string& created_utc) {
-  return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
-                                                  created_utc, env, results, timers, skipped, ranks});
+  return report_json(env, results, timers, skipped, ranks, std::vector<InterleavedRecord>{}, created_utc);
 }
 
 /// The whole report document: {"schema", "schema_version", "gauge_version", "created_utc",

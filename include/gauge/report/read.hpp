@@ -143,6 +143,9 @@ struct StoredReport {
   std::vector<TimerSummary> timers;  ///< the Timer summaries (`timers`), in the report's order
   std::vector<SkippedPoint> skipped;  ///< points a suite skipped (`skipped`, schema 1.3), in order
   std::optional<RanksRecord> ranks;  ///< a run over many ranks (`ranks`, schema 1.4; gauge/mpi.hpp)
+  /// Interleaved A/B runs (`interleaved`, schema 1.5; gauge/interleave.hpp): each names its two
+  /// results by their index in `results`.
+  std::vector<InterleavedRecord> interleaved;
   /// The whole document as read, keys this version of gauge does not model included.
   /// `document["experiments"][i]` belongs to `results[i]`.
   nlohmann::json document;
@@ -236,6 +239,13 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
     throw fail(e.what());
   } catch (const nlohmann::json::exception& e) {  // not expected (decode checks types): still one ReportError
     throw fail(e.what());
+  }
+  for (std::size_t i = 0; i < report.interleaved.size(); ++i) {
+    const auto& x = report.interleaved[i];
+    for (const auto& [key, at] : {std::pair<const char*, std::size_t>{"a", x.a}, {"b", x.b}})
+      if (at >= report.results.size())
+        throw fail("interleaved[" + std::to_string(i) + "]." + key + ": " + std::to_string(at) +
+                   " is not the index of an experiment (the report has " + std::to_string(report.results.size()) + ")");
   }
   report.source = source;
   report.document = std::move(doc);

@@ -1,0 +1,229 @@
+#pragma once
+/// \file gauge/core/interleaved.hpp
+/// The result of an interleaved A/B run (gauge/interleave.hpp): two experiments measured in
+/// alternating rounds of one process, in ABBA order, and the paired ratio B / A of their round
+/// medians with its bootstrap interval and a verdict. Standard library only; the statistic and
+/// the verdict rule are here, so they are tested anywhere.
+///
+/// Why interleave (DESIGN.md, "Comparing"): two experiments measured one after the other differ
+/// by whatever drifted between them (the SM clock of a power-capped GPU, its temperature), which
+/// no interval over one run's samples covers. Measured in alternating rounds, A and B see the
+/// same drift; in ABBA order (A B, then B A) a drift linear in time adds +d to the first pair's
+/// log ratio and −d to the second's, so it cancels within every block of two pairs.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/format.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/two_sample.hpp"
+
+namespace gauge {
+
+/// The verdict of an interleaved run on B / A (the rule is at InterleavedOutcome::rule). The same
+/// four answers, with the same threshold semantics, as the comparison of two reports
+/// (`gauge::Verdict`, gauge/report/compare.hpp, which this light header does not include).
+enum class PairedVerdict {
+  faster,        ///< B is faster than A by more than the threshold
+  slower,        ///< B is slower than A by more than the threshold
+  same,          ///< B / A is within 1 ± threshold
+  inconclusive,  ///< none of the above can be shown (the reason says why)
+};
+
+/// Text name of a PairedVerdict ("faster", "slower", "same", "inconclusive").
+inline const char* to_string(PairedVerdict v) {
+  switch (v) {
+    case PairedVerdict::faster: return "faster";
+    case PairedVerdict::slower: return "slower";
+    case PairedVerdict::same: return "same";
+    case PairedVerdict::inconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
+/// Settings of an interleaved run. The defaults are written into every report.
+struct InterleaveConfig {
+  /// Noise threshold t on B / A, as a fraction (0.02 = 2 %): the comparison's default
+  /// (CompareOptions::threshold), for the same reason.
+  double threshold = 0.02;
+  /// Confidence level of the paired ratio's interval.
+  double confidence_level = 0.95;
+  /// Stop when (high − low) / estimate of the paired ratio is at most this: the width an
+  /// experiment's own median must reach (MeasureConfig::target_relative_ci_width).
+  double target_relative_ci_width = 0.005;
+  /// Fewest round pairs before the stopping rule is consulted (even: whole ABBA blocks). 32 pairs
+  /// are 16 blocks: the percentile interval of a mean over n blocks is too narrow for small n
+  /// (its half-width is about 1.96 s sqrt((n − 1) / n) / sqrt(n) where Student's t_(n−1) quantile
+  /// is due), so a nominal 95 % covers 89 % with 8 blocks, 92 % with 16 and 94 % with 32. More
+  /// pairs are taken while a side's pool has more streams than pairs (every stream is measured by
+  /// both sides) or its measure.min_samples / min_time are not met.
+  std::size_t min_pairs = 32;
+  /// Most measuring time of the interleaved rounds, both sides together: twice an experiment's
+  /// own default (MeasureConfig::max_time), as two experiments share it. Warm-up is extra.
+  Nanoseconds max_time = std::chrono::seconds(20);
+  /// Bootstrap resamples (>= 100): the comparison's default (CompareOptions::resamples).
+  std::size_t resamples = 2000;
+  /// Seed of the bootstrap's generator (std::mt19937_64): the comparison's default.
+  std::uint64_t seed = 20261130;
+};
+
+/// Throws ConfigError naming the first invalid setting and its value.
+inline void validate(const InterleaveConfig& c) {
+  if (!(c.threshold > 0 && c.threshold < 1))
+    throw ConfigError("interleave: threshold must be a fraction in (0, 1) (0.02 = 2 %), got " + detail::format_number(c.threshold));
+  if (!(c.confidence_level > 0 && c.confidence_level < 1))
+    throw ConfigError("interleave: confidence_level must be in (0, 1), got " + detail::format_number(c.confidence_level));
+  if (!(c.target_relative_ci_width > 0) || !std::isfinite(c.target_relative_ci_width))
+    throw ConfigError("interleave: target_relative_ci_width must be > 0, got " + detail::format_number(c.target_relative_ci_width));
+  if (c.min_pairs < 4)
+    throw ConfigError("interleave: min_pairs must be >= 4 (two ABBA blocks), got " + std::to_string(c.min_pairs));
+  if (c.max_time <= Nanoseconds::zero()) throw ConfigError("interleave: max_time must be > 0");
+  if (c.resamples < 100)
+    throw ConfigError("interleave: resamples must be >= 100 (the percentile interval needs its tails), got " +
+                      std::to_string(c.resamples));
+}
+
+/// The paired ratio B / A of an interleaved run, with its percentile-bootstrap interval.
+///
+/// Per round pair j (A's j-th measuring round and B's j-th), the ratio of the rounds' medians
+/// median(B_j) / median(A_j) (seconds per step over seconds per step). Pairs 2i and 2i + 1 form
+/// ABBA block i; the block's value is the mean of its two pairs' log ratios, in which a linear
+/// drift cancels. The estimate is exp(mean over blocks) (the geometric mean of the pair ratios):
+/// the mean, not the median, because the cancellation is a property of the sum (the median of
+/// values alternating δ + d, δ − d does not cancel d); robustness to a slow step comes from the
+/// round medians. The interval is the percentile bootstrap over blocks (Efron & Tibshirani 1993,
+/// *An Introduction to the Bootstrap*, ch. 13; blocks as the resampling unit, as in a block
+/// bootstrap, Künsch 1989: resampling single pairs would count the drift ±d as noise).
+struct PairedRatio {
+  double estimate = 1;          ///< exp(mean log(median B / median A)) over whole ABBA blocks
+  double low = 1;               ///< lower bound: the (1 − level) / 2 quantile of the bootstrap means
+  double high = 1;              ///< upper bound: the (1 + level) / 2 quantile
+  double level = 0.95;          ///< confidence level
+  std::size_t pairs = 0;        ///< round pairs used (2 per block)
+  std::size_t blocks = 0;       ///< ABBA blocks (the bootstrap's resampling unit)
+  std::size_t resamples = 0;    ///< bootstrap resamples
+  std::uint64_t seed = 0;       ///< the generator's seed (std::mt19937_64)
+  /// (high − low) / estimate: what the stopping rule compares with the target.
+  double relative_width() const { return estimate > 0 ? (high - low) / estimate : 0; }
+};
+
+/// What an interleaved run concluded, beside the two results.
+struct InterleavedOutcome {
+  /// The paired ratio; null with fewer than two whole ABBA blocks (4 round pairs).
+  std::optional<PairedRatio> ratio;
+  PairedVerdict verdict = PairedVerdict::inconclusive;  ///< see `rule`
+  std::string reason;          ///< the verdict in words, with the numbers
+  std::string order = "ABBA";  ///< the order of the rounds: A B B A, repeated
+  /// Why the interleaved rounds stopped: noise_target_met (the paired ratio's interval reached
+  /// the target), max_time, max_samples (a side reached measure.max_samples), failed (a side
+  /// failed) or, empty, when no round was measured.
+  std::string stopping_reason;
+  double measure_time_s = 0;  ///< host time of the interleaved rounds, seconds
+  /// Every round pair's median(B) / median(A), in order (whole blocks only).
+  std::vector<double> pair_ratios;
+  InterleaveConfig config;  ///< the settings used
+  /// The method, as written into the report.
+  static constexpr const char* rule =
+      "ABBA rounds; per round pair the ratio of the rounds' medians B/A; estimate exp(mean of log ratios) over whole "
+      "ABBA blocks; percentile bootstrap over blocks (Efron & Tibshirani 1993), seeded; t = threshold: same when the "
+      "interval lies within [1 - t, 1 + t]; slower when it lies above 1 and the estimate above 1 + t; faster when it "
+      "lies below 1 and the estimate below 1 - t; otherwise inconclusive (also when a side failed or carries an "
+      "error warning)";
+};
+
+/// The outcome of gauge::interleave(a, b).run(): both experiments' complete results (each with
+/// the statistics of its own rounds) and the paired ratio B / A with its verdict.
+struct InterleavedResult : InterleavedOutcome {
+  Result a;  ///< experiment A (the base): status, statistics and warnings over its own rounds
+  Result b;  ///< experiment B (the candidate)
+};
+
+/// An interleaved run in a report (`interleaved`, schema 1.5): its outcome, with A and B as
+/// indices into the report's `experiments`.
+struct InterleavedRecord : InterleavedOutcome {
+  std::size_t a = 0;  ///< index of A's result in `experiments`
+  std::size_t b = 0;  ///< index of B's result in `experiments`
+};
+
+namespace detail {
+
+/// The paired ratio of `pair_ratios` (B / A per round pair, > 0, in ABBA order; a trailing pair
+/// of an incomplete block is ignored): see PairedRatio. Null with fewer than 2 blocks.
+/// \throws ConfigError for a ratio that is not finite and > 0, or an invalid level or resamples.
+inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_ratios, double level,
+                                               std::size_t resamples, std::uint64_t seed) {
+  check_level("paired_ratio", level);
+  if (resamples < 100) throw ConfigError("paired_ratio: resamples must be >= 100, got " + std::to_string(resamples));
+  const std::size_t blocks = pair_ratios.size() / 2;
+  if (blocks < 2) return std::nullopt;
+  std::vector<double> block(blocks);
+  double sum = 0;
+  for (std::size_t i = 0; i < blocks; ++i) {
+    for (std::size_t j = 2 * i; j < 2 * i + 2; ++j)
+      if (!(std::isfinite(pair_ratios[j]) && pair_ratios[j] > 0))
+        throw ConfigError("paired_ratio: pair " + std::to_string(j) + " has ratio " + format_number(pair_ratios[j]) +
+                          ", not a finite ratio > 0");
+    block[i] = 0.5 * (std::log(pair_ratios[2 * i]) + std::log(pair_ratios[2 * i + 1]));
+    sum += block[i];
+  }
+  PairedRatio p;
+  p.estimate = std::exp(sum / static_cast<double>(blocks));
+  p.level = level;
+  p.pairs = 2 * blocks;
+  p.blocks = blocks;
+  p.resamples = resamples;
+  p.seed = seed;
+  std::mt19937_64 gen(seed);
+  std::vector<double> means(resamples);
+  for (std::size_t r = 0; r < resamples; ++r) {
+    double s = 0;
+    for (std::size_t i = 0; i < blocks; ++i) s += block[static_cast<std::size_t>(uniform_index(gen, blocks))];
+    means[r] = s / static_cast<double>(blocks);
+  }
+  std::sort(means.begin(), means.end());
+  p.low = std::exp(percentile_unchecked(means, 100.0 * (1.0 - level) / 2.0));
+  p.high = std::exp(percentile_unchecked(means, 100.0 * (1.0 + level) / 2.0));
+  return p;
+}
+
+/// The verdict on a paired ratio with threshold t (the rule at InterleavedOutcome::rule), and
+/// the reason in words.
+inline PairedVerdict paired_verdict(const PairedRatio& p, double t, std::string& reason) {
+  char head[160];
+  std::snprintf(head, sizeof head, "B/A %.4f [%.4f, %.4f] at %g %% over %zu round pairs", p.estimate, p.low, p.high,
+                100 * p.level, p.pairs);
+  const std::string pct = format_number(100 * t) + " %";
+  if (p.low >= 1 - t && p.high <= 1 + t) {
+    reason = std::string(head) + ": the interval lies within 1 ± " + pct;
+    return PairedVerdict::same;
+  }
+  if (p.low > 1 && p.estimate > 1 + t) {
+    reason = std::string(head) + ": B is slower: the interval lies above 1 and the estimate above 1 + " + pct;
+    return PairedVerdict::slower;
+  }
+  if (p.high < 1 && p.estimate < 1 - t) {
+    reason = std::string(head) + ": B is faster: the interval lies below 1 and the estimate below 1 - " + pct;
+    return PairedVerdict::faster;
+  }
+  if (p.low > 1 || p.high < 1)
+    reason = std::string(head) + ": a difference is shown, but the estimate is within 1 ± " + pct +
+             " and the interval is not: more rounds (max_time) narrow it";
+  else
+    reason = std::string(head) + ": the interval includes 1 and reaches beyond 1 ± " + pct +
+             ": more rounds (max_time) narrow it";
+  return PairedVerdict::inconclusive;
+}
+
+}  // namespace detail
+}  // namespace gauge

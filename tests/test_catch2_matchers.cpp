@@ -108,7 +108,7 @@ TEST_CASE("compare: no_slower_than decides on SM cycles where the clock fell, an
   // GEMM's 402.7 MB per 1.6 ms step is 5 % of it: compute-bound.
   base.device.memory_bandwidth_bytes_per_s = 2 * 3201e6 * 6016 / 8;
   auto m = gauge::catch2::no_slower_than(base, 0.02);
-  INFO(m.toString());
   CHECK(m.match(slower));
+  INFO(m.toString());
   CHECK(m.toString().find("SM clock 1500 → 1456 MHz (-2.91 %), decided on cycles (time ratio 1.0300") != std::string::npos);
 }

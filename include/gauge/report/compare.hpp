@@ -702,18 +702,20 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
   }
   // Statistics: the sample sizes decide which tails have >= 10 values beyond them. The mean is
-  // shown, never decides (background load moves the mean of a heavy-tailed sample); the tails
-  // decide on a GPU (on the host backend they are the OS's scheduling, not the step's) and only
-  // with the same steps per sample.
+  // shown, never decides (background load moves the mean of a heavy-tailed sample); p90 decides
+  // where both sides took the same steps per sample (a slow minority of steps), p99 only on a GPU
+  // (on the host backend the last percent is the OS's scheduling, not the step's).
   const std::size_t n = std::min(a.size(), b.size());
   std::vector<Statistic> stats = {Statistic::median, Statistic::mean};
   if (n >= 100) stats.push_back(Statistic::p90);
   if (n >= 1000) stats.push_back(Statistic::p99);
-  const bool tails_decide = same_k && base.backend != "host" && candidate.backend != "host";
+  const bool host = base.backend == "host" || candidate.backend == "host";
+  const bool tails_decide = same_k && !host;
   for (Statistic st : stats) {
     if (st == Statistic::mean) continue;
     if (st == Statistic::median && c.bimodal) continue;
-    if ((st == Statistic::p90 || st == Statistic::p99) && !tails_decide) continue;
+    if (st == Statistic::p90 && !same_k) continue;
+    if (st == Statistic::p99 && !tails_decide) continue;
     c.deciding.push_back(st);
   }
   if (c.deciding.empty()) c.deciding.push_back(Statistic::median);  // bimodal without tails: the median still decides
@@ -1473,7 +1475,7 @@ namespace detail::compare {
 inline std::string rule_text(const CompareOptions& o) {
   return fmt::format(
       "Verdict: the ratio new/base of the median of {} per step (of SM cycles per step where the work scales with the "
-      "SM clock: --clock-normalization {}), and on a GPU of p90 (n >= 100) and p99 (n >= 1000); the mean is shown, never "
+      "SM clock: --clock-normalization {}), of p90 (n >= 100) and, on a GPU, p99 (n >= 1000); the mean is shown, never "
       "decides. One run per side: percentile-bootstrap intervals ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % "
       "together (Bonferroni), widened by each side's stream effect (Student t) and by --run-spread; the median does not "
       "decide when a side has two modes more than {:g} % apart. Several runs per side: the run is a random effect (ratio "

@@ -508,7 +508,7 @@ TEST_CASE("the clock probe reads each round's mean SM clock, and cycles per step
   int sms = 0;
   GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   auto exp = gauge::Experiment("cycles200k", [&](cudaStream_t s) { cycle_spin_kernel<<<sms, 32, 0, s>>>(200000); });
-  exp.work(gauge::StepWork().flop(1e6));
+  exp.flop(1e6);
   exp.config(quick());
   auto r = exp.run();
   REQUIRE(r.status == gauge::Status::ok);

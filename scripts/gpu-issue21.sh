@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One H200 call for issue 21 ("Same code, same verdict"), in parts (default: build tests ab verdict):
+#   source .deps/activate.sh && bash scripts/gpu-issue21.sh [build] [tests] [ab] [verdict] [peaks]
+# build:   configures build-h200/ (sm_90, benchmarks on) and builds the targets the parts use;
+# tests:   the GPU tests (gauge_gpu_tests: the clock probe against a clock-bound kernel and NVML,
+#          interleaved A/B of spin kernels, everything else), their printed lines in the summary;
+# ab:      bench/bench_ab (in-process interleaved A/B of spin kernels 1 % apart, 20 runs each);
+# verdict: scripts/gpu-verdict.sh until DEADLINE seconds after this script started (default 560);
+# peaks:   scripts/gpu-peaks.sh where it exists (issue "Speed of light").
+# Files in $OUT: summary.log, and the parts' own files (verdict: verdict.log, summary.md,
+# reports.tar.gz), the rest packed into logs.tar.gz.
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT/r"
+export PATH=/usr/local/cuda/bin:$PATH
+B=build-h200
+S=$OUT/summary.log
+START=$SECONDS
+log() { echo "$@" | tee -a "$S"; }
+pack() { tar czf "$OUT/logs.tar.gz" -C "$OUT" r && rm -rf "$OUT/r"; }
+trap pack EXIT
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(build tests ab verdict)
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv
+  git log -1 --oneline 2>/dev/null; } | tee -a "$S"
+for p in "${parts[@]}"; do
+  case "$p" in
+    build)
+      t0=$SECONDS
+      cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON \
+            -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON > "$OUT/r/build.log" 2>&1 || { tail -30 "$OUT/r/build.log" | tee -a "$S"; exit 1; }
+      targets=(gemm gauge-compare gauge-export gauge_gpu_tests bench_ab)
+      [ -f tools/gauge_peaks.cpp ] || [ -f tools/gauge-peaks.cpp ] && targets+=(gauge-peaks)
+      if cmake --build $B -j 16 --target "${targets[@]}" -- -k 0 >> "$OUT/r/build.log" 2>&1; then log "== build ok ($((SECONDS - t0)) s)"
+      else log "== BUILD FAILED:"; grep -E "error|FAILED" "$OUT/r/build.log" | head -20 | tee -a "$S"; fi ;;
+    tests)
+      t0=$SECONDS
+      log "== GPU tests"
+      timeout 240 $B/tests/gauge_gpu_tests --durations yes > "$OUT/r/gpu-tests.log" 2>&1; log "exit $? ($((SECONDS - t0)) s)"
+      grep -E "^(clock probe|interleaved|spin|traced|GPU:|telemetry|16 MiB|other stream|memory:|kernel )" "$OUT/r/gpu-tests.log" | tee -a "$S"
+      grep -E "FAILED|failed|passed" -A3 "$OUT/r/gpu-tests.log" | tail -30 | tee -a "$S" ;;
+    ab)
+      t0=$SECONDS
+      log "== bench_ab"
+      timeout 300 $B/bench/bench_ab > "$OUT/r/bench_ab.md" 2> "$OUT/r/bench_ab.err"; log "exit $? ($((SECONDS - t0)) s)"
+      cat "$OUT/r/bench_ab.md" | tee -a "$S"; tail -5 "$OUT/r/bench_ab.err" | tee -a "$S" ;;
+    verdict)
+      left=$(( ${DEADLINE:-560} - (SECONDS - START) ))
+      log "== gpu-verdict.sh with DEADLINE=$left s"
+      [ $left -gt 60 ] && OUT=$OUT B=$B DEADLINE=$left bash scripts/gpu-verdict.sh > "$OUT/r/verdict-stdout.log" 2>&1
+      cat "$OUT/summary.md" 2>/dev/null | tee -a "$S" ;;
+    peaks)
+      if [ -f scripts/gpu-peaks.sh ]; then log "== gpu-peaks.sh"; OUT=$OUT/r B=$B timeout 300 bash scripts/gpu-peaks.sh 2>&1 | tail -60 | tee -a "$S"
+      else log "no scripts/gpu-peaks.sh"; fi ;;
+    *) log "unknown part $p"; exit 2 ;;
+  esac
+done
+log "== done in $((SECONDS - START)) s"

@@ -2,7 +2,7 @@
 //
 //   gemm [-m 8192] [-n 8192] [-k 8192] [--dtype bf16|fp16|fp32] [--transa n|t] [--transb n|t]
 //        [-o gemm-report.json] [--host] [--kernels] [--require-gpu] [--min-time S] [--max-time S]
-//        [--extra-work F] [--help] [--version]
+//        [--extra-work F] [--flop-scale F] [--help] [--version]
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11); -m/-n/-k/-o are short for
 // --m/--n/--k/--out. Exit status: 0 measured and verified; 1 an error or a failed experiment
@@ -53,6 +53,7 @@ struct Options {
   bool gpu_flags = false;  ///< a flag that only the GPU GEMM uses was given
   double min_time_s = -1, max_time_s = -1;
   double extra_work = 0;  ///< --extra-work: added SM cycles per step as a fraction of the GEMM's
+  double flop_scale = 1;  ///< --flop-scale: multiplies the declared FLOP (a deliberate miscount)
 };
 
 /// "3%" -> 0.03, "0.03" -> 0.03: --extra-work's value, a fraction in [0, 1); the reason in words
@@ -114,6 +115,10 @@ Options parse(int argc, char** argv) {
       ->type_name("S")->default_str("")->check(seconds);
   app.add_option("--max-time", o.max_time_s, "Most measuring time, seconds (default: gauge's, 10 s; 5 s on the host)")
       ->type_name("S")->default_str("")->check(seconds);
+  app.add_option("--flop-scale", o.flop_scale,
+                 "Declare this many times the GEMM's 2*M*N*K FLOP per step: a deliberate miscount (2 counts every "
+                 "FMA twice) that gauge's above_compute_peak warning must catch")
+      ->check(CLI::Range(0.001, 1000.0));
   std::string extra_work = "0";
   app.add_option("--extra-work", extra_work,
                  "A regression to compare against: after the GEMM, in the same step, spin one block per SM on clock64() "
@@ -131,7 +136,7 @@ Options parse(int argc, char** argv) {
   o.transa = transa[0];
   o.transb = transb[0];
   parse_extra_work(extra_work, o.extra_work);  // validated above
-  for (const char* flag : {"--m", "--n", "--k", "--dtype", "--transa", "--transb", "--extra-work"})
+  for (const char* flag : {"--m", "--n", "--k", "--dtype", "--transa", "--transb", "--extra-work", "--flop-scale"})
     if (app.count(flag)) o.gpu_flags = true;
   return o;
 }
@@ -387,7 +392,8 @@ int main(int argc, char** argv) {
         exp.items("extra_sm_cycles", double(gemm.extra_cycles));  // per step; varies per run, so not a dimension
         exp.kernel("spin_cycles", spin_cycles);
       }
-      exp.flop(2.0 * double(o.m) * double(o.n) * double(o.k));
+      exp.flop(o.flop_scale * 2.0 * double(o.m) * double(o.n) * double(o.k));
+      if (o.flop_scale != 1) exp.dimension("flop_scale", o.flop_scale);
       exp.bytes(double(gemm.elem) * double(o.m * o.k + o.k * o.n + o.m * o.n));
       exp.verify([&] { return gemm.verify(); });
       // A bf16 GEMM this size draws the board's whole power budget: on an H200 the SM clock runs at

@@ -64,6 +64,10 @@ class FakeDevice {
   // Telemetry: a reading as a function of the virtual host time (null: no telemetry source).
   std::function<gauge::TelemetrySample(double)> telemetry;
   double sm_clock_max_mhz = 1980;
+  /// The device's peak-relevant attributes (gauge/core/peaks.hpp); empty: the backend knows none.
+  std::optional<gauge::DeviceAttributes> attributes;
+  /// The UUID prepare() reports (the peaks cache is keyed by it); empty: none.
+  std::optional<std::string> uuid;
   /// The SM clock probe (gauge/cuda/clock_probe.hpp): the mean SM clock, MHz, of the i-th probed
   /// round (0-based, counted over the device's life); null: the backend has no probe.
   std::function<double(std::size_t)> round_clock_mhz;
@@ -265,9 +269,11 @@ class FakeBackend {
     DeviceRecord d;
     d.ordinal = 0;
     d.name = "fake GPU";
+    d.uuid = dev_->uuid;
     return d;
   }
   void finish() noexcept { ++finished; }
+  std::optional<gauge::DeviceAttributes> device_attributes() const { return dev_->attributes; }
   stream_type stream() { return FakeStream{dev_}; }
   std::size_t stream_count() const { return streams_; }
   void select_stream(std::size_t i) { dev_->current_stream = i % streams_; }

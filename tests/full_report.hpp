@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/peak_fractions.hpp"
+#include "gauge/core/peaks.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
@@ -38,6 +40,19 @@ inline Config full_config() {
   c.sm_clock_warning_fraction = 0.8;
   c.trace_kernels = true;
   return c;
+}
+
+/// H200-like attributes for the peaks of the full report (schema 1.5).
+inline DeviceAttributes full_device_attributes() {
+  DeviceAttributes a;
+  a.name = "NVIDIA H200";
+  a.compute_capability_major = 9;
+  a.multiprocessors = 132;
+  a.sm_clock_max_mhz = 1980;
+  a.memory_clock_max_mhz = 3201;
+  a.memory_bus_width_bits = 6144;
+  a.l2_cache_bytes = 60ull << 20;
+  return a;
 }
 
 /// An ok GPU experiment with telemetry, memory, kernels and warnings.
@@ -189,6 +204,30 @@ inline Result full_result() {
   kt.kernels = {gemm_kernel, copy};
   kt.sample_step = {{"sm90_xmma_gemm_bf16bf16_bf16f32", "kernel", 13, 0.0, 1.49e-3}, {"memcpy DtoD", "memcpy", 13, 1.5e-3, 1.505e-3}};
   r.kernel_trace = kt;
+  {
+    PeakInputs in;
+    in.device = full_device_attributes();
+    in.run_sm_clock_mhz = 1500;
+    in.run_memory_clock_mhz = 3201;
+    in.gpu_busy_fraction = 0.99;
+    Peak measured;
+    measured.quantity = "compute";
+    measured.dtype = "bf16";
+    measured.unit = "FLOP/s";
+    measured.basis = "measured";
+    measured.clock_basis = "as_measured";
+    measured.clock_mhz = 1530;
+    measured.value = 7.2e14;
+    measured.source = "gauge-peaks: cublasGemmEx bf16 8192^3";
+    in.measured = {measured};
+    Work w;
+    w.flop = 1.1e12;
+    w.bytes = 4.0e8;
+    Throughput rate;
+    rate.flop_per_second = 6.7e14;
+    rate.bytes_per_second = 2.4e11;
+    r.peaks = assess_peaks(w, {{"dtype", std::string("bf16")}}, rate, rate, in);
+  }
   r.warnings = {{"jit_compiled", Severity::warning, "my_kernel was compiled from PTX 8.0 by the driver"},
                 {"noise_target_not_met", Severity::info, "CI width 2 % > 1 %"}};
   r.total_time_s = 0.5;
@@ -284,6 +323,8 @@ inline Environment full_environment() {
   n.processes = {{4242u, 5ull << 30}};
   n.unavailable = {{"power_draw_w", "Not Supported"}};
   d.nvml = n;
+  d.peaks = device_peaks(full_device_attributes());
+  d.peaks->measured_source = "/root/.cache/gauge/peaks/GPU-0.json";
   env.cuda.devices = {d};
   env.nvml.available = true;
   env.nvml.driver_version = "580.159.04";

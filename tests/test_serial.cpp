@@ -76,6 +76,7 @@ void perturb(gauge::Throughput& x) { perturb(x.flop_per_second); }
 void perturb(gauge::TelemetryRecord& x) { perturb(x.available); }
 void perturb(gauge::MemoryRecord& x) { perturb(x.peak_source); }
 void perturb(gauge::KernelTraceRecord& x) { perturb(x.status); }
+void perturb(gauge::PeaksRecord& x) { perturb(x.status); }
 void perturb(gauge::TimerKernelTrace& x) { perturb(x.status); }
 void perturb(gauge::TimerConfig& x) { perturb(x.window); }
 void perturb(gauge::TimerCounters& x) { perturb(x.steps); }
@@ -177,7 +178,7 @@ const std::vector<std::string> result_keys = {
     "/name", "/dimensions", "/work", "/config", "/backend", "/time_label", "/time_clock", "/device", "/status",
     "/error", "/repetition", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
     "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/clock", "/telemetry", "/memory", "/kernels", "/kernel_trace",
-    "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
+    "/peaks", "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
                                                      "/counters", "/window",  "/total",  "/regions", "/warnings",
                                                      "/kernel_trace"};
@@ -513,8 +514,8 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
 TEST_CASE("serial: every member of Result is written, under the key listed here", "[serial][completeness]") {
   CHECK(keys_of(json(gauge::Result{})) == top_keys(result_keys));
   CHECK(unwritten_members<gauge::Result>(result_keys, [](gauge::Result& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af);
         }) == std::vector<std::string>{});
 }
 

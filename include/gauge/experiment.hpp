@@ -89,6 +89,7 @@ GAUGE_DETAIL_HAS(backend_has_host_memory, std::declval<B&>().host_memory())
 GAUGE_DETAIL_HAS(backend_has_time_label, B::time_label)
 GAUGE_DETAIL_HAS(backend_has_streams, std::declval<B&>().select_stream(std::size_t{}))
 GAUGE_DETAIL_HAS(backend_has_clock_probe, std::declval<B&>().clock_probe_read())
+GAUGE_DETAIL_HAS(backend_has_device_attributes, std::declval<const B&>().device_attributes())
 GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
 #undef GAUGE_DETAIL_HAS
 
@@ -157,6 +158,10 @@ class BackendAdaptorBase : public ProtocolBackend {
   }
   void reset_persisting_l2() override {
     if constexpr (backend_has_reset_persisting_l2<Backend>::value) b_.reset_persisting_l2();
+  }
+  std::optional<DeviceAttributes> device_attributes() const override {
+    if constexpr (backend_has_device_attributes<Backend>::value) return b_.device_attributes();
+    else return std::nullopt;
   }
   void launch_graph() override { b_.launch_graph(); }
   double timer_resolution() const override { return b_.timer_resolution(); }

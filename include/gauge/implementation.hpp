@@ -47,6 +47,7 @@
 #include "gauge/report.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/json.hpp"
+#include "gauge/report/peaks_cache.hpp"
 #include "gauge/report/timer_json.hpp"
 
 namespace gauge {
@@ -179,6 +180,42 @@ ProcessMemory read_host_process_memory() { return read_process_memory(); }
 std::optional<std::uint64_t> read_host_memory_total() { return read_memory_total(); }
 unsigned current_process_id() { return static_cast<unsigned>(::getpid()); }
 
+/// NVML's driver version ("580.95.05"), or "" without NVML: the cache key beside the UUID.
+std::string nvml_driver_version() {
+  auto lib = nvml::Library::shared();
+  char buf[96] = {0};
+  const auto& a = lib->api();
+  if (lib->ok() && a.system_get_driver_version && a.system_get_driver_version(buf, sizeof buf) == nvml::success) return buf;
+  return "";
+}
+
+std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source) {
+  if (!uuid || uuid->empty()) {
+    source = "no GPU UUID: measured peaks not looked up";
+    return {};
+  }
+  std::string why, path;
+  auto file = read_peaks_cache(*uuid, nvml_driver_version(), why, &path);
+  if (!file) {
+    source = why;
+    return {};
+  }
+  source = path;
+  return file->peaks;
+}
+
+/// `env` with each CUDA device's measured peaks (gauge-peaks' cache) appended to its peaks.
+Environment with_measured_peaks(Environment env) {
+  for (auto& d : env.cuda.devices) {
+    if (!d.peaks) continue;
+    std::string source;
+    auto measured = read_measured_peaks(d.uuid, source);
+    d.peaks->measured_source = source;
+    for (auto& p : measured) d.peaks->peaks.push_back(std::move(p));
+  }
+  return env;
+}
+
 std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
                                                 const std::optional<std::string>& pci_bus_id, std::string& reason) {
   auto lib = nvml::Library::shared();
@@ -204,7 +241,7 @@ struct Report::Data {
   std::vector<InterleavedRecord> interleaved;
 };
 
-Report::Report(std::string path) : Report(std::move(path), capture_environment()) {}
+Report::Report(std::string path) : Report(std::move(path), detail::with_measured_peaks(capture_environment())) {}
 
 Report::Report(std::string path, Environment environment)
     : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}, {}})) {
@@ -261,7 +298,7 @@ std::string Report::summary() const {
   for (const auto& x : d_->interleaved)
     interleaved += "interleaved A/B, B \"" + d_->results.at(x.b).name + "\" / A \"" + d_->results.at(x.a).name +
                    "\": " + to_string(x.verdict) + ": " + x.reason + "\n";
-  return environment_line(d_->env) + summary_table(d_->results) + kernel_table(d_->results) +
+  return environment_line(d_->env) + summary_table(d_->results) + peaks_table(d_->results) + kernel_table(d_->results) +
          warnings_text(d_->results, d_->env) + interleaved + timers;
 }
 

@@ -21,6 +21,7 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/cuda/device_guard.hpp"
 #include "gauge/cuda/clock_probe.hpp"
+#include "gauge/cuda/device_attributes.hpp"
 #include "gauge/cuda/gate.hpp"
 #include "gauge/cuda/jit.hpp"
 #include "gauge/cuda/l2_flush.hpp"
@@ -156,6 +157,7 @@ class CudaBackend {
       d.memory_bandwidth_bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
     uuid_ = d.uuid;
     bus_id_ = d.pci_bus_id;
+    attributes_ = read_device_attributes(device_);
     GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
     return d;
   }
@@ -303,6 +305,9 @@ class CudaBackend {
   /// Resolution of cudaEventElapsedTime: "around 0.5 microseconds" (CUDA Runtime API reference).
   double timer_resolution() const { return 0.5e-6; }
 
+  /// The device's peak-relevant attributes, read at prepare() (gauge/core/peaks.hpp).
+  std::optional<DeviceAttributes> device_attributes() const { return attributes_; }
+
   /// The device ordinal in use (after prepare()).
   int device() const { return device_; }
 
@@ -367,6 +372,7 @@ class CudaBackend {
     std::swap(guard_, o.guard_);
     std::swap(uuid_, o.uuid_);
     std::swap(bus_id_, o.bus_id_);
+    std::swap(attributes_, o.attributes_);
   }
 
   cudaStream_t stream_ = nullptr;
@@ -378,6 +384,7 @@ class CudaBackend {
   std::size_t used_ = 0;
   std::unique_ptr<LaunchGate> gate_;
   std::unique_ptr<L2Flush> flush_;
+  std::optional<DeviceAttributes> attributes_;
   std::unique_ptr<ClockProbe> clock_;  // null where the probe kernel does not exist (no nvcc)
   cudaGraphExec_t graph_exec_ = nullptr;
   std::unique_ptr<DeviceGuard> guard_;

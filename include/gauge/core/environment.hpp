@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gauge/core/host_info.hpp"
+#include "gauge/core/peaks.hpp"
 #include "gauge/core/warnings.hpp"
 
 namespace gauge {
@@ -94,6 +95,9 @@ struct CudaDeviceInfo {
   std::optional<int> numa_node;               ///< the GPU's NUMA node (sysfs; -1 = none reported)
   std::optional<std::string> local_cpulist;   ///< CPUs local to the GPU (sysfs local_cpulist)
   std::optional<NvmlGpuInfo> nvml;            ///< NVML's record of this GPU, matched by UUID or bus id
+  /// The device's peaks with their provenance (schema 1.5; gauge/core/peaks.hpp): theoretical at
+  /// the maximum clocks, the datasheet's, and gauge-peaks' measured ones where cached.
+  std::optional<DevicePeaks> peaks;
 };
 
 /// What the CUDA runtime says about this machine.

@@ -13,6 +13,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/kernel_trace.hpp"
+#include "gauge/core/peak_fractions.hpp"
 #include "gauge/core/summary.hpp"
 #include "gauge/core/telemetry.hpp"
 #include "gauge/core/warnings.hpp"
@@ -185,6 +186,9 @@ struct Result {
   std::vector<KernelBinaryRecord> kernels;  ///< binaries of the named kernels (and gauge's gate)
   /// What ran inside the step and for how long (Config::trace_kernels); empty when not asked.
   std::optional<KernelTraceRecord> kernel_trace;
+  /// Every throughput as a fraction of the device's peaks, and the roofline (schema 1.5;
+  /// gauge/core/peak_fractions.hpp). `status` "none" with the reason where no peak is known.
+  PeaksRecord peaks;
 
   std::vector<double> gpu_samples_s;   ///< GPU time per step of each sample, in order taken
   std::vector<double> wall_samples_s;  ///< wall time per step of each wall round, in order

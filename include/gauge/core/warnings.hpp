@@ -55,6 +55,13 @@ inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
 inline constexpr const char* kernel_trace_unavailable = "kernel_trace_unavailable";
 /// Config::trace_kernels was asked while another CUPTI client (ncu, nsys) is attached: not traced.
 inline constexpr const char* profiler_attached = "profiler_attached";
+/// A throughput above the device's memory peak: a hot cache (L2) served the working set (schema 1.5).
+inline constexpr const char* above_memory_peak = "above_memory_peak";
+/// A FLOP rate above the compute peak of the declared type: work counted twice, wrong type, sparsity.
+inline constexpr const char* above_compute_peak = "above_compute_peak";
+/// In a comparison: a speed-up beyond 10x; check that the new step still does its work
+/// (gauge/report/speedup_check.hpp).
+inline constexpr const char* implausible_speedup = "implausible_speedup";
 // The Timer's codes (gauge/timer.hpp).
 /// More steps were pending than `TimerConfig::max_pending_steps`: the Timer waited on the host.
 inline constexpr const char* timer_forced_wait = "timer_forced_wait";
@@ -99,6 +106,15 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "any severe outlier, or more than 5 % outliers, from 10 samples on"},
     {warning_code::drift_during_measurement, Severity::warning, "the first and last thirds of the samples disagree",
      "abs(median(last third) / median(first third) − 1) > max(warmup.drift_tolerance, 2 × CI width), from 30 samples on"},
+    {warning_code::above_memory_peak, Severity::warning,
+     "the bytes per second exceed the device's memory peak: a cache (L2) served the working set",
+     "GPU bytes/s > above_peak_fraction (1.0) x the theoretical memory peak at the maximum clock (else the datasheet's)"},
+    {warning_code::above_compute_peak, Severity::warning,
+     "the FLOP per second exceed the compute peak of the declared dtype: FLOP counted twice, the wrong type, or a sparse peak",
+     "GPU FLOP/s > above_peak_fraction (1.0) x the dense peak of the dtype dimension at the maximum clock (else the datasheet's)"},
+    {warning_code::implausible_speedup, Severity::warning,
+     "a comparison found a speed-up beyond 10x: check that the new step still does its work",
+     "median(base) / median(new) > implausible_speedup_ratio (10)"},
     {warning_code::below_timer_resolution, Severity::warning, "one sample spans too few timer ticks",
      "sample time < 100 × the timer's resolution"},
     {warning_code::work_not_on_stream, Severity::error, "the device was busy with work the stream's events did not see",

@@ -1,20 +1,60 @@
 #pragma once
 /// \file gauge/cuda/l2_flush.hpp
-/// Cold-cache support: overwrite a buffer of at least twice the L2 size before a step, so the
-/// step finds none of its data in L2; reset persisting-L2 lines. The buffer is allocated once.
+/// Cold-cache support: before a step, push everything out of L2 so the step finds none of its
+/// data there, and leave nothing in L2 that the step would pay for.
+///
+/// How (issue "Speed of light"): the flush *reads* a buffer of 2 × the L2 size with a kernel
+/// (16-byte loads that bypass L1, `ld.global.cg`, folded into one word that is stored only when it
+/// equals an impossible value, so no load is elided and nothing is written). Reading replaces every
+/// line of L2 with a clean line of the buffer; a dirty line (the step's own output of the previous
+/// step) is written back *during the flush*, outside the timed interval. A write flush (the old
+/// cudaMemsetAsync over the buffer) left up to a whole L2 of dirty lines, whose write-back the next
+/// step then paid: on the H200 a read-only step over 3/4 of the L2 read about 25 % slower after it
+/// than after a flush that leaves no dirty lines (bench/bench_l2_flush.cu, docs/benchmarks.md).
+/// Persisting lines (an access-policy window's set-aside) are reset with
+/// cudaCtxResetPersistingL2Cache before every cold round (reset_persisting_lines).
+///
+/// The read kernel needs nvcc: in a translation unit compiled by a host compiler the flush falls
+/// back to the memset (writes, so the next step pays for write-backs) and `method()` says so. The
+/// type lives in the compile-mode namespace (gauge/detail/compile_mode.hpp), as the launch gate.
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "gauge/cuda/check.hpp"
+#include "gauge/detail/compile_mode.hpp"
 
-namespace gauge {
+GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
 
-/// A device buffer of 2 × the L2 size of the current device; `flush(stream)` enqueues a
-/// cudaMemsetAsync over it (no kernel, so it also works in host-compiled code).
+namespace flush_kernels {
+#if defined(__CUDACC__)
+/// Reads `n` uint4 of `data` (grid-stride, L2 only) and stores their XOR to `*sink` only when it
+/// equals `never` (which the caller chooses so that it cannot occur): loads kept, nothing written.
+__global__ void read_flush_kernel(const uint4* __restrict__ data, std::size_t n, unsigned* sink, unsigned never) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcg(data + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == never) *sink = acc;
+}
+#endif
+}  // namespace flush_kernels
+
+/// A device buffer of 2 × the L2 size of the current device; `flush(stream)` reads it (nvcc) or
+/// overwrites it (host compiler), see the file comment.
 class L2Flush {
  public:
+  /// True when the flush reads (this translation unit was compiled by nvcc).
+#if defined(__CUDACC__)
+  static constexpr bool reads = true;
+#else
+  static constexpr bool reads = false;
+#endif
+
   L2Flush() = default;
   L2Flush(const L2Flush&) = delete;
   L2Flush& operator=(const L2Flush&) = delete;
@@ -22,34 +62,56 @@ class L2Flush {
     if (buffer_) (void)cudaFree(buffer_);
   }
 
-  /// Allocates the buffer for the current device (once). Throws CudaError.
+  /// Allocates the buffer for the current device (once) and fills it with zeros (so the XOR
+  /// of any read is 0, never the sink's value 1). Throws CudaError.
   void prepare() {
     if (buffer_) return;
     int device = 0;
     GAUGE_CUDA_CHECK(cudaGetDevice(&device));
     int l2 = 0;
     GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    int sms = 0;
+    GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    sms_ = sms > 0 ? sms : 1;
     bytes_ = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : (64 << 20));
-    GAUGE_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
+    bytes_ = (bytes_ + 15) / 16 * 16;
+    GAUGE_CUDA_CHECK(cudaMalloc(&buffer_, bytes_ + 16));  // + the sink word
+    GAUGE_CUDA_CHECK(cudaMemset(buffer_, 0, bytes_ + 16));
+    GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  /// Enqueues the flush on `stream`. Alternates the byte written so no write is elided.
+  /// Enqueues the flush on `stream`: the read kernel (nvcc), else a memset that alternates the
+  /// byte written so no write is elided. Throws CudaError.
   void flush(cudaStream_t stream) {
     prepare();
+#if defined(__CUDACC__)
+    auto* data = static_cast<const uint4*>(buffer_);
+    auto* sink = reinterpret_cast<unsigned*>(static_cast<char*>(buffer_) + bytes_);
+    flush_kernels::read_flush_kernel<<<4 * static_cast<unsigned>(sms_), 512, 0, stream>>>(data, bytes_ / 16, sink, 1u);
+    GAUGE_CUDA_CHECK(cudaGetLastError());
+#else
     value_ ^= 0x5a;
     GAUGE_CUDA_CHECK(cudaMemsetAsync(buffer_, value_, bytes_, stream));
+#endif
   }
 
   /// Resets all persisting L2 lines to normal (cudaCtxResetPersistingL2Cache). Throws CudaError.
   static void reset_persisting_lines() { GAUGE_CUDA_CHECK(cudaCtxResetPersistingL2Cache()); }
 
-  /// Bytes overwritten by one flush.
+  /// Bytes one flush reads (or overwrites).
   std::size_t bytes() const { return bytes_; }
+
+  /// How the flush works in this translation unit, in words (for reports and benchmarks).
+  static const char* method() {
+    return reads ? "read of 2 x L2 (ld.global.cg, no dirty lines left)"
+                 : "cudaMemsetAsync of 2 x L2 (writes: dirty lines are written back during the next step)";
+  }
 
  private:
   void* buffer_ = nullptr;
   std::size_t bytes_ = 0;
+  int sms_ = 1;
   int value_ = 0;
 };
 
-}  // namespace gauge
+GAUGE_END_COMPILE_MODE_NAMESPACE

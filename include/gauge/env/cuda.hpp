@@ -9,6 +9,7 @@
 
 #include "gauge/core/environment.hpp"
 #include "gauge/cuda/check.hpp"
+#include "gauge/cuda/device_attributes.hpp"
 
 namespace gauge {
 
@@ -49,6 +50,7 @@ inline CudaInfo detect_cuda() {
     if (cudaDeviceGetAttribute(&a, cudaDevAttrMemoryClockRate, d) == cudaSuccess && a > 0) g.memory_clock_max_mhz = a / 1000.0;
     if (cudaDeviceGetAttribute(&a, cudaDevAttrGlobalMemoryBusWidth, d) == cudaSuccess && a > 0) g.memory_bus_width_bits = a;
     (void)cudaGetLastError();
+    g.peaks = device_peaks(read_device_attributes(d));  // measured ones: Report adds them from the cache
     info.devices.push_back(g);
   }
   return info;

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "gauge/core/peaks.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warmup.hpp"
@@ -42,6 +43,10 @@ inline constexpr double on_stream_fraction = 0.5;
 inline constexpr double on_stream_latency_per_round_s = 50e-6;
 /// A device busy less than this fraction of the wall time is launch- or host-bound.
 inline constexpr double launch_bound_busy_fraction = 0.5;
+/// A throughput above this fraction of its ceiling peak (the theoretical peak at the maximum
+/// clock, else the datasheet's) is more than the device can do: 1.0, since the theoretical peak
+/// at the maximum clock is already above the achievable one (docs/benchmarks.md, gauge-peaks).
+inline constexpr double above_peak_fraction = 1.0;
 }  // namespace thresholds
 
 /// What the protocol observed that the Result does not hold (wall rounds, build mode).
@@ -193,6 +198,48 @@ inline void rule_launch_bound(const Result& r, const RunFacts& f, WarningSink& s
                    100 * *r.gpu_busy_fraction, human_time(*r.gpu_time.p50), human_time(*r.wall_time.p50)));
 }
 
+/// `above_memory_peak`: the GPU bytes/s exceed the memory ceiling (gauge/core/peaks.hpp
+/// ceiling_peak) by more than `thresholds::above_peak_fraction`: the working set came from a
+/// cache. Names the declared bytes per step against the L2 size, and the fix.
+inline void rule_above_memory_peak(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& rate = r.gpu_throughput.bytes_per_second;
+  const Peak* peak = ceiling_peak(r.peaks.peaks, "memory_bandwidth", "");
+  if (!rate || !peak || !(peak->value > 0) || !(*rate > thresholds::above_peak_fraction * peak->value)) return;
+  std::string cache;
+  const auto l2 = r.peaks.l2_cache_bytes;
+  const double ws = r.work.bytes.value_or(0);
+  if (l2 && ws > 0)
+    cache = fmt::format("the step declares {:.4g} MiB per step against an L2 of {:.4g} MiB{}", ws / 1048576.0,
+                        static_cast<double>(*l2) / 1048576.0,
+                        ws <= 2.0 * static_cast<double>(*l2) ? ", so its working set can stay in L2: this is L2 bandwidth" : "");
+  else if (l2)
+    cache = fmt::format("the L2 holds {:.4g} MiB", static_cast<double>(*l2) / 1048576.0);
+  const bool cold = r.sampling.cache == "cold";
+  sink.add(warning_code::above_memory_peak, Severity::warning,
+           fmt::format("{} reads {:.4g} GB/s, {:.3g} % of the memory peak {:.4g} GB/s ({}: {}){}{}. {}", r.time_label,
+                       *rate / 1e9, 100 * *rate / peak->value, peak->value / 1e9, peak->basis, peak->source,
+                       cache.empty() ? "" : "; ", cache,
+                       cold ? "The cache was cold: check the bytes counted per step (counted twice?)."
+                            : "Measure memory bandwidth with a cold cache (Experiment::cold_cache()), or a working set "
+                              "of several times the L2."));
+}
+
+/// `above_compute_peak`: the GPU FLOP/s exceed the dense peak of the declared type (the `dtype`
+/// dimension) by more than `thresholds::above_peak_fraction`.
+inline void rule_above_compute_peak(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& rate = r.gpu_throughput.flop_per_second;
+  if (!rate || !r.peaks.dtype) return;
+  const Peak* peak = ceiling_peak(r.peaks.peaks, "compute", *r.peaks.dtype);
+  if (!peak || !(peak->value > 0) || !(*rate > thresholds::above_peak_fraction * peak->value)) return;
+  sink.add(warning_code::above_compute_peak, Severity::warning,
+           fmt::format("{} gives {:.4g} TFLOP/s, {:.3g} % of the dense {} peak {:.4g} TFLOP/s ({}: {}): more than the "
+                       "device can do. Likely: the FLOP per step are counted twice (2·M·N·K already counts the FMA as "
+                       "two), the declared dtype is not the one computed (a lower-precision path: fp8 or tf32), or the "
+                       "kernel exploits sparsity (the sparse peak is twice the dense one).",
+                       r.time_label, *rate / 1e12, 100 * *rate / peak->value, *r.peaks.dtype, peak->value / 1e12,
+                       peak->basis, peak->source));
+}
+
 /// `unknown_silenced_code`: a silenced code (Config::silenced_warnings, which run() completes with
 /// GAUGE_SILENCE's codes) that is not in `warning_catalogue`, so it silences nothing.
 inline void rule_unknown_silenced(const Result& r, const RunFacts&, WarningSink& sink) {
@@ -215,7 +262,8 @@ using ResultRule = void (*)(const Result&, const RunFacts&, WarningSink&);
 /// The rules diagnose_result() applies, in order.
 inline const std::vector<ResultRule>& result_rules() {
   static const std::vector<ResultRule> rules = {rule_noise_target,     rule_stream_effect,      rule_outliers,    rule_drift,
-                                                rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound};
+                                                rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound,
+                                                rule_above_memory_peak, rule_above_compute_peak};
   return rules;
 }
 

@@ -23,6 +23,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/kernel_trace_summary.hpp"
+#include "gauge/core/peak_fractions.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
@@ -246,6 +247,7 @@ class Protocol {
       r.host_overhead_per_step_s = *r.wall_time.p50 - *r.gpu_time.p50;
       if (*r.wall_time.p50 > 0) r.gpu_busy_fraction = std::min(1.0, *r.gpu_time.p50 / *r.wall_time.p50);
     }
+    record_peaks(r);
     if (r.gpu_samples_s.size() > config_.max_samples_in_report) r.gpu_samples_s.resize(config_.max_samples_in_report);
     facts_.debug_build = b_.debug_build();
     diagnose_result(r, facts_, sink);
@@ -255,6 +257,25 @@ class Protocol {
     return r;
   }
 
+
+  /// The result's peaks (gauge/core/peak_fractions.hpp): the device's attributes from the
+  /// backend, gauge-peaks' cache, the run's clocks. Call after the throughputs and the clock.
+  void record_peaks(Result& r) const {
+    PeakInputs in;
+    try {
+      in.device = b_.device_attributes();
+    } catch (const std::exception& e) {
+      in.no_device_reason = std::string("device attributes unreadable: ") + e.what();
+    }
+    if (!in.device && in.no_device_reason.empty())
+      in.no_device_reason = std::string("the ") + b_.name() + " backend knows no device peaks";
+    if (in.device) in.measured = read_measured_peaks(r.device.uuid, in.measured_source);
+    in.run_sm_clock_mhz = r.clock.sm_clock_mhz;
+    in.run_memory_clock_mhz = r.clock.memory_clock_mhz;
+    in.gpu_busy_fraction = r.gpu_busy_fraction;
+    in.launch_bound_busy_fraction = thresholds::launch_bound_busy_fraction;
+    r.peaks = assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
+  }
 
   /// The per-stream medians of the GPU-time samples, and the interval of the median widened for
   /// the stream effect (gauge/core/stream_effect.hpp). Call after summarize, before the samples

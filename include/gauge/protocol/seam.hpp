@@ -22,6 +22,7 @@
 #include "gauge/core/clock.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
+#include "gauge/core/peaks.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/telemetry.hpp"
 #include "gauge/core/work.hpp"
@@ -147,6 +148,9 @@ class ProtocolBackend {
   virtual void clock_probe_stop() {}
   virtual std::optional<SmClockReading> clock_probe_read() { return std::nullopt; }
   virtual void reset_persisting_l2() = 0;
+  /// The device's peak-relevant attributes (gauge/core/peaks.hpp), after prepare(); nullopt for a
+  /// backend that knows no device peaks (the host backend). Default: none.
+  virtual std::optional<DeviceAttributes> device_attributes() const { return std::nullopt; }
   /// Captures `steps` steps into a graph (replacing a previous one).
   virtual void capture(std::size_t steps) = 0;
   virtual void launch_graph() = 0;
@@ -182,6 +186,11 @@ InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& back
 ProcessMemory read_host_process_memory();
 std::optional<std::uint64_t> read_host_memory_total();
 unsigned current_process_id();
+
+/// The measured peaks gauge-peaks cached for the GPU with this UUID and the current driver
+/// (gauge/report/peaks_cache.hpp), or none, with `source` saying which file or why not. Never
+/// throws. Defined in gauge/implementation.hpp.
+std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source);
 
 /// An NVML telemetry probe for the device with this UUID or PCI bus id; null with `reason` when
 /// NVML is absent or does not know the device. Defined in gauge/implementation.hpp.

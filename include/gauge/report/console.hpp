@@ -115,6 +115,41 @@ inline std::string environment_line(const Environment& env) {
                      env.gauge_version);
 }
 
+/// The "% of peak" lines: for every result with peaks, its GPU throughput as a percentage of each
+/// peak compared with (theoretical at the maximum clock and at the run's clock, datasheet,
+/// measured), and the roofline position; a result without peaks gets none (the report says why).
+inline std::string peaks_table(const std::vector<Result>& results) {
+  std::string out;
+  for (const auto& r : results) {
+    if (r.peaks.fractions.empty()) continue;
+    std::string label = detail::escape::visible(r.name);
+    for (const char* quantity : {"compute", "memory_bandwidth"}) {
+      std::string line;
+      for (const auto& f : r.peaks.fractions) {
+        if (f.throughput != "gpu" || f.quantity != quantity) continue;
+        const bool flop = f.quantity == "compute";
+        std::string basis = f.basis;
+        if (f.basis == "theoretical") {
+          const Peak* p = find_peak(r.peaks.peaks, f.quantity, f.dtype, f.basis, f.clock_basis);
+          basis += fmt::format(" at {} {}", p && p->clock_mhz ? fmt::format("{:.0f} MHz", *p->clock_mhz) : std::string("?"),
+                               f.clock_basis == "max_boost" ? "max boost" : "run clock");
+        }
+        line += fmt::format("{}{:.1f} % of {} ({})", line.empty() ? "" : " | ", 100 * f.fraction,
+                            flop ? detail::format_rate(f.peak, f.dtype == "int8" ? "OP/s" : "FLOP/s")
+                                 : detail::format_rate(f.peak, "B/s"),
+                            basis);
+      }
+      if (line.empty()) continue;
+      out += fmt::format("% of peak {} {}: {}\n", label,
+                         std::string(quantity) == "compute" ? r.peaks.dtype.value_or("?") + " dense" : std::string("memory"), line);
+    }
+    if (const auto& rl = r.peaks.roofline)
+      out += fmt::format("roofline {}: {}-bound (intensity {:.3g} FLOP/B, ridge point {:.3g} FLOP/B, {} peaks)\n", label,
+                         rl->bound, rl->arithmetic_intensity, rl->ridge_point, rl->basis);
+  }
+  return out;
+}
+
 /// Every warning of every result, one per line: "[severity] experiment: code: message".
 inline std::string warnings_text(const std::vector<Result>& results, const Environment& env) {
   std::string out;

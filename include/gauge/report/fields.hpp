@@ -23,6 +23,8 @@
 #include "gauge/core/environment.hpp"
 #include "gauge/core/interleaved.hpp"
 #include "gauge/core/kernel_trace.hpp"
+#include "gauge/core/peak_fractions.hpp"
+#include "gauge/core/peaks.hpp"
 #include "gauge/core/ranks.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/skipped.hpp"
@@ -185,6 +187,24 @@ GAUGE_SERIAL_DESCRIBE(KernelTraceRecord, "kernel_trace", status, reason, tool, a
     records, attributed_records, dropped_records, period_s, untraced_period_s, tracing_overhead, device_period_s,
     kernel_time_per_step_s, busy_per_step_s, gaps_per_step_s, busy_fraction, closure, kernels, sample_step)
 
+// ---- peaks (schema 1.5; gauge/core/peaks.hpp, gauge/core/peak_fractions.hpp) ------------------
+
+/// Peak → {"quantity", "dtype", "unit", "basis", "clock_basis", "clock_mhz", "value", "source"}.
+GAUGE_SERIAL_DESCRIBE(Peak, "peak", quantity, dtype, unit, basis, clock_basis, clock_mhz, value, source)
+
+/// DevicePeaks → {"peaks", "l2_cache_bytes", "unknown", "measured_source"}.
+GAUGE_SERIAL_DESCRIBE(DevicePeaks, "device_peaks", peaks, l2_cache_bytes, unknown, measured_source)
+
+/// PeakFraction → one throughput against one peak.
+GAUGE_SERIAL_DESCRIBE(PeakFraction, "peak_fraction", throughput, quantity, dtype, basis, clock_basis, peak, rate,
+    fraction)
+
+/// RooflineRecord → {"arithmetic_intensity", "ridge_point" (FLOP/byte), "basis", "bound"}.
+GAUGE_SERIAL_DESCRIBE(RooflineRecord, "roofline", arithmetic_intensity, ridge_point, basis, bound)
+
+/// PeaksRecord → the result's `peaks`.
+GAUGE_SERIAL_DESCRIBE(PeaksRecord, "peaks", status, reason, dtype, l2_cache_bytes, peaks, fractions, roofline)
+
 // ---- one experiment ----------------------------------------------------------------------------
 
 /// WarmupRound → {"start_s", "steps", "time_per_step_s"} (a null time reads as NaN).
@@ -281,6 +301,7 @@ struct Fields<Result> {
     v("memory", x.memory, since_1_1);
     v("kernels", x.kernels, since_1_1);
     v("kernel_trace", x.kernel_trace, since_1_4);
+    v("peaks", x.peaks, since_1_5);
     v("warnings", x.warnings);
     v.group("samples", [&](auto& g) {
       g("gpu_time_per_step_s", x.gpu_samples_s, nan_as_null);
@@ -351,6 +372,7 @@ GAUGE_SERIAL_DESCRIPTION(CudaDeviceInfo, "cuda_device", NoFlags) {
   v("numa_node", x.numa_node, since_1_1);
   v("local_cpulist", x.local_cpulist, since_1_1);
   v("nvml", x.nvml, since_1_1);
+  v("peaks", x.peaks, since_1_5);
 }
 
 /// CudaInfo → {"runtime_version", "driver_version", "device_count", "error", "devices"}.

@@ -30,7 +30,7 @@ for p in "${parts[@]}"; do
       cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON \
             -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON > "$OUT/r/build.log" 2>&1 || { tail -30 "$OUT/r/build.log" | tee -a "$S"; exit 1; }
       targets=(gemm gauge-compare gauge-export gauge_gpu_tests bench_ab)
-      [ -f tools/gauge_peaks.cpp ] || [ -f tools/gauge-peaks.cpp ] && targets+=(gauge-peaks)
+      [ -f scripts/gpu-peaks.sh ] && targets+=(gauge-peaks sweep bench_l2_flush)
       if cmake --build $B -j 16 --target "${targets[@]}" -- -k 0 >> "$OUT/r/build.log" 2>&1; then log "== build ok ($((SECONDS - t0)) s)"
       else log "== BUILD FAILED:"; grep -E "error|FAILED" "$OUT/r/build.log" | head -20 | tee -a "$S"; fi ;;
     tests)
@@ -50,7 +50,7 @@ for p in "${parts[@]}"; do
       [ $left -gt 60 ] && OUT=$OUT B=$B DEADLINE=$left bash scripts/gpu-verdict.sh > "$OUT/r/verdict-stdout.log" 2>&1
       cat "$OUT/summary.md" 2>/dev/null | tee -a "$S" ;;
     peaks)
-      if [ -f scripts/gpu-peaks.sh ]; then log "== gpu-peaks.sh"; OUT=$OUT/r B=$B timeout 300 bash scripts/gpu-peaks.sh 2>&1 | tail -60 | tee -a "$S"
+      if [ -f scripts/gpu-peaks.sh ]; then log "== gpu-peaks.sh"; OUT=$OUT/r GAUGE_BUILD_DIR=$B timeout 240 bash scripts/gpu-peaks.sh 2>&1 | tail -70 | tee -a "$S"
       else log "no scripts/gpu-peaks.sh"; fi ;;
     *) log "unknown part $p"; exit 2 ;;
   esac

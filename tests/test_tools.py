@@ -1300,6 +1300,18 @@ class AbDriver(unittest.TestCase):
         self.assertTrue(text.startswith("# earlier step\n"), text)
         self.assertEqual(2, text.count(table), text)
         self.assertEqual(2, text.count("### gauge-ab: 2 run(s) per side, gate pass\n"), text)
+        # Without the gate, the heading does not claim one passed.
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "1",
+                    "--markdown", summary, out="three")
+        self.assertEqual(0, p.returncode, p.stderr)
+        with open(summary) as f:
+            self.assertIn("### gauge-ab: 1 run(s) per side, no gate (--fail-on-regression not given)\n", f.read())
+        # A summary path in a folder that does not exist is refused before any run.
+        p = self.ab("--base", self.bench("base", 1.0), "--new", self.bench("new", 1.0), "--runs", "1",
+                    "--markdown", os.path.join(self.dir, "no", "such", "s.md"), out="four")
+        self.assertEqual(2, p.returncode)
+        self.assertIn("--markdown: the folder of", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "four")))
         # The Markdown comparison is a second call with --format markdown and without the gate.
         calls = self.compare_calls()
         self.assertEqual(4, len(calls))

@@ -103,8 +103,8 @@ std::vector<std::string> expand(const std::string& pattern) {
 const char* const sides_help =
     "Reports: BASE NEW compares two reports. BASE1 BASE2 ... -- NEW1 NEW2 ... compares several runs per side (separate "
     "processes, e.g. tools/gauge-ab's): all results of one name and dimensions on a side are its runs, the run is a "
-    "random effect, and the interval covers run-to-run variation. Options may stand before the reports or after the last "
-    "one; a report whose name starts with '-' goes before '--' (or as ./-name).";
+    "random effect, and the interval covers run-to-run variation. Options go before '--' (only reports follow it); a "
+    "report whose name starts with '-' is given as ./-name.";
 
 Arguments parse(int argc, char** argv) {
   Arguments a;
@@ -121,14 +121,12 @@ Arguments parse(int argc, char** argv) {
   std::vector<char*> front;
   std::vector<std::string> after;
   bool split = false;
-  bool reports_done = false;  // after "--": reports up to the first option, which goes back to the options
   for (int i = 0; i < argc; ++i) {
     if (!split && i > 0 && std::string(argv[i]) == "--") {
       split = true;
       continue;
     }
-    if (split && !reports_done && argv[i][0] == '-' && argv[i][1] != '\0') reports_done = true;
-    if (split && !reports_done) after.emplace_back(argv[i]);
+    if (split) after.emplace_back(argv[i]);
     else front.push_back(argv[i]);
   }
   std::vector<std::string> positional;
@@ -192,6 +190,11 @@ Arguments parse(int argc, char** argv) {
   };
   if (split) {
     a.base = expand_all(positional);
+    for (const auto& x : after)
+      if (!x.empty() && x[0] == '-')
+        throw gauge::tools::BadInput{x == "--" ? std::string("'--' given twice: BASE... -- NEW... has one")
+                                               : "'" + x + "' after '--': options go before '--', which only reports follow "
+                                                 "(a report named -x.json is ./-x.json)"};
     a.candidate = expand_all(after);
     if (a.base.empty() || a.candidate.empty())
       throw gauge::tools::BadInput{std::string("'--' needs at least one report on each side: BASE... -- NEW...")};

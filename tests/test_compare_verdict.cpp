@@ -161,6 +161,7 @@ TEST_CASE("verdict: a moved body of the distribution vetoes same", "[compare][tr
 TEST_CASE("verdict: without stored samples, the summaries' median intervals decide", "[compare][trust]") {
   gauge::Result base, candidate;
   base.name = candidate.name = "step";
+  base.gpu_time.n = 1000;  // a summary of 1,000 samples that were not stored (n = 0 would be no median at all)
   base.gpu_time.p50 = 1.0e-3;
   base.gpu_time.median_ci = gauge::ConfidenceInterval{};
   base.gpu_time.median_ci->low = 0.999e-3;

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "gauge/cuda/clock_probe.hpp"
 #include "gauge/cuda/device_attributes.hpp"
 #include "gauge/cuda/gate.hpp"
+#include "gauge/detail/stream_sharing.hpp"
 #include "gauge/cuda/jit.hpp"
 #include "gauge/cuda/l2_flush.hpp"
 #include "gauge/detail/compile_mode.hpp"
@@ -52,7 +54,13 @@ class SharedStreamPool {
   /// replaced. Throws CudaError.
   std::vector<cudaStream_t> acquire(std::size_t n) {
     std::lock_guard<std::mutex> lock(m_);
-    if (in_use_) return {};
+    // Held: only the second side of an interleaved run on the holder's thread shares it
+    // (gauge/detail/stream_sharing.hpp); anyone else gets streams of its own.
+    if (in_use_ && !(stream_sharing_on_this_thread() && owner_ == std::this_thread::get_id() && n <= streams_.size())) return {};
+    if (in_use_) {
+      ++holders_;
+      return std::vector<cudaStream_t>(streams_.begin(), streams_.begin() + static_cast<std::ptrdiff_t>(n));
+    }
     if (!streams_.empty() && cudaStreamQuery(streams_.front()) == cudaErrorInvalidResourceHandle) {
       (void)cudaGetLastError();
       streams_.clear();  // destroyed with the context
@@ -63,11 +71,14 @@ class SharedStreamPool {
       streams_.push_back(s);
     }
     in_use_ = true;
+    holders_ = 1;
+    owner_ = std::this_thread::get_id();
     return std::vector<cudaStream_t>(streams_.begin(), streams_.begin() + static_cast<std::ptrdiff_t>(n));
   }
-  /// Gives the pool back.
+  /// Gives the pool back (the last holder frees it).
   void release() noexcept {
     std::lock_guard<std::mutex> lock(m_);
+    if (holders_ > 0 && --holders_ > 0) return;
     in_use_ = false;
   }
 
@@ -75,6 +86,8 @@ class SharedStreamPool {
   std::mutex m_;
   std::vector<cudaStream_t> streams_;
   bool in_use_ = false;
+  std::size_t holders_ = 0;  // experiments holding it (2 while an interleaved run shares it)
+  std::thread::id owner_;    // the thread of the first holder
 };
 
 }  // namespace gauge::detail

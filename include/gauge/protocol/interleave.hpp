@@ -19,6 +19,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/detail/text.hpp"
+#include "gauge/detail/stream_sharing.hpp"
 #include "gauge/protocol/protocol.hpp"
 #include "gauge/protocol/seam.hpp"
 
@@ -40,7 +41,12 @@ class InterleavedRun {
     InterleavedResult out;
     out.config = config_;
     a_.begin(out.a);
-    b_.begin(out.b);
+    {
+      // B measures on A's streams: each round pair then runs on one stream (a stream of its own
+      // would add the between-stream effect to the paired ratio).
+      StreamSharingScope share;
+      b_.begin(out.b);
+    }
     agree_on_steps_per_sample(out);
     measure(out);
     // Ended in the reverse order of begin (the backends' device guards nest).

@@ -44,7 +44,7 @@ for p in "${parts[@]}"; do
         [ -z "$name" ] && continue
         n=$((n + 1))
         timeout 120 $B/tests/gauge_gpu_tests "$name" >> "$OUT/r/gpu-tests.log" 2>&1 || { fails=$((fails + 1)); log "FAILED: $name"; }
-      done < <($B/tests/gauge_gpu_tests --list-test-names-only 2>/dev/null | sed 's/^ *//')
+      done < <($B/tests/gauge_gpu_tests --list-test-names-only 2>/dev/null | sed 's/^ *//; s/\([][,*\\]\)/\\\1/g')
       log "GPU tests: $n cases, $fails failed, one process each ($((SECONDS - t0)) s)"
       grep -E "^(clock probe|interleaved|spin|traced|GPU:|telemetry|16 MiB|other stream|memory:|kernel )" "$OUT/r/gpu-tests.log" | tee -a "$S"
       grep -E "FAILED|failed|passed" -A3 "$OUT/r/gpu-tests.log" | tail -30 | tee -a "$S" ;;

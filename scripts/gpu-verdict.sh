@@ -94,7 +94,7 @@ EOF
 }
 
 # kind, size, the new side's extra arguments, gauge-compare's extra arguments
-KINDS=(same-8192 same-4096 extra-3% extra-5%)
+read -r -a KINDS <<< "${KINDS:-same-8192 same-4096 extra-3% extra-5%}"  # KINDS="same-8192 same-4096" runs those only
 declare -A SIZE=([same-8192]=8192 [same-4096]=4096 [extra-3%]=8192 [extra-5%]=8192)
 declare -A NEW_ARGS=([same-8192]="" [same-4096]="" [extra-3%]="--extra-work 0.03" [extra-5%]="--extra-work 0.05")
 IGNORE=(--ignore-dimension extra_work)

@@ -404,3 +404,23 @@ TEST_CASE("run spread: one report per side with a known spread above the thresho
   CHECK(e.verdict == gauge::Verdict::inconclusive);
   CHECK(e.reason.find("run-to-run spread (1.50 % per run") != std::string::npos);
 }
+
+TEST_CASE("compare_reports: a speed-up beyond 10x is flagged for a check that the step still does its work", "[compare]") {
+  // 1 ms against 0.05 ms: 20x by hand; 1 ms against 0.5 ms: 2x, not flagged.
+  gauge::StoredReport a, b, c;
+  gauge::Result r;
+  r.name = "step";
+  r.gpu_samples_s = around(1e-3, 100, 0.01);
+  a.results = {r};
+  r.gpu_samples_s = around(0.05e-3, 100, 0.01);
+  b.results = {r};
+  r.gpu_samples_s = around(0.5e-3, 100, 0.01);
+  c.results = {r};
+  auto has = [](const gauge::Comparison& x) {
+    for (const auto& n : x.experiments.at(0).notes)
+      if (n.rfind("implausible_speedup", 0) == 0) return true;
+    return false;
+  };
+  CHECK(has(gauge::compare_reports(a, b)));
+  CHECK_FALSE(has(gauge::compare_reports(a, c)));
+}

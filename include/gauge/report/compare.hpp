@@ -46,6 +46,7 @@
 #include "gauge/report/console.hpp"
 #include "gauge/report/escape.hpp"
 #include "gauge/report/read.hpp"
+#include "gauge/report/speedup_check.hpp"
 
 namespace gauge {
 
@@ -1524,6 +1525,12 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
       out.experiments[i].label = matched_base[i]->name + " [" + dimensions_text(matched_base[i]->dimensions, varying) + "]";
   }
   apply_multiplicity(out, options);
+  // A speed-up beyond 10x: check that the step still does its work (issue "Speed of light").
+  for (auto& e : out.experiments)
+    if (e.base_median_s && e.candidate_median_s && std::isfinite(*e.base_median_s) && std::isfinite(*e.candidate_median_s) &&
+        *e.base_median_s >= 0 && *e.candidate_median_s >= 0)
+      if (const auto w = implausible_speedup_warning(*e.base_median_s, *e.candidate_median_s, e.label))
+        e.notes.push_back(w->code + ": " + w->message);
   compare_timers(out, base.front(), candidate.front(), options);
   return out;
 }

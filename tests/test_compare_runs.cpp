@@ -363,7 +363,7 @@ TEST_CASE("steps per sample that differ: only the medians are compared", "[compa
   CHECK(e.verdict == gauge::Verdict::same);
 }
 
-TEST_CASE("compare_reports: several reports per side are runs; bad input is named", "[compare][runs]") {
+TEST_CASE("compare_reports: several reports per side are runs, and bad input is named", "[compare][runs]") {
   gauge::StoredReport a1, a2, b1, b2;
   gauge::Result r;
   r.name = "step";

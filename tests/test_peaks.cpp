@@ -140,7 +140,7 @@ TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type,
   CHECK(a.unknown[0] == "fp8: no table row for sm_80");
 }
 
-TEST_CASE("Peaks: table lookups by capability and name; datasheet rows by the most specific name", "[peaks]") {
+TEST_CASE("Peaks: table lookups by capability and name, datasheet rows by the most specific name", "[peaks]") {
   gauge::DeviceAttributes ada;
   ada.compute_capability_major = 8;
   ada.compute_capability_minor = 9;

@@ -70,6 +70,22 @@ struct WallOutcome {
   std::size_t steps = 0;
 };
 
+/// The measuring loop's state: kept between calls of measure() when rounds are driven from
+/// outside (measure_round), so that each call continues where the last one stopped.
+struct MeasureState {
+  std::size_t k = 1;                // steps per sample
+  bool graph_mode = false;
+  std::size_t steps_per_round = 1;
+  double t0 = 0;                    // host clock when measuring began
+  // The samples as sorted runs: the rule's order statistics are exact (those of all samples
+  // sorted) at a cost per round that does not grow with the samples already taken.
+  detail::SortedRuns order;
+  std::vector<detail::SortedRuns> by_stream;  // the same samples, per stream of the pool
+  std::vector<std::size_t> counts;
+  std::vector<double> medians;
+  std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
+};
+
 /// One run of the protocol: the per-run state lives here, not in the user-facing builder.
 class Protocol {
  public:
@@ -819,21 +835,6 @@ class Protocol {
 
   // ---- measurement ------------------------------------------------------------------------------
 
-  /// The measuring loop's state: kept between calls of measure() when rounds are driven from
-  /// outside (measure_round), so that each call continues where the last one stopped.
-  struct MeasureState {
-    std::size_t k = 1;                // steps per sample
-    bool graph_mode = false;
-    std::size_t steps_per_round = 1;
-    double t0 = 0;                    // host clock when measuring began
-    // The samples as sorted runs: the rule's order statistics are exact (those of all samples
-    // sorted) at a cost per round that does not grow with the samples already taken.
-    detail::SortedRuns order;
-    std::vector<detail::SortedRuns> by_stream;  // the same samples, per stream of the pool
-    std::vector<std::size_t> counts;
-    std::vector<double> medians;
-    std::size_t hint_n = 0, hint_l = 0;  // the last rule check's n and lower rank of the CI
-  };
 
   void start_measuring(Result& r) {
     const auto& m = config_.measure;

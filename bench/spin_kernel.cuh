@@ -33,6 +33,14 @@ __global__ void spin_kernel(std::uint64_t ns, std::uint64_t* stamps, int slot) {
   }
 }
 
+/// Spins `cycles` SM clock cycles (%clock64): no timer tick in its length, so two such kernels
+/// differ by exactly their cycle difference over the SM clock (the clock probe reads it).
+__global__ void spin_cycles_kernel(std::uint64_t cycles) {
+  const long long start = clock64();
+  while (static_cast<std::uint64_t>(clock64() - start) < cycles) {
+  }
+}
+
 /// Median (mean of the two middle values for even n); 0 for no values.
 inline double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -43,9 +51,11 @@ inline double median(std::vector<double> v) {
 
 /// The stamped truth of 200 spin kernels of `ns` queued behind gauge's launch gate on `s`, so
 /// they run back to back: the median span (end − start) and the median period (start[i+1] −
-/// start[i]: span + the device's launch gap), seconds. `stamps` holds 400 values.
+/// start[i]: span + the device's launch gap), seconds, and the mean span (the stamps tick in
+/// steps of the timer's update period, so a median is one of those steps; the mean over kernels
+/// started at random phases of the tick is not). `stamps` holds 400 values.
 struct Truth {
-  double span_s = 0, floor_s = 0;
+  double span_s = 0, floor_s = 0, span_mean_s = 0;
 };
 inline Truth stamped_truth(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge::LaunchGate& gate) {
   const int n = 200;
@@ -58,7 +68,9 @@ inline Truth stamped_truth(cudaStream_t s, std::uint64_t ns, std::uint64_t* stam
   std::vector<double> spans, periods;
   for (int i = 0; i < n; ++i) spans.push_back(double(h[2 * i + 1] - h[2 * i]) * 1e-9);
   for (int i = 0; i + 1 < n; ++i) periods.push_back(double(h[2 * (i + 1)] - h[2 * i]) * 1e-9);
-  return {median(spans), median(periods)};
+  double sum = 0;
+  for (double x : spans) sum += x;
+  return {median(spans), median(periods), sum / static_cast<double>(spans.size())};
 }
 
 /// stamped_truth on a new non-blocking stream, after one repetition that warms up.

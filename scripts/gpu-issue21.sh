@@ -6,7 +6,9 @@
 #          interleaved A/B of spin kernels, everything else), their printed lines in the summary;
 # ab:      bench/bench_ab (in-process interleaved A/B of spin kernels 1 % apart, 20 runs each);
 # verdict: scripts/gpu-verdict.sh until DEADLINE seconds after this script started (default 560);
-# peaks:   scripts/gpu-peaks.sh where it exists (issue "Speed of light").
+# peaks:   scripts/gpu-peaks.sh where it exists (issue "Speed of light");
+# regression: scripts/gpu-regression.sh trials $FIRST-$LAST (default 1-10) until DEADLINE seconds
+#          after this script started (default 560).
 # Files in $OUT: summary.log, and the parts' own files (verdict: verdict.log, summary.md,
 # reports.tar.gz), the rest packed into logs.tar.gz.
 set -uo pipefail
@@ -17,6 +19,14 @@ B=build-h200
 S=$OUT/summary.log
 START=$SECONDS
 log() { echo "$@" | tee -a "$S"; }
+# The GPU tests' names, one per line: Catch2 v2 lists them with --list-test-names-only, v3 (the
+# H200's) with --list-tests --verbosity quiet.
+list_tests() {
+  local names
+  names=$($B/tests/gauge_gpu_tests --list-test-names-only 2>/dev/null)
+  [ -z "$names" ] && names=$($B/tests/gauge_gpu_tests --list-tests --verbosity quiet 2>/dev/null)
+  printf '%s\n' "$names"
+}
 pack() { tar czf "$OUT/logs.tar.gz" -C "$OUT" r && rm -rf "$OUT/r"; }
 trap pack EXIT
 parts=("$@")
@@ -44,7 +54,7 @@ for p in "${parts[@]}"; do
         [ -z "$name" ] && continue
         n=$((n + 1))
         timeout 120 $B/tests/gauge_gpu_tests "$name" >> "$OUT/r/gpu-tests.log" 2>&1 || { fails=$((fails + 1)); log "FAILED: $name"; }
-      done < <($B/tests/gauge_gpu_tests --list-test-names-only 2>/dev/null | sed 's/^ *//; s/\([][,*\\]\)/\\\1/g')
+      done < <(list_tests | sed 's/^ *//; s/\([][,*\\]\)/\\\1/g')
       log "GPU tests: $n cases, $fails failed, one process each ($((SECONDS - t0)) s)"
       grep -E "^(clock probe|interleaved|spin|traced|GPU:|telemetry|16 MiB|other stream|memory:|kernel )" "$OUT/r/gpu-tests.log" | tee -a "$S"
       grep -E "FAILED|failed|passed" -A3 "$OUT/r/gpu-tests.log" | tail -30 | tee -a "$S" ;;
@@ -61,6 +71,11 @@ for p in "${parts[@]}"; do
     peaks)
       if [ -f scripts/gpu-peaks.sh ]; then log "== gpu-peaks.sh"; OUT=$OUT/r GAUGE_BUILD_DIR=$B timeout 240 bash scripts/gpu-peaks.sh 2>&1 | tail -70 | tee -a "$S"
       else log "no scripts/gpu-peaks.sh"; fi ;;
+    regression)
+      left=$(( ${DEADLINE:-560} - (SECONDS - START) ))
+      log "== gpu-regression.sh trials ${FIRST:-1}-${LAST:-10} with DEADLINE=$left s"
+      [ $left -gt 100 ] && OUT=$OUT B=$B DEADLINE=$left bash scripts/gpu-regression.sh > "$OUT/r/regression-stdout.log" 2>&1
+      cat "$OUT/regression-${FIRST:-1}.md" 2>/dev/null | tee -a "$S" ;;
     *) log "unknown part $p"; exit 2 ;;
   esac
 done

@@ -3,6 +3,7 @@
 // noisy host, and the host CPU as the device. Expected values are computed by hand in the comments
 // (or by the formula stated there, independently of gauge's code).
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
@@ -423,4 +424,50 @@ TEST_CASE("compare_reports: a speed-up beyond 10x is flagged for a check that th
   };
   CHECK(has(gauge::compare_reports(a, b)));
   CHECK_FALSE(has(gauge::compare_reports(a, c)));
+}
+
+TEST_CASE("rounds: noise that drifts over many rounds widens a single run's interval (blocking)", "[compare][runs]") {
+  // 40 trials of identical code, one run per side, 400 rounds of 2 samples each. The level drifts
+  // in steps: every 25 rounds a new level exp(N(0, 1.5 %)) (a shared machine's load), within-round
+  // noise N(0, 0.5 %). Truth: ratio 1. Each run's median averages 16 levels, so it moves by about
+  // 1.5 % / sqrt(16) = 0.38 % and the ratio by 0.53 % between runs: neighbouring rounds share a
+  // level, so rounds taken one by one understate that. Blocks of 16-32 rounds see it and
+  // the interval covers 1 at its level; the same samples with their order shuffled (no drift left
+  // to see) give narrow intervals that miss 1 in most trials.
+  std::mt19937_64 gen(4242);
+  std::normal_distribution<double> level(0, 0.015), noise(0, 0.005);
+  auto run = [&] {
+    gauge::Result r;
+    r.name = "step";
+    r.backend = "host";
+    double l = 1;
+    for (int round = 0; round < 400; ++round) {
+      if (round % 25 == 0) l = std::exp(level(gen));
+      for (int i = 0; i < 2; ++i) r.gpu_samples_s.push_back(1e-3 * l * std::exp(noise(gen)));
+      r.sampling.round_samples.push_back(2);
+    }
+    return r;
+  };
+  int covered = 0, covered_shuffled = 0;
+  double width = 0, width_shuffled = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    gauge::Result a = run(), b = run();
+    const auto e = gauge::compare_results(a, b);
+    REQUIRE(e.ratio);
+    if (e.ratio->low <= 1 && e.ratio->high >= 1) ++covered;
+    width += e.ratio->high / e.ratio->low - 1;
+    std::shuffle(a.gpu_samples_s.begin(), a.gpu_samples_s.end(), gen);
+    std::shuffle(b.gpu_samples_s.begin(), b.gpu_samples_s.end(), gen);
+    const auto s = gauge::compare_results(a, b);
+    if (s.ratio->low <= 1 && s.ratio->high >= 1) ++covered_shuffled;
+    width_shuffled += s.ratio->high / s.ratio->low - 1;
+    // Never a direction claimed on identical code beyond a 2 % threshold.
+    CHECK(e.verdict != gauge::Verdict::slower);
+    CHECK(e.verdict != gauge::Verdict::faster);
+  }
+  INFO("covered " << covered << " of 40 in time order (mean width " << 100 * width / 40 << " %), " << covered_shuffled
+                  << " shuffled (" << 100 * width_shuffled / 40 << " %)");
+  CHECK(covered >= 36);
+  CHECK(covered_shuffled <= 24);
+  CHECK(width > 2 * width_shuffled);
 }

@@ -369,6 +369,13 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
   CHECK(x.ratio->low == r.ratio->low);
   CHECK(x.ratio->pairs == r.ratio->pairs);
   CHECK(x.pair_ratios == r.pair_ratios);
+  REQUIRE(x.difference);
+  REQUIRE(r.difference);
+  CHECK(x.difference->estimate_s == r.difference->estimate_s);
+  CHECK(x.difference->high_s == r.difference->high_s);
+  CHECK(x.pair_differences_s == r.pair_differences_s);
+  // The difference of the ~2 us the steps differ by, by the script (12 us against 10 us).
+  CHECK(r.difference->estimate_s == Approx(2e-6).epsilon(0.05));
   CHECK(x.reason == r.reason);
   CHECK(x.config.max_time == 20s);
   CHECK(back.results.at(1).stopping.reason == "interleaved");
@@ -379,4 +386,43 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
   bad["interleaved"][0]["b"] = 2;
   CHECK(contains(gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(bad.dump(), "bad.json"); }),
                  "bad.json: interleaved[0].b: 2 is not the index of an experiment (the report has 2)"));
+}
+
+TEST_CASE("interleave: the paired difference is free of a launch gap both steps pay; the ratio is not",
+          "[interleave][statistics]") {
+  // By hand: differences alternate 0.3 and 0.1 us over 3 blocks -> every block's mean is 0.2 us,
+  // the estimate 0.2 us and, all blocks equal, the interval the point. Two blocks of 0 and 0.4 us:
+  // resampled means 0, 0.4 or 0.2 us (1/4, 1/4, 1/2): the 95 % bounds are the extremes.
+  const auto d = gauge::detail::paired_difference({0.3e-6, 0.1e-6, 0.3e-6, 0.1e-6, 0.3e-6, 0.1e-6, 9.0}, 0.95, 1000, 3);
+  REQUIRE(d);
+  CHECK(d->estimate_s == Approx(0.2e-6).epsilon(1e-12));
+  CHECK(d->low_s == Approx(0.2e-6).epsilon(1e-12));
+  CHECK(d->high_s == Approx(0.2e-6).epsilon(1e-12));
+  CHECK(d->blocks == 3);
+  const auto e = gauge::detail::paired_difference({0.0, 0.0, 0.4e-6, 0.4e-6}, 0.95, 2000, 1);
+  REQUIRE(e);
+  CHECK(e->low_s == Approx(0.0).margin(1e-18));
+  CHECK(e->high_s == Approx(0.4e-6).epsilon(1e-12));
+  CHECK_FALSE(gauge::detail::paired_difference({1.0, 1.0}, 0.95, 1000, 1));
+  CHECK(contains(config_error_of([] { gauge::detail::paired_difference({1.0, NAN, 1.0, 1.0}, 0.95, 1000, 1); }),
+                 "pair 1 has difference"));
+
+  // On the fake device every kernel pays a 2 us gap (stream_offset): A spans 10 us, B 10.1 us
+  // (1 % longer). Events time the periods, 12 and 12.1 us: the ratio is 12.1 / 12 = 1.008333,
+  // the difference 0.1 us, the spans' own difference.
+  FakeDevice dev;
+  dev.stream_offset = {2e-6};
+  auto a = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); }, "a");
+  auto b = fake_experiment(dev, [](FakeStream s) { s.kernel(10.1e-6); }, "b");
+  a.config(short_config());
+  b.config(short_config());
+  const auto r = gauge::interleave(a, b).run();
+  REQUIRE(r.ratio);
+  REQUIRE(r.difference);
+  INFO(r.reason);
+  CHECK(r.ratio->estimate == Approx(12.1 / 12.0).epsilon(1e-6));
+  CHECK(r.difference->estimate_s == Approx(0.1e-6).epsilon(1e-4));
+  CHECK(r.difference->low_s <= 0.1e-6 + 1e-12);
+  CHECK(r.difference->high_s >= 0.1e-6 - 1e-12);
+  CHECK(r.pair_differences_s.size() == r.pair_ratios.size());
 }

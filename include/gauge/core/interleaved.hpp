@@ -28,29 +28,14 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/two_sample.hpp"
+#include "gauge/core/verdict.hpp"
 
 namespace gauge {
 
-/// The verdict of an interleaved run on B / A (the rule is at InterleavedOutcome::rule). The same
-/// four answers, with the same threshold semantics, as the comparison of two reports
-/// (`gauge::Verdict`, gauge/report/compare.hpp, which this light header does not include).
-enum class PairedVerdict {
-  faster,        ///< B is faster than A by more than the threshold
-  slower,        ///< B is slower than A by more than the threshold
-  same,          ///< B / A is within 1 ± threshold
-  inconclusive,  ///< none of the above can be shown (the reason says why)
-};
-
-/// Text name of a PairedVerdict ("faster", "slower", "same", "inconclusive").
-inline const char* to_string(PairedVerdict v) {
-  switch (v) {
-    case PairedVerdict::faster: return "faster";
-    case PairedVerdict::slower: return "slower";
-    case PairedVerdict::same: return "same";
-    case PairedVerdict::inconclusive: return "inconclusive";
-  }
-  return "?";
-}
+/// The verdict of an interleaved run on B / A (the rule is at InterleavedOutcome::rule): the
+/// comparison's own `Verdict` (gauge/core/verdict.hpp), the same four answers with the same
+/// threshold semantics; the name is kept for programs written against the earlier enum.
+using PairedVerdict = Verdict;
 
 /// Settings of an interleaved run. The defaults are written into every report.
 struct InterleaveConfig {
@@ -118,6 +103,21 @@ struct PairedRatio {
   double relative_width() const { return estimate > 0 ? (high - low) / estimate : 0; }
 };
 
+/// The paired difference B − A of the round medians, seconds per step: the estimate is the mean
+/// over whole ABBA blocks of the mean of the block's two pair differences (a linear drift cancels
+/// as in PairedRatio), the interval the percentile bootstrap over blocks with the same seed. Where
+/// both steps pay the same fixed cost per step (the launch gap between back-to-back kernels, which
+/// events time as part of the period), the difference is free of it, while the ratio is not: a
+/// kernel 1 % longer is a period less than 1 % longer. So the difference is what compares with the
+/// kernels' own spans (their %globaltimer stamps), the ratio with their periods.
+struct PairedDifference {
+  double estimate_s = 0;     ///< mean over blocks of (median B − median A), seconds per step
+  double low_s = 0;          ///< lower bound: the (1 − level) / 2 quantile of the bootstrap means
+  double high_s = 0;         ///< upper bound: the (1 + level) / 2 quantile
+  double level = 0.95;       ///< confidence level
+  std::size_t blocks = 0;    ///< ABBA blocks (the bootstrap's resampling unit)
+};
+
 /// What an interleaved run concluded, beside the two results.
 struct InterleavedOutcome {
   /// The paired ratio; null with fewer than two whole ABBA blocks (4 round pairs).
@@ -132,6 +132,10 @@ struct InterleavedOutcome {
   double measure_time_s = 0;  ///< host time of the interleaved rounds, seconds
   /// Every round pair's median(B) / median(A), in order (whole blocks only).
   std::vector<double> pair_ratios;
+  /// The paired difference B − A (PairedDifference); null with fewer than two whole ABBA blocks.
+  std::optional<PairedDifference> difference;
+  /// Every round pair's median(B) − median(A), seconds per step, in order (whole blocks only).
+  std::vector<double> pair_differences_s;
   InterleaveConfig config;  ///< the settings used
   /// The method, as written into the report.
   static constexpr const char* rule =
@@ -195,6 +199,42 @@ inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_r
   p.low = std::exp(percentile_unchecked(means, 100.0 * (1.0 - level) / 2.0));
   p.high = std::exp(percentile_unchecked(means, 100.0 * (1.0 + level) / 2.0));
   return p;
+}
+
+/// The paired difference of `differences` (B − A per round pair, seconds, in ABBA order; a
+/// trailing pair of an incomplete block is ignored): see PairedDifference. Null with fewer than 2
+/// blocks. \throws ConfigError for a difference that is not finite, or an invalid level or resamples.
+inline std::optional<PairedDifference> paired_difference(const std::vector<double>& differences, double level,
+                                                         std::size_t resamples, std::uint64_t seed) {
+  check_level("paired_difference", level);
+  if (resamples < 100) throw ConfigError("paired_difference: resamples must be >= 100, got " + std::to_string(resamples));
+  const std::size_t blocks = differences.size() / 2;
+  if (blocks < 2) return std::nullopt;
+  std::vector<double> block(blocks);
+  double sum = 0;
+  for (std::size_t i = 0; i < blocks; ++i) {
+    for (std::size_t j = 2 * i; j < 2 * i + 2; ++j)
+      if (!std::isfinite(differences[j]))
+        throw ConfigError("paired_difference: pair " + std::to_string(j) + " has difference " +
+                          format_number(differences[j]) + ", not a finite number of seconds");
+    block[i] = 0.5 * (differences[2 * i] + differences[2 * i + 1]);
+    sum += block[i];
+  }
+  PairedDifference d;
+  d.estimate_s = sum / static_cast<double>(blocks);
+  d.level = level;
+  d.blocks = blocks;
+  std::mt19937_64 gen(seed);
+  std::vector<double> means(resamples);
+  for (std::size_t r = 0; r < resamples; ++r) {
+    double s = 0;
+    for (std::size_t i = 0; i < blocks; ++i) s += block[static_cast<std::size_t>(uniform_index(gen, blocks))];
+    means[r] = s / static_cast<double>(blocks);
+  }
+  std::sort(means.begin(), means.end());
+  d.low_s = percentile_unchecked(means, 100.0 * (1.0 - level) / 2.0);
+  d.high_s = percentile_unchecked(means, 100.0 * (1.0 + level) / 2.0);
+  return d;
 }
 
 /// The verdict on a paired ratio with threshold t (the rule at InterleavedOutcome::rule), and

@@ -142,6 +142,8 @@ class InterleavedRun {
       }
       ratios.push_back(*b1 / *a1);
       ratios.push_back(*b2 / *a2);
+      out.pair_differences_s.push_back(*b1 - *a1);
+      out.pair_differences_s.push_back(*b2 - *a2);
       const std::size_t blocks = ratios.size() / 2;
       if (minimums(out, ratios.size(), elapsed) && blocks >= next_check) {
         const auto p = paired_ratio(ratios, config_.confidence_level, config_.resamples, config_.seed);
@@ -161,6 +163,7 @@ class InterleavedRun {
   /// The paired ratio and the verdict.
   void conclude(InterleavedResult& out) const {
     out.ratio = paired_ratio(out.pair_ratios, config_.confidence_level, config_.resamples, config_.seed);
+    out.difference = paired_difference(out.pair_differences_s, config_.confidence_level, config_.resamples, config_.seed);
     const auto failed = [](const char* side, const Result& r) {
       return std::string(side) + " (\"" + r.name + "\") failed: " + r.error.value_or("unknown error");
     };

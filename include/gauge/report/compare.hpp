@@ -42,6 +42,7 @@
 #include "gauge/core/stream_effect.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
+#include "gauge/core/verdict.hpp"
 #include "gauge/core/cycles.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/escape.hpp"
@@ -59,50 +60,40 @@ enum class Metric {
 /// Text name of a Metric ("gpu_time", "wall_time").
 inline const char* to_string(Metric m) { return m == Metric::gpu_time ? "gpu_time" : "wall_time"; }
 
-/// The outcome of comparing one experiment of two reports. The rule looks at the whole
-/// distribution of per-step times, not only at its middle (c: the confidence level, alpha = 1 − c,
-/// t: the noise threshold; ratios are new / base, below 1 is faster):
-/// 1. *Statistics.* The ratios of the median, the mean, p90 (when both sides have >= 100
-///    samples) and p99 (>= 1000 samples: at least 10 values beyond the percentile) are estimated
-///    with percentile-bootstrap intervals from one joint bootstrap (`bootstrap_ratios`). Each
-///    interval is at level 1 − alpha / k for the k statistics that decide (Bonferroni), so that
-///    the family of intervals holds at level c. GPU-time intervals are then widened by each
-///    side's stream effect (`Result::streams`, gauge/core/stream_effect.hpp): the bootstrap sees
-///    one draw of the streams' effect, a rerun draws another.
-/// 2. *Modes.* Each side is checked for two modes (`find_modes`; their medians must be more than
-///    two ticks of the timer apart). When either side is bimodal, its median jumps between the
-///    modes as their weights move a little, so the median does not decide; the modes of both
-///    sides are reported and compared instead (`bimodal`).
-/// 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
-///    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
-///    `faster` when some interval lies entirely below 1 − t and none above; `same` when every
-///    median's interval lies within [1 − t, 1 + t] and the estimates of the mean, p90 and p99 do
-///    too (their intervals decide `slower` and `faster`, but one descheduled sample widens them
-///    beyond any threshold: a tail is never shown equal, only not shown different) *and* the
-///    distributions do not differ
-///    materially: the two-sided Mann–Whitney U test (a distribution test) does not reject at
-///    alpha, or no decile p10…p90 of new / base lies outside 1 ± t (a real shift smaller than
-///    t stays `same`), or both sides have the same two modes (each mode's median within 1 ± t:
-///    only their weights moved, which the mean and tails price); otherwise `inconclusive`, with
-///    the reason.
-/// 4. *Without samples.* When a side stored no samples but its summary has the median's
-///    distribution-free interval, the median's ratio interval is [lo_new / hi_base, hi_new /
-///    lo_base] (coverage >= 1 − 2 (1 − c_summary), conservative); the summary's mean, p90 and p99
-///    only veto `same` (no interval without samples). `from_summary` says so.
-/// A side that failed, or that has fewer finite samples than a distribution-free interval of
-/// its median at level c needs (n <= 5 at 95 %) and no summary, is `inconclusive`.
-enum class Verdict { faster, slower, same, inconclusive };
+// The rule of `Verdict` (gauge/core/verdict.hpp), the outcome of comparing one experiment of two
+// reports. The rule looks at the whole distribution of per-step times, not only at its middle (c: the confidence level, alpha = 1 − c,
+// t: the noise threshold; ratios are new / base, below 1 is faster):
+// 1. *Statistics.* The ratios of the median, the mean, p90 (when both sides have >= 100
+//    samples) and p99 (>= 1000 samples: at least 10 values beyond the percentile) are estimated
+//    with percentile-bootstrap intervals from one joint bootstrap (`bootstrap_ratios`). Each
+//    interval is at level 1 − alpha / k for the k statistics that decide (Bonferroni), so that
+//    the family of intervals holds at level c. GPU-time intervals are then widened by each
+//    side's stream effect (`Result::streams`, gauge/core/stream_effect.hpp): the bootstrap sees
+//    one draw of the streams' effect, a rerun draws another.
+// 2. *Modes.* Each side is checked for two modes (`find_modes`; their medians must be more than
+//    two ticks of the timer apart). When either side is bimodal, its median jumps between the
+//    modes as their weights move a little, so the median does not decide; the modes of both
+//    sides are reported and compared instead (`bimodal`).
+// 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
+//    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
+//    `faster` when some interval lies entirely below 1 − t and none above; `same` when every
+//    median's interval lies within [1 − t, 1 + t] and the estimates of the mean, p90 and p99 do
+//    too (their intervals decide `slower` and `faster`, but one descheduled sample widens them
+//    beyond any threshold: a tail is never shown equal, only not shown different) *and* the
+//    distributions do not differ
+//    materially: the two-sided Mann–Whitney U test (a distribution test) does not reject at
+//    alpha, or no decile p10…p90 of new / base lies outside 1 ± t (a real shift smaller than
+//    t stays `same`), or both sides have the same two modes (each mode's median within 1 ± t:
+//    only their weights moved, which the mean and tails price); otherwise `inconclusive`, with
+//    the reason.
+// 4. *Without samples.* When a side stored no samples but its summary has the median's
+//    distribution-free interval, the median's ratio interval is [lo_new / hi_base, hi_new /
+//    lo_base] (coverage >= 1 − 2 (1 − c_summary), conservative); the summary's mean, p90 and p99
+//    only veto `same` (no interval without samples). `from_summary` says so.
+// A side that failed, or that has fewer finite samples than a distribution-free interval of
+// its median at level c needs (n <= 5 at 95 %) and no summary, is `inconclusive`.
+// (`enum class Verdict` itself is in gauge/core/verdict.hpp, shared with the interleaved A/B.)
 
-/// Text name of a Verdict ("faster", "slower", "same", "inconclusive").
-inline const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::same: return "same";
-    case Verdict::inconclusive: return "inconclusive";
-  }
-  return "?";
-}
 
 /// Whether a comparison decides on SM cycles per step (GPU time × the round's SM clock,
 /// gauge/core/clock.hpp) instead of time. The raw time ratio is always shown.
@@ -657,32 +648,53 @@ inline double stream_widening(const Result& base, const Result& candidate, doubl
 /// The round effect of one side: the rounds of a run are clusters of its samples in time (the
 /// background load, the thermal state and the clock move between them), so, as the streams are
 /// (gauge/core/stream_effect.hpp), the cluster-robust variance of the round medians beyond the
-/// samples' own interval is a variance the bootstrap misses. Returns the excess relative to the
-/// median² and the number of rounds, or {0, 0} where `samples` (in the order taken) does not match
-/// the result's rounds or there are fewer than 2.
+/// samples' own interval is a variance the bootstrap misses. Noise that drifts over many rounds
+/// (a shared CPU's load, a power-capped clock) makes neighbouring rounds alike, and then single
+/// rounds understate it; so the rounds are also grouped into blocks of 2, 4, 8, … consecutive
+/// rounds (the blocking method of Flyvbjerg & Petersen 1989, "Error estimates on averages of
+/// correlated data", J. Chem. Phys. 91, 461), while at least `min_blocks` (8) blocks remain, and the
+/// level whose widening t² × excess is largest is kept: an estimate that grows with the block size
+/// is correlation that a shorter block hid. Returns the excess relative to the median² and the
+/// number of blocks of that level (the Student t's clusters), or {0, 0} where `samples` (in the
+/// order taken) does not match the result's rounds or there are fewer than 2.
 inline std::pair<double, std::size_t> relative_round_variance(const Result& r, const std::vector<double>& samples, double level) {
+  constexpr std::size_t min_blocks = 8;
   const auto& rs = r.sampling.round_samples;
   std::size_t total = 0;
   for (std::size_t n : rs) total += n;
   if (rs.size() < 2 || total != samples.size()) return {0, 0};
-  std::vector<double> medians;
-  std::vector<std::size_t> counts;
+  std::vector<std::pair<std::size_t, std::size_t>> rounds;  // [begin, end) of each non-empty round, in order
   std::size_t at = 0;
   for (std::size_t n : rs) {
-    if (n == 0) continue;
-    std::vector<double> v(samples.begin() + static_cast<std::ptrdiff_t>(at), samples.begin() + static_cast<std::ptrdiff_t>(at + n));
+    if (n > 0) rounds.emplace_back(at, at + n);
     at += n;
-    medians.push_back(median_in_place(v));
-    counts.push_back(n);
   }
   std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
   const auto ci = median_confidence_interval(sorted, level);
   const double m = percentile_unchecked(sorted, 50);
-  if (!ci || !(m > 0) || medians.size() < 2) return {0, 0};
-  const auto w = widen_for_streams(medians, counts, m, *ci, level);
-  if (!w || !(w->excess_variance > 0)) return {0, medians.size()};
-  return {w->excess_variance / (m * m), medians.size()};
+  if (!ci || !(m > 0) || rounds.size() < 2) return {0, 0};
+  double best_widening = 0, best_excess = 0;
+  std::size_t best_blocks = rounds.size();
+  for (std::size_t size = 1; size == 1 || rounds.size() / size >= min_blocks; size *= 2) {
+    const std::size_t blocks = rounds.size() / size;  // the last block takes the rounds left over
+    if (blocks < 2) break;
+    std::vector<double> medians;
+    std::vector<std::size_t> counts;
+    for (std::size_t j = 0; j < blocks; ++j) {
+      const std::size_t first = rounds[j * size].first;
+      const std::size_t last = j + 1 == blocks ? rounds.back().second : rounds[(j + 1) * size - 1].second;
+      std::vector<double> v(samples.begin() + static_cast<std::ptrdiff_t>(first), samples.begin() + static_cast<std::ptrdiff_t>(last));
+      counts.push_back(v.size());
+      medians.push_back(median_in_place(v));
+    }
+    const auto w = widen_for_streams(medians, counts, m, *ci, level);
+    if (!w || !(w->excess_variance > 0)) continue;
+    const double widening = w->t_quantile * w->t_quantile * w->excess_variance;
+    if (widening > best_widening) best_widening = widening, best_excess = w->excess_variance, best_blocks = blocks;
+  }
+  if (!(best_excess > 0)) return {0, rounds.size()};
+  return {best_excess / (m * m), best_blocks};
 }
 
 inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base, const Result& candidate, double level,
@@ -698,8 +710,9 @@ inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base,
     va = ra.first;
     vb = rb.first;
     streams = std::min(ra.second ? ra.second : rb.second, rb.second ? rb.second : ra.second);
-    c.notes.push_back(fmt::format("rounds as clusters: the round medians vary beyond the samples' own interval (relative sd "
-                                  "{:.3f} % base, {:.3f} % new), which widens every interval (Student t, {} rounds)",
+    c.notes.push_back(fmt::format("rounds as clusters: the medians of blocks of consecutive rounds vary beyond the samples' "
+                                  "own interval (relative sd {:.3f} % base, {:.3f} % new), which widens every interval "
+                                  "(Student t, {} blocks)",
                                   100 * std::sqrt(va), 100 * std::sqrt(vb), streams));
   }
   if (!(va + vb > 0) || streams < 2) return;
@@ -1136,6 +1149,8 @@ inline std::optional<RunSide> run_side(const std::vector<const Result*>& runs, b
     const Result& r = *runs[i];
     std::vector<double> v = cycles ? detail::cycle_samples(r) : finite(o.metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
     v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !(x > 0); }), v.end());
+    // The rounds (blocks of them) in the order taken, where every sample survived the filter.
+    const double rounds = o.metric == Metric::gpu_time || cycles ? relative_round_variance(r, v, o.confidence_level).first : 0;
     std::sort(v.begin(), v.end());
     const auto ci = v.size() >= min_samples_for_ci(o.confidence_level) ? median_confidence_interval(v, o.confidence_level)
                                                                          : std::nullopt;
@@ -1147,7 +1162,8 @@ inline std::optional<RunSide> run_side(const std::vector<const Result*>& runs, b
     const double se = (std::log(ci->high) - std::log(ci->low)) / (2 * z);
     side.medians.push_back(m);
     side.logs.push_back(std::log(m));
-    side.within += (se * se + (o.metric == Metric::gpu_time ? relative_stream_variance(r) : 0)) / static_cast<double>(runs.size());
+    const double streams = o.metric == Metric::gpu_time ? relative_stream_variance(r) : 0;
+    side.within += (se * se + std::max(streams, rounds)) / static_cast<double>(runs.size());
   }
   return side;
 }

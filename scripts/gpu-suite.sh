@@ -4,7 +4,8 @@
 # Builds examples/sweep and bench/bench_sweep for sm_90; runs the sweep (report, markdown tables,
 # the plot), bench_sweep (triad vs a back-to-back copy rate, the runner's overhead), and
 # `ncu --profile-from-start off` on `sweep --profile` for one point, listing the kernels it
-# captured (expected: exactly the step's kernel, none of gauge's). Everything goes to $OUT;
+# captured (expected: exactly the step's kernel, none of gauge's), and two `sweep --interleave`
+# runs (paired ratio B/A on the CUDA backend). Everything goes to $OUT;
 # $OUT/summary.log has the key lines.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
@@ -37,6 +38,22 @@ if python3 -c "import matplotlib" 2>/dev/null; then
 else
   log "no matplotlib: plots not drawn (tools/gauge-plot sweep on the report elsewhere)"
 fi
+
+# --interleave on the CUDA backend: a copy against itself at another size (B moves twice the
+# bytes: B/A near 2 for a bandwidth-bound size, verdict slower) and fp16 against bf16 GEMM at one N
+# (same tensor-core rate on an H200: B/A near 1), each with its report validated by the schema.
+log "== sweep --interleave copy/T=float/bytes=268435456 copy/T=float/bytes=536870912"
+$B/examples/sweep --interleave copy/T=float/bytes=268435456 copy/T=float/bytes=536870912 --max-time 4 \
+  --out "$OUT/interleave-copy-h200.json" > "$OUT/interleave-copy.log" 2>&1
+log "exit $? (expected 0; B/A near 2)"
+grep -A2 "^interleaved A/B" "$OUT/interleave-copy.log" | tee -a "$S"
+log "== sweep --interleave gemm/N=4096/dtype=fp16 gemm/N=4096/dtype=bf16"
+$B/examples/sweep --interleave gemm/N=4096/dtype=fp16 gemm/N=4096/dtype=bf16 --max-time 4 \
+  --out "$OUT/interleave-gemm-h200.json" > "$OUT/interleave-gemm.log" 2>&1
+log "exit $? (expected 0)"
+grep -A2 "^interleaved A/B" "$OUT/interleave-gemm.log" | tee -a "$S"
+python3 tests/validate_report.py schema/gauge-report.schema.json "$OUT/interleave-copy-h200.json" \
+  "$OUT/interleave-gemm-h200.json" 2>&1 | tee -a "$S"
 
 log "== bench_sweep"
 $B/bench/bench_sweep "$OUT/bench-sweep.json" > "$OUT/bench_sweep.log" 2> "$OUT/bench_sweep.err"

@@ -1,14 +1,19 @@
 // Suites (issue 12): axes and their text grammar, the cartesian product, the runner's command line
 // (--list, --filter, --axis, --device, exit codes), skipped points in the report, failures that
-// keep what was measured, the tables, the progress line and --profile, on the fake backend.
+// keep what was measured, the tables, the progress line, --profile and --interleave (two points in
+// ABBA rounds, the paired ratio B/A), on the fake backend.
 
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -599,4 +604,198 @@ TEST_CASE("suite: the adversarial review's inputs end cleanly", "[suite][hardeni
   CHECK(gauge::testing::contains(gone.out, "## k\n"));
   CHECK(gauge::testing::contains(gone.err, "gauge: error: the report was not written: "));
   CHECK(gauge::testing::contains(gone.err, "r.json"));
+}
+
+// ---- --interleave A B: two points in ABBA rounds, the paired ratio B/A ------------------------
+
+TEST_CASE("suite: --interleave measures two values of an axis in ABBA rounds: B/A is the ratio of their kernels",
+          "[suite][interleave]") {
+  // Point A runs a 1 us kernel, point B a 3 us one (the fake device is exact): B/A = 3 by the script.
+  FakeSuite s;
+  const fs::path dir = fresh_dir("interleave");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--out", out, "--threshold", "5%"});
+  INFO(r.err);
+  INFO(r.out);
+  CHECK(r.code == 0);
+  // Each body ran once, A's first (B's ran inside A's run()); no other point of the suite ran.
+  CHECK(s.ran == std::vector<std::string>{"1x", "3x"});
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 2);
+  CHECK(std::get<std::int64_t>(report.results[0].dimensions.at("A")) == 1);
+  CHECK(std::get<std::int64_t>(report.results[1].dimensions.at("A")) == 3);
+  REQUIRE(report.interleaved.size() == 1);
+  const auto& x = report.interleaved[0];
+  CHECK(x.a == 0);
+  CHECK(x.b == 1);
+  CHECK(x.order == "ABBA");
+  REQUIRE(x.ratio.has_value());
+  CHECK(x.ratio->estimate == Approx(3.0).epsilon(1e-9));
+  CHECK(x.ratio->low <= 3.0 + 1e-9);
+  CHECK(x.ratio->high >= 3.0 - 1e-9);
+  CHECK(x.ratio->pairs >= 32);  // min_pairs
+  CHECK(x.verdict == gauge::PairedVerdict::slower);
+  CHECK(x.config.threshold == Approx(0.05));  // --threshold 5%
+  // A second method: the two results' own medians, each over its own rounds.
+  CHECK(report.results[1].gpu_time.p50.value() / report.results[0].gpu_time.p50.value() == Approx(3.0).epsilon(1e-9));
+  CHECK(report.results[0].stopping.reason == "interleaved");
+  // The console: both points, the paired ratio with its interval, the threshold and the verdict.
+  CHECK(gauge::testing::contains(r.out, "interleaved A/B (ABBA rounds): A = k/A=1/B=x, B = k/A=3/B=x; "));
+  CHECK(gauge::testing::contains(r.out, "  B/A = 3.0000, 95 % CI [3.0000, 3.0000], threshold 5 %: slower\n"));
+  CHECK(gauge::testing::contains(r.out, "B is slower"));
+  const auto table = lines(r.out);
+  REQUIRE(table.size() >= 3);
+  CHECK(gauge::testing::contains(table[0], "side      point  status"));
+  CHECK(gauge::testing::contains(table[1], "   A  k/A=1/B=x  ok"));
+  CHECK(gauge::testing::contains(table[1], "1 us"));
+  CHECK(gauge::testing::contains(table[2], "   B  k/A=3/B=x  ok"));
+  CHECK(gauge::testing::contains(table[2], "3 us"));
+  CHECK(gauge::testing::contains(r.err, "gauge: interleaved 2 points (2 ok, 0 failed, 0 skipped)"));
+}
+
+TEST_CASE("suite: --interleave compares two benchmarks: the interval covers the known factor", "[suite][interleave]") {
+  // "candidate" is 5 % slower than "base" at every moment; both drift by +0.1 % per ms and carry
+  // a 1 % noise (uniform, seeded): the paired ratio's interval covers 1.05.
+  FakeDevice dev;
+  std::mt19937_64 gen(20261201);
+  auto step_time = [&](double base) {
+    const double u = static_cast<double>(gen() >> 11) * 0x1.0p-53;
+    return base * std::exp(1.0 * dev.host) * (1 + 0.01 * std::sqrt(12.0) * (u - 0.5));
+  };
+  gauge::Registry registry;
+  for (const auto& [name, base] : {std::pair<const char*, double>{"base", 10e-6}, {"candidate", 10.5e-6}})
+    registry
+        .add(name,
+             [&, b = base](gauge::Point& p) {
+               p.run_on(FakeBackend(&dev), [&, b](FakeStream st) { st.kernel(step_time(b)); });
+             })
+        .configure([](gauge::Config& c) { c = gauge::testing::fast_config(); });
+  const Run r = run_main(registry, {"--interleave", "base", "candidate", "--format", "json", "--quiet", "--max-time", "5"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());  // --quiet
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["experiments"].size() == 2);
+  CHECK(doc["experiments"][0]["name"] == "base");
+  CHECK(doc["experiments"][1]["name"] == "candidate");
+  REQUIRE(doc["interleaved"].size() == 1);
+  const auto& x = doc["interleaved"][0];
+  INFO(x["reason"].get<std::string>());
+  CHECK(x["a"] == 0);
+  CHECK(x["b"] == 1);
+  CHECK(x["ratio"]["low"].get<double>() <= 1.05);
+  CHECK(x["ratio"]["high"].get<double>() >= 1.05);
+  CHECK(std::abs(x["ratio"]["estimate"].get<double>() / 1.05 - 1) < 0.005);
+  CHECK(x["verdict"] == "slower");  // 5 % beyond the default threshold of 2 %
+  CHECK(x["config"]["threshold"].get<double>() == Approx(0.02));
+  CHECK(x["config"]["max_time_s"].get<double>() == Approx(5.0));  // --max-time: the interleaved rounds'
+}
+
+TEST_CASE("suite: --interleave names its points as --list does, in any axis order", "[suite][interleave][cli]") {
+  FakeSuite s;
+  // B has one value after --axis: it may be left out; the axes may come in any order.
+  const Run r = run_main(s.registry, {"--list", "--axis", "B=[x]", "--interleave", "k/A=3", "k/B=x/A=1"});
+  CHECK(r.code == 0);
+  CHECK(r.out == "k/A=3/B=x\nk/A=1/B=x\n");
+  // With --device all the device is part of the point's name.
+  const Run d = run_main(s.registry, {"--list", "--device", "all", "--interleave", "k/A=1/B=x/device=0", "k/A=1/B=x/device=1"});
+  CHECK(d.code == 0);
+  CHECK(d.out == "k/A=1/B=x/device=0\nk/A=1/B=x/device=1\n");
+  CHECK(s.ran.empty());
+}
+
+TEST_CASE("suite: --interleave with a point that is not exactly one exits 2 naming the text and what exists",
+          "[suite][interleave][cli]") {
+  FakeSuite s;
+  auto check_usage = [&](std::vector<std::string> args, const std::string& line) {
+    const Run r = run_main(s.registry, std::move(args));
+    CHECK(r.code == 2);
+    CHECK(r.err == "suite: error: " + line + " (see --help)\n");
+    CHECK(r.out.empty());
+  };
+  check_usage({"--interleave", "k/A=1/B=x", "k/B=x/A=1"},
+              "--interleave: A and B are the same point 'k/A=1/B=x': name two different points");
+  check_usage({"--interleave", "k/A=1", "k/A=3/B=x"},
+              "--interleave 'k/A=1': matches 2 points (k/A=1/B=x, k/A=1/B=y): name a value of B too");
+  check_usage({"--interleave", "k", "k/A=3/B=x"},
+              "--interleave 'k': matches 6 points (k/A=1/B=x, k/A=1/B=y, k/A=2/B=x, k/A=2/B=y, k/A=3/B=x, k/A=3/B=y): "
+              "name a value of A, B too");
+  check_usage({"--interleave", "k/A=5/B=x", "k/A=1/B=x"},
+              "--interleave 'k/A=5/B=x': axis 'A' of benchmark 'k' has no value '5' (its values: 1, 2, 3)");
+  check_usage({"--interleave", "k/A=1/B=x", "k/A=2/B=z"},
+              "--interleave 'k/A=2/B=z': axis 'B' of benchmark 'k' has no value 'z' with the values before it (its values: x, y)");
+  check_usage({"--interleave", "q/A=1", "k/A=1/B=x"}, "--interleave 'q/A=1': no benchmark 'q' among the points (benchmarks: k)");
+  check_usage({"--interleave", "k/C=1", "k/A=1/B=x"}, "--interleave 'k/C=1': benchmark 'k' has no axis 'C' (its axes: A, B)");
+  check_usage({"--interleave", "k/A", "k/A=1/B=x"},
+              "--interleave 'k/A': 'A' is not AXIS=VALUE: expected NAME/AXIS=VALUE/... as --list prints it");
+  check_usage({"--interleave", "k/A=1/A=2", "k/A=1/B=x"}, "--interleave 'k/A=1/A=2': axis 'A' is named twice");
+  // --filter selects the points --interleave names from.
+  check_usage({"--filter", "B=y", "--interleave", "k/A=1/B=x", "k/A=1/B=y"},
+              "--interleave 'k/A=1/B=x': axis 'B' of benchmark 'k' has no value 'x' with the values before it (its values: y)");
+  check_usage({"--threshold", "2%"}, "--threshold '2%' applies to --interleave only (the paired verdict)");
+  check_usage({"--interleave", "k/A=1/B=x", "k/A=2/B=x", "--threshold", "1.5"},
+              "--threshold '1.5' is not in (0, 1) (e.g. 0.02 or 2%)");
+  check_usage({"--interleave", "k/A=1/B=x", "k/A=2/B=x", "--repetitions", "2"},
+              "--interleave measures A and B in alternating rounds of one run: --repetitions does not apply");
+  check_usage({"--interleave", "k/A=1/B=x", "k/A=2/B=x", "--max-time", "0"},
+              "--max-time 0: the interleaved rounds need a time > 0 (both points together)");
+  const Run one = run_main(s.registry, {"--interleave", "k/A=1/B=x"});  // CLI11: two texts expected
+  CHECK(one.code == 2);
+  CHECK(lines(one.err).size() == 1);
+  CHECK(one.err.rfind("suite: error: ", 0) == 0);
+  CHECK(s.ran.empty());  // nothing ran
+}
+
+TEST_CASE("suite: --interleave of points that cannot share rounds exits 2 before measuring", "[suite][interleave][cli]") {
+  // Different stream pools: gauge::interleave refuses them before anything is measured.
+  FakeDevice dev;
+  gauge::Registry registry;
+  for (std::size_t streams : {std::size_t{8}, std::size_t{2}})
+    registry
+        .add("s" + std::to_string(streams),
+             [&](gauge::Point& p) { p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(5e-6); }); })
+        .configure([streams](gauge::Config& c) {
+          c = gauge::testing::fast_config();
+          c.measure.streams = streams;
+        });
+  const Run r = run_main(registry, {"--interleave", "s8", "s2", "--quiet"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "gauge: error: --interleave s8 s2: interleave: A measures on a pool of 8 streams and B on 2: both must use the "
+        "same pool (measure.streams), so that each round pair runs on one stream\n");
+  CHECK(dev.markers_recorded == 0);  // nothing was timed
+  CHECK(dev.kernels == 0);           // nor run
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("suite: --interleave with a point whose body fails or skips exits 1 naming it, nothing interleaved",
+          "[suite][interleave][run]") {
+  FakeSuite s;
+  s.hook = [](gauge::Point& p) {
+    if (p.get_int64("A") == 3) throw std::runtime_error("no memory for A=3");
+    if (p.get_int64("A") == 2) p.skip("A=2 does not fit");
+  };
+  const fs::path dir = fresh_dir("interleave-fail");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--out", out});
+  CHECK(r.code == 1);
+  CHECK(s.ran == std::vector<std::string>{"1x", "3x"});
+  CHECK(gauge::testing::contains(r.err, "gauge: --interleave: B (k/A=3/B=x) failed: the benchmark threw: no memory for A=3\n"));
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 1);
+  CHECK(report.results[0].status == gauge::Status::failed);
+  CHECK(std::get<std::int64_t>(report.results[0].dimensions.at("A")) == 3);
+  CHECK(report.interleaved.empty());
+  // A skipped by its benchmark: B never runs.
+  FakeSuite t;
+  t.hook = s.hook;
+  const Run k = run_main(t.registry, {"--interleave", "k/A=2/B=x", "k/A=1/B=x", "--quiet", "--format", "json"});
+  CHECK(k.code == 1);
+  CHECK(t.ran == std::vector<std::string>{"2x"});
+  CHECK(gauge::testing::contains(k.err, "gauge: --interleave: A (k/A=2/B=x) was skipped by its benchmark: A=2 does not fit\n"));
+  const auto doc = nlohmann::json::parse(k.out);
+  CHECK(doc["experiments"].empty());
+  REQUIRE(doc["skipped"].size() == 1);
+  CHECK(doc["skipped"][0]["reason"] == "A=2 does not fit");
+  CHECK(doc["interleaved"].empty());
 }

@@ -235,6 +235,20 @@ class BackendAdaptor final : public BackendAdaptorBase<Backend> {
   const Setup& setup_;
 };
 
+/// What measures an Experiment other than its own run() reaches it through: the suite runner's
+/// --interleave (gauge/suite/registry.hpp, Point in PointMode::interleave) hands the spec and
+/// the seam of a point's experiment to the runner, which runs two of them at once.
+struct ExperimentAccess {
+  /// Calls `f(spec, seam)` with `e`'s spec and a seam over its backend, step and setup; the seam
+  /// lives until `f` returns. Returns what `f` returns.
+  template <class E, class F>
+  static decltype(auto) with_seam(E& e, F&& f) {
+    using Backend = std::remove_reference_t<decltype(e.backend_)>;
+    BackendAdaptor<Backend, decltype(e.step_)> seam(e.backend_, e.step_, e.setup_);
+    return std::forward<F>(f)(static_cast<const ExperimentSpec&>(e.spec_), static_cast<ProtocolBackend&>(seam));
+  }
+};
+
 }  // namespace detail
 
 /// An experiment: a named step with dimensions and work, measured by `run()`.
@@ -420,6 +434,7 @@ class Experiment {
  private:
   template <class ExperimentA, class ExperimentB>
   friend class Interleave;  // runs two experiments' seams at once
+  friend struct detail::ExperimentAccess;  // the suite runner's --interleave
 
   detail::ExperimentSpec spec_;
   Step step_;

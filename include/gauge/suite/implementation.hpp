@@ -28,11 +28,13 @@
 #include "gauge/report/dump.hpp"
 #include "gauge/core/skipped.hpp"
 #include "gauge/detail/cuda_available.hpp"
+#include "gauge/detail/suite_points.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/export.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/suite/axes.hpp"
+#include "gauge/suite/interleave_run.hpp"
 #include "gauge/suite/nvtx.hpp"
 #include "gauge/suite/progress.hpp"
 #include "gauge/suite/registry.hpp"
@@ -46,10 +48,6 @@
 
 namespace gauge {
 namespace detail::suite {
-
-inline double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 inline int cuda_device_count() {
 #if GAUGE_HAS_CUDA_RUNTIME
@@ -87,36 +85,6 @@ inline std::vector<int> devices_of(const RunOptions& o, const SuiteIo& io) {
     cuda_device_count();  // throws: no CUDA in this build
   }
   return {static_cast<int>(v)};
-}
-
-/// The configuration of a point: gauge's defaults, the benchmark's `configure`, the command line.
-inline Config point_config(const Benchmark& b, const RunOptions& o, std::optional<int> device) {
-  Config c;
-  if (b.configuration()) b.configuration()(c);
-  if (o.min_time) c.measure.min_time = *o.min_time;
-  if (o.max_time) {
-    c.measure.max_time = *o.max_time;
-    if (!o.min_time && c.measure.min_time > c.measure.max_time) c.measure.min_time = c.measure.max_time;
-  }
-  if (o.target_ci) c.measure.target_relative_ci_width = *o.target_ci;
-  if (o.cold) c.measure.cache = CacheState::cold;
-  if (o.graph) c.measure.gpu_timing = GpuTiming::graph;
-  if (o.kernels) c.trace_kernels = true;
-  if (device) c.device = *device;
-  return c;
-}
-
-/// The point's Config into `c` (point_config); the error when the benchmark's configure() threw,
-/// which fails that point and no other.
-inline std::optional<std::string> configure_point(Config& c, const PlannedPoint& pp, const RunOptions& o) {
-  try {
-    c = point_config(*pp.benchmark, o, pp.device);
-    return std::nullopt;
-  } catch (const std::exception& e) {
-    return std::string("configuring the point threw: ") + e.what();
-  } catch (...) {
-    return std::string("configuring the point threw an unknown exception");
-  }
 }
 
 /// The progress line: redrawn in place on a terminal by a ticker thread (every 0.5 s, so the
@@ -196,19 +164,6 @@ class ProgressDisplay {
   std::thread ticker_;
 };
 
-/// A failed result for a point whose body threw or never ran its step.
-inline Result failed_point(const Point& p, const Config& c, std::string error) {
-  Result r;
-  r.name = p.benchmark();
-  r.dimensions = p.dimensions();
-  r.config = c;
-  r.backend = "none";
-  r.status = Status::failed;
-  r.error = std::move(error);
-  r.stopping.reason = "failed";
-  return r;
-}
-
 /// Seconds as --min-time/--max-time take them: a number, optionally with a unit (s, ms, us),
 /// in [0, 3600] s. Returns the error text ("" when valid).
 inline std::string parse_seconds(const std::string& text, Nanoseconds& out) {
@@ -243,11 +198,6 @@ inline std::string usage_reason(const CLI::App& app, const CLI::ParseError& e) {
   for (auto& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';
   return text;
-}
-
-inline void write_text(std::FILE* f, const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
 }
 
 }  // namespace detail::suite
@@ -549,8 +499,22 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
                  "run is its own result with its repetition (default 1)")
       ->type_name("N");
   app.add_flag("--profile", o.profile, "For each point: a short warm-up, then one step between cudaProfilerStart/Stop, untimed (for ncu/nsys --profile-from-start off)");
+  CLI::Option* interleave_option =
+      app.add_option("--interleave", o.interleave,
+                     "Instead of the suite, measure two points A and B (as --list names them: name/axis=value/..., "
+                     "an axis with one value may be left out) in alternating ABBA rounds, and print the paired "
+                     "ratio B/A of their times with its interval and verdict (faster, slower, same, inconclusive); "
+                     "the report holds both and the interleaved record. --max-time is then the interleaved rounds' "
+                     "(both together, default 20 s), --target-ci the paired ratio's")
+          ->type_name("POINT")
+          ->expected(2);
+  std::string threshold;
+  CLI::Option* threshold_option = app.add_option("--threshold", threshold,
+                 "With --interleave: the verdict's noise threshold on B/A (0.02 or 2%; default 2%): same within 1 +- it")
+      ->type_name("X");
   app.add_flag("-q,--quiet", o.quiet, "No progress line and no summary on stderr");
-  app.footer("Exit status: 0 every point ran (or was skipped), 1 a point failed, 2 bad usage.");
+  app.footer("Exit status: 0 every point ran (or was skipped; with --interleave: both measured, whatever the verdict), "
+             "1 a point failed, 2 bad usage.");
   auto usage = [&](const std::string& reason) {
     std::fprintf(io.err, "%s: error: %s (see --help)\n", app.get_name().c_str(), reason.c_str());
     return 2;
@@ -578,18 +542,28 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   }
   if (o.min_time && o.max_time && *o.min_time > *o.max_time)
     return usage("--min-time '" + min_time + "' is longer than --max-time '" + max_time + "'");
-  if (!target_ci.empty()) {
-    std::string t = target_ci;
+  // A fraction in (0, 1), as a number or a percentage: --target-ci 0.005 or 0.5%.
+  auto fraction = [](const std::string& text, double& out) {
+    std::string t = text;
     const bool percent = !t.empty() && t.back() == '%';
     if (percent) t.pop_back();
-    double v = 0;
     try {
-      v = detail::axes::parse_real(t) * (percent ? 0.01 : 1.0);
+      out = detail::axes::parse_real(t) * (percent ? 0.01 : 1.0);
     } catch (const AxisError&) {
-      return usage("--target-ci '" + target_ci + "' is not a number (e.g. 0.005 or 0.5%)");
+      return std::string("is not a number");
     }
-    if (!(v > 0 && v < 1)) return usage("--target-ci '" + target_ci + "' is not in (0, 1) (e.g. 0.005 or 0.5%)");
+    return out > 0 && out < 1 ? std::string() : std::string("is not in (0, 1)");
+  };
+  if (!target_ci.empty()) {
+    double v = 0;
+    if (auto err = fraction(target_ci, v); !err.empty()) return usage("--target-ci '" + target_ci + "' " + err + " (e.g. 0.005 or 0.5%)");
     o.target_ci = v;
+  }
+  if (threshold_option->count()) {
+    if (!interleave_option->count()) return usage("--threshold '" + threshold + "' applies to --interleave only (the paired verdict)");
+    double v = 0;
+    if (auto err = fraction(threshold, v); !err.empty()) return usage("--threshold '" + threshold + "' " + err + " (e.g. 0.02 or 2%)");
+    o.threshold = v;
   }
   if (repetitions_option->count()) {
     std::int64_t v = 0;
@@ -604,11 +578,34 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   if (o.profile && o.repetitions > 1) return usage("--profile runs one step per point: --repetitions does not apply");
   if (o.profile && (!o.out.empty() || o.format != "console"))
     return usage("--profile times nothing: it writes no report (--out) and no table (--format)");
+  if (!o.interleave.empty()) {
+    if (o.profile) return usage("--profile times nothing: --interleave does not apply");
+    if (o.repetitions > 1)
+      return usage("--interleave measures A and B in alternating rounds of one run: --repetitions does not apply");
+  }
   std::vector<PlannedPoint> points;
   try {
     points = plan_points(registry, o, io);
   } catch (const UsageError& e) {
     return usage(e.what());
+  }
+  if (!o.interleave.empty()) {
+    try {
+      const PlannedPoint& a = find_point(points, o.interleave.at(0));
+      const PlannedPoint& b = find_point(points, o.interleave.at(1));
+      if (&a == &b) return usage("--interleave: A and B are the same point '" + a.label + "': name two different points");
+      detail::suite::interleave_config(o);  // its settings, checked before anything runs
+      if (o.list) {
+        detail::suite::write_text(io.out, a.label + "\n" + b.label + "\n");
+        return 0;
+      }
+      return run_interleaved_points(a, b, o, io).exit_code;
+    } catch (const UsageError& e) {
+      return usage(e.what());
+    } catch (const ReportError& e) {
+      std::fprintf(io.err, "%s: error: %s\n", app.get_name().c_str(), e.what());
+      return 2;
+    }
   }
   if (o.list) {
     std::string text;

@@ -164,7 +164,15 @@ inline Benchmark& register_benchmark(std::string name, BenchmarkBody body) {
 enum class PointMode {
   measure,  ///< run the Experiment (the protocol) and keep its Result
   profile,  ///< --profile: a short warm-up, then exactly one step between cudaProfilerStart/Stop
+  /// --interleave: run() builds the Experiment as in `measure` mode, then hands its spec and seam
+  /// to the runner's handler (Point::set_interleave) instead of measuring it; the runner measures
+  /// it interleaved with another point's while both bodies wait inside run().
+  interleave,
 };
+
+/// The runner's handler of a point in PointMode::interleave: receives the experiment's spec and
+/// seam, valid until it returns.
+using InterleaveHandler = std::function<void(const detail::ExperimentSpec&, detail::ProtocolBackend&)>;
 
 /// The warm-up of --profile: steps (each followed by a synchronize) until at least `min_steps`
 /// and `min_time`, or `max_time`. Short on purpose: it only has to load modules, JIT and autotune
@@ -379,6 +387,11 @@ class Point {
                         ": an untimed setup needs Experiment::setup, which this version of gauge does not have");
 #endif
     }
+    if (mode_ == PointMode::interleave) {
+      if (!interleave_) throw ConfigError("point " + label() + ": interleave mode without a handler");
+      detail::ExperimentAccess::with_seam(exp, interleave_);
+      return;
+    }
     result_ = exp.run();
   }
 
@@ -387,6 +400,8 @@ class Point {
   /// The runner's: called after every measured round of this point's experiment with the median
   /// so far and the samples taken (the progress line).
   void set_on_round(std::function<void(double, std::size_t)> fn) { on_round_ = std::move(fn); }
+  /// The runner's (--interleave): what run() hands the experiment to in PointMode::interleave.
+  void set_interleave(InterleaveHandler fn) { interleave_ = std::move(fn); }
   /// The skip reason, when skip() was called.
   const std::optional<std::string>& skip_reason() const { return skip_reason_; }
   /// Whether run() was called (measured or profiled).
@@ -436,6 +451,7 @@ class Point {
   std::vector<std::pair<std::string, double>> items_;
   std::function<bool()> verify_;
   std::function<void(double, std::size_t)> on_round_;
+  InterleaveHandler interleave_;
   std::optional<std::string> skip_reason_;
   bool ran_ = false;
   std::optional<Result> result_;

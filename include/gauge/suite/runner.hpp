@@ -16,6 +16,11 @@
 ///   --kernels                   trace the kernels inside each step (CUPTI; Config::trace_kernels)
 ///   --repetitions N             run every point N times, in N rounds over the whole suite
 ///   --profile                   one step per point between cudaProfilerStart/Stop, untimed
+///   --interleave A B            instead of the suite: points A and B measured in alternating ABBA
+///                               rounds, the paired ratio B/A with its interval and verdict
+///                               (gauge/interleave.hpp); A and B as --list prints them
+///                               (name/axis=value/...; axes with one value may be left out)
+///   --threshold X               the paired verdict's noise threshold (0.02 or 2%; default 2 %)
 ///   --quiet                     no progress, no summary line on stderr
 ///   --help, --version
 ///
@@ -65,6 +70,10 @@ struct RunOptions {
   /// own Result, with `repetition` = its round (0-based) when N > 1.
   std::size_t repetitions = 1;
   bool profile = false;                     ///< --profile
+  /// --interleave A B: the texts of the two points (empty: run the suite). See find_point.
+  std::vector<std::string> interleave;
+  /// --threshold (InterleaveConfig::threshold, a fraction in (0, 1)); only with --interleave.
+  std::optional<double> threshold;
   bool quiet = false;                       ///< --quiet
   ProfileSettings profile_settings;         ///< the warm-up of --profile
 };
@@ -116,6 +125,33 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
 /// skip says the point cannot run here) and is listed once under `skipped`.
 /// \throws UsageError when `options.repetitions` is 0; ReportError when `options.out` cannot be written.
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
+
+/// The one point of `points` that `text` names, for --interleave. `text` is a point as --list
+/// prints it, "name/axis=value/..." (e.g. "gemm/N=4096/impl=cublas"), with the axes in any
+/// order; an axis whose value is the same for every point of that benchmark in `points` may be
+/// left out ("gemm/impl=cublas" when only N=4096 is selected); "device=N" names the device with
+/// --device all. A value matches when it is written as --list writes it or, on a real axis,
+/// when it is the same number ("0.5" and "5e-1").
+/// \throws UsageError naming `text` and what exists: malformed text, no benchmark of that name, no
+///   such axis, no such value of the axis, no point or several points matching (listed).
+const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const std::string& text);
+
+/// Measures points `a` (the base) and `b` (the candidate) interleaved, in ABBA rounds
+/// (gauge::interleave), instead of one after the other: runs a's body until its `p.run(step)`,
+/// then, inside it, b's body until its own, then the interleaved rounds of both experiments;
+/// then b's body finishes, then a's. Writes the report (`options.out`: both results as
+/// experiments 0 and 1 and the `interleaved` record naming them) and prints the two points and
+/// the paired ratio B/A (time of b per step over time of a; below 1: b is faster) with its
+/// interval and verdict in `options.format`. `options.threshold`, `max_time` (of the interleaved
+/// rounds, both points together) and `target_ci` (of the paired ratio's interval) set the
+/// InterleaveConfig; the other settings reach both points' Configs as in run_suite.
+/// Exit code in the summary: 0 both measured (whatever the verdict), 1 a point failed, threw or
+/// skipped itself (nothing is then interleaved), 2 the two experiments cannot be interleaved
+/// (gauge::interleave's ConfigError: other backends, devices or stream pools; nothing measured),
+/// 74 the report could not be written.
+/// \throws UsageError for invalid interleave settings; ReportError when `options.out` cannot be written.
+SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b, const RunOptions& options,
+                                    const SuiteIo& io = {});
 
 /// The whole runner: parses `argv`, then lists, profiles or runs. Returns the exit status (0, 1 or
 /// 2); --help and --version print to io.out and return 0.

@@ -1,0 +1,350 @@
+#pragma once
+/// \file gauge/suite/interleave_run.hpp
+/// The runner's --interleave A B (compiled part; gauge/suite/runner.hpp declares it): naming a
+/// point by its text (`find_point`) and measuring two points interleaved in ABBA rounds
+/// (`run_interleaved_points`) through gauge::interleave's protocol, with the report's
+/// `interleaved` record and the paired ratio on the console. Included by
+/// gauge/suite/implementation.hpp; host code only.
+///
+/// How two bodies run at once: a point's body prepares its data, calls `p.run(step)` and frees
+/// the data after it returns, so both steps are alive only while both bodies are inside run().
+/// A's body runs first; its run() (PointMode::interleave) hands A's experiment to the runner,
+/// which runs B's body inside that call; B's run() hands B's experiment over, and the
+/// interleaved rounds of both run there. Then B's body returns, then A's: one thread, nested,
+/// and neither body runs concurrently with the other.
+
+#if !defined(__CUDA_ARCH__)
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gauge/core/environment.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/format.hpp"
+#include "gauge/core/interleaved.hpp"
+#include "gauge/core/skipped.hpp"
+#include "gauge/detail/suite_points.hpp"
+#include "gauge/env/environment.hpp"
+#include "gauge/report/dump.hpp"
+#include "gauge/report/export.hpp"
+#include "gauge/report/json.hpp"
+#include "gauge/suite/axes.hpp"
+#include "gauge/suite/nvtx.hpp"
+#include "gauge/suite/progress.hpp"
+#include "gauge/suite/registry.hpp"
+#include "gauge/suite/runner.hpp"
+#include "gauge/suite/table.hpp"
+
+namespace gauge {
+namespace detail::suite {
+
+/// "a, b, c" of at most `most` texts, then "... (N in all)".
+inline std::string listed(const std::vector<std::string>& texts, std::size_t most = 8) {
+  std::string s;
+  for (std::size_t i = 0; i < texts.size() && i < most; ++i) s += (i ? ", " : "") + texts[i];
+  if (texts.size() > most) s += ", ... (" + std::to_string(texts.size()) + " in all)";
+  return s;
+}
+
+/// Whether `v` is what `text` names: the text --list writes for it or, on a real axis, the same number.
+inline bool value_matches(const DimensionValue& v, const std::string& text) {
+  if (gauge::to_string(v) == text) return true;
+  if (const double* d = std::get_if<double>(&v)) {
+    try {
+      return axes::parse_real(text) == *d;
+    } catch (const AxisError&) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/// The point's value of `key` (an axis, or "device" when the device is a dimension); null if none.
+inline std::optional<DimensionValue> point_value(const PlannedPoint& p, const std::string& key) {
+  for (const auto& [k, v] : p.values)
+    if (k == key) return v;
+  if (key == "device" && p.device_dimension && p.device) return DimensionValue{std::int64_t{*p.device}};
+  return std::nullopt;
+}
+
+/// The interleaved run's settings from the command line (gauge's defaults otherwise).
+/// \throws UsageError naming the option whose value InterleaveConfig refuses.
+inline InterleaveConfig interleave_config(const RunOptions& o) {
+  InterleaveConfig c;
+  if (o.threshold) c.threshold = *o.threshold;
+  if (o.max_time) c.max_time = *o.max_time;
+  if (o.target_ci) c.target_relative_ci_width = *o.target_ci;
+  if (o.max_time && *o.max_time <= Nanoseconds::zero())
+    throw UsageError("--max-time 0: the interleaved rounds need a time > 0 (both points together)");
+  try {
+    validate(c);
+  } catch (const ConfigError& e) {
+    throw UsageError(std::string("--interleave: ") + e.what());
+  }
+  return c;
+}
+
+/// The console or Markdown text of an interleaved run: which point is A and which B, the paired
+/// ratio B/A with its interval, the threshold and the verdict with its reason.
+inline std::string interleaved_text(const InterleavedRecord& x, const std::string& a, const std::string& b,
+                                    TableStyle style) {
+  const std::string threshold = format_number(100 * x.config.threshold) + " %";
+  if (style == TableStyle::markdown) {
+    std::string s = "## interleaved A/B (" + x.order + " rounds)\n\n";
+    s += "| A | B | B/A | CI low | CI high | level | round pairs | threshold | verdict |\n";
+    s += "|---|---|---|---|---|---|---|---|---|\n";
+    if (x.ratio)
+      s += fmt::format("| {} | {} | {:.4f} | {:.4f} | {:.4f} | {} % | {} | {} | {} |\n", a, b, x.ratio->estimate,
+                       x.ratio->low, x.ratio->high, format_number(100 * x.ratio->level), x.ratio->pairs, threshold,
+                       to_string(x.verdict));
+    else
+      s += fmt::format("| {} | {} | - | - | - | - | {} | {} | {} |\n", a, b, x.pair_ratios.size(), threshold,
+                       to_string(x.verdict));
+    return s + "\n" + x.reason + "\n";
+  }
+  std::string s = "interleaved A/B (" + x.order + " rounds): A = " + a + ", B = " + b + "; " +
+                  std::to_string(x.pair_ratios.size()) + " round pairs in " + format_duration(x.measure_time_s) +
+                  ", stopped: " + (x.stopping_reason.empty() ? "-" : x.stopping_reason) + "\n";
+  if (x.ratio)
+    s += fmt::format("  B/A = {:.4f}, {} % CI [{:.4f}, {:.4f}], threshold {}: {}\n", x.ratio->estimate,
+                     format_number(100 * x.ratio->level), x.ratio->low, x.ratio->high, threshold, to_string(x.verdict));
+  else
+    s += "  B/A: no interval, threshold " + threshold + ": " + to_string(x.verdict) + "\n";
+  return s + "  " + x.reason + "\n";
+}
+
+}  // namespace detail::suite
+
+const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const std::string& text) {
+  using detail::suite::listed;
+  const auto fail = [&text](const std::string& why) { return UsageError("--interleave '" + text + "': " + why); };
+  const char* form = "expected NAME/AXIS=VALUE/... as --list prints it";
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts[0].empty()) throw fail(std::string("no benchmark name: ") + form);
+  std::vector<std::pair<std::string, std::string>> wanted;  // axis, value text
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const std::size_t eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == parts[i].size())
+      throw fail("'" + parts[i] + "' is not AXIS=VALUE: " + form);
+    std::string key = parts[i].substr(0, eq);
+    for (const auto& w : wanted)
+      if (w.first == key) throw fail("axis '" + key + "' is named twice");
+    wanted.emplace_back(std::move(key), parts[i].substr(eq + 1));
+  }
+  const std::string& name = parts[0];
+  std::vector<const PlannedPoint*> match;
+  std::vector<std::string> benchmarks;
+  for (const auto& p : points) {
+    if (p.benchmark->name() == name) match.push_back(&p);
+    if (std::find(benchmarks.begin(), benchmarks.end(), p.benchmark->name()) == benchmarks.end())
+      benchmarks.push_back(p.benchmark->name());
+  }
+  if (match.empty())
+    throw fail("no benchmark '" + name + "' among the points (benchmarks: " +
+               (benchmarks.empty() ? std::string("none") : listed(benchmarks)) + ")");
+  for (std::size_t wi = 0; wi < wanted.size(); ++wi) {
+    const std::string& key = wanted[wi].first;
+    const std::string& value = wanted[wi].second;
+    std::vector<std::string> keys;  // the point's axes (and device), to name them
+    for (const auto& kv : match.front()->values) keys.push_back(kv.first);
+    if (match.front()->device_dimension) keys.emplace_back("device");
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      throw fail("benchmark '" + name + "' has no axis '" + key + "' (its axes: " +
+                 (keys.empty() ? std::string("none") : listed(keys)) + ")");
+    std::vector<std::string> values;  // the values of `key` among the points still matching
+    std::vector<const PlannedPoint*> kept;
+    for (const PlannedPoint* p : match) {
+      const DimensionValue v = *detail::suite::point_value(*p, key);
+      const std::string t = gauge::to_string(v);
+      if (std::find(values.begin(), values.end(), t) == values.end()) values.push_back(t);
+      if (detail::suite::value_matches(v, value)) kept.push_back(p);
+    }
+    if (kept.empty())
+      throw fail("axis '" + key + "' of benchmark '" + name + "' has no value '" + value + "'" +
+                 (wi > 0 ? " with the values before it" : "") + " (its values: " + listed(values) + ")");
+    match = std::move(kept);
+  }
+  if (match.size() > 1) {
+    std::vector<std::string> labels, open;  // the matching points; the axes on which they differ
+    for (const PlannedPoint* p : match) labels.push_back(p->label);
+    std::vector<std::string> keys;
+    for (const auto& kv : match.front()->values) keys.push_back(kv.first);
+    if (match.front()->device_dimension) keys.emplace_back("device");
+    for (const auto& key : keys)
+      for (const PlannedPoint* p : match)
+        if (gauge::to_string(*detail::suite::point_value(*p, key)) !=
+            gauge::to_string(*detail::suite::point_value(*match.front(), key))) {
+          open.push_back(key);
+          break;
+        }
+    throw fail("matches " + std::to_string(match.size()) + " points (" + listed(labels) + "): name a value of " +
+               listed(open, open.size()) + " too");
+  }
+  return *match.front();
+}
+
+SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b, const RunOptions& o, const SuiteIo& io) {
+  using namespace detail::suite;
+  const auto clock = io.clock ? io.clock : std::function<double()>(steady_seconds);
+  const double t0 = clock();
+  const InterleaveConfig settings = interleave_config(o);
+  if (&a == &b || a.label == b.label)
+    throw UsageError("--interleave: A and B are the same point '" + a.label + "': name two different points");
+  SuiteSummary summary;
+  summary.points = 2;
+  if (!o.out.empty()) check_writable(o.out);  // before anything is measured
+  const Environment env = io.environment ? io.environment() : capture_environment();
+  if (!o.quiet) std::fprintf(io.err, "gauge: interleaving A = %s and B = %s in ABBA rounds\n", a.label.c_str(), b.label.c_str());
+
+  // The nested run (see the file comment): A's body, inside its run() B's body, inside B's run()
+  // the interleaved rounds.
+  Config config_a, config_b;
+  std::optional<std::string> error_a = configure_point(config_a, a, o), error_b = configure_point(config_b, b, o);
+  Point pa(a.benchmark->name(), a.values, config_a, PointMode::interleave);
+  Point pb(b.benchmark->name(), b.values, config_b, PointMode::interleave);
+  if (a.device_dimension) pa.add_dimension("device", std::int64_t{*a.device});
+  if (b.device_dimension) pb.add_dimension("device", std::int64_t{*b.device});
+  std::optional<InterleavedResult> outcome;
+  std::optional<std::string> not_interleavable;  // gauge::interleave's ConfigError: nothing measured
+  bool a_handed_over = false;  // A waited inside its run(): B's body ran there
+  pa.set_interleave([&](const detail::ExperimentSpec& spec_a, detail::ProtocolBackend& seam_a) {
+    pb.set_interleave([&](const detail::ExperimentSpec& spec_b, detail::ProtocolBackend& seam_b) {
+      try {
+        outcome = detail::run_interleaved(spec_a, seam_a, spec_b, seam_b, settings);
+      } catch (const ConfigError& e) {
+        not_interleavable = e.what();
+      }
+    });
+    a_handed_over = true;
+    if (!error_b) error_b = run_body(b, pb);
+  });
+  if (!error_a) {
+    NvtxRange range("interleave " + a.label + " vs " + b.label);
+    error_a = run_body(a, pa);
+  }
+
+  if (not_interleavable) {
+    std::fprintf(io.err, "gauge: error: --interleave %s %s: %s\n", a.label.c_str(), b.label.c_str(),
+                 not_interleavable->c_str());
+    summary.wall_time_s = clock() - t0;
+    summary.exit_code = 2;
+    return summary;
+  }
+
+  std::vector<Result> results;
+  std::vector<SkippedPoint> skipped;
+  std::vector<const PlannedPoint*> result_of, skipped_of;  // which point each entry is
+  std::vector<InterleavedRecord> records;
+  std::vector<std::string> problems;  // one line per point that did not measure
+  // A point that did not reach the interleaved rounds: skipped, or failed (threw, never ran).
+  const auto not_measured = [&](const char* side, const PlannedPoint& pp, Point& p, const Config& c,
+                                const std::optional<std::string>& error) {
+    if (p.skip_reason() && !error) {
+      skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
+      skipped_of.push_back(&pp);
+      problems.push_back(std::string(side) + " (" + pp.label + ") was skipped by its benchmark: " + *p.skip_reason());
+      ++summary.skipped;
+      return;
+    }
+    results.push_back(failed_point(
+        p, c, error.value_or("the benchmark neither ran nor skipped the point (call p.run(step) or p.skip(reason))")));
+    result_of.push_back(&pp);
+    problems.push_back(std::string(side) + " (" + pp.label + ") failed: " + *results.back().error);
+    ++summary.failed;
+  };
+  if (outcome) {
+    InterleavedRecord record;
+    static_cast<InterleavedOutcome&>(record) = std::move(static_cast<InterleavedOutcome&>(*outcome));
+    record.a = 0;
+    record.b = 1;
+    // A body that threw after its run() returned: what was measured is kept, the point failed
+    // and the verdict is withheld, as for a failing step.
+    const auto threw_after = [&record](const char* side, Result& r, const std::optional<std::string>& error) {
+      if (!error) return;
+      r.status = Status::failed;
+      r.error = r.error ? *r.error + "; " + *error : *error;
+      record.verdict = PairedVerdict::inconclusive;
+      record.reason = std::string(side) + " (\"" + r.name + "\") failed after measuring: " + *error + "; " + record.reason;
+    };
+    threw_after("B", outcome->b, error_b);
+    threw_after("A", outcome->a, error_a);
+    for (Result* r : {&outcome->a, &outcome->b}) {
+      summary.points_time_s += r->total_time_s;
+      if (r->status == Status::ok) ++summary.ok;
+      else ++summary.failed;
+    }
+    results.push_back(std::move(outcome->a));
+    results.push_back(std::move(outcome->b));
+    result_of = {&a, &b};
+    records.push_back(std::move(record));
+  } else if (!a_handed_over) {  // A's body did not reach its run(): B never ran
+    not_measured("A", a, pa, config_a, error_a);
+    problems.push_back("B (" + b.label + ") was not run: A did not reach its run()");
+  } else {  // A waited inside its run(); B's body did not reach its own
+    not_measured("B", b, pb, config_b, error_b);
+    if (error_a) problems.push_back("A (" + a.label + ") failed after B: " + *error_a);
+  }
+
+  std::optional<std::string> write_error;
+  if (!o.out.empty()) {
+    static const std::optional<RanksRecord> one_process;
+    try {
+      write_file_atomic(o.out, json_dump(report_json(env, results, {}, skipped, one_process, records, utc_timestamp()), 2) + "\n");
+    } catch (const std::exception& e) {
+      write_error = e.what();
+    }
+  }
+
+  std::string text;
+  if (o.format == "json") {
+    static const std::optional<RanksRecord> one_process;
+    text = json_dump(report_json(env, results, {}, skipped, one_process, records, utc_timestamp()), 2) + "\n";
+  } else if (o.format == "csv") {
+    text = csv_table(results);
+  } else {
+    const TableStyle style = o.format == "markdown" ? TableStyle::markdown : TableStyle::console;
+    std::vector<SweepRow> rows;
+    const auto row = [&rows](const char* side, const std::string& label, SweepRow r) {
+      r.dimensions = {{"side", std::string(side)}, {"point", label}};
+      rows.push_back(std::move(r));
+    };
+    for (std::size_t i = 0; i < results.size(); ++i)
+      row(result_of[i] == &a ? "A" : "B", result_of[i]->label, sweep_row(results[i]));
+    for (std::size_t i = 0; i < skipped.size(); ++i)
+      row(skipped_of[i] == &a ? "A" : "B", skipped_of[i]->label, sweep_row(skipped[i]));
+    text = style == TableStyle::markdown ? "## points\n\n" : "";
+    text += sweep_table({"side", "point"}, rows, style) + "\n";
+    if (!records.empty()) text += interleaved_text(records[0], a.label, b.label, style);
+  }
+  write_text(io.out, text);
+
+  for (const auto& line : problems) std::fprintf(io.err, "gauge: --interleave: %s\n", line.c_str());
+  summary.wall_time_s = clock() - t0;
+  summary.exit_code = summary.failed || records.empty() ? 1 : 0;
+  if (write_error) {
+    std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
+    summary.exit_code = 74;
+  }
+  if (!o.quiet)
+    std::fprintf(io.err, "gauge: interleaved 2 points (%zu ok, %zu failed, %zu skipped) in %s%s\n", summary.ok,
+                 summary.failed, summary.skipped, format_duration(summary.wall_time_s).c_str(),
+                 o.out.empty() ? "" : ("; report: " + o.out).c_str());
+  return summary;
+}
+
+}  // namespace gauge
+
+#endif  // !defined(__CUDA_ARCH__)

@@ -12,7 +12,13 @@
 #   4. the sweep's 1 GiB triad: its fraction of the memory peak;
 #   5. bench_l2_flush: the cold read-only step over 3/4 of the L2 against the constructed clean-cold
 #      reference (within 5 %?), the old write flush beside it, and the hot 16 MiB copy's
-#      above_memory_peak warning naming the L2 (and the 1 GiB copy's fraction).
+#      above_memory_peak warning naming the L2 (and the 1 GiB copy's fraction);
+#   6. NVML GPM (schema 1.6, telemetry.gpm) of the bf16 GEMM (section 2's report), of the sweep's
+#      1 GiB copy and triad, and of a cold 1 GiB copy (its sampling.cache_flush too): DRAM_BW_UTIL,
+#      SM_UTIL, SM_OCCUPANCY and the cross-check with the declared bytes. Expected on an H200: the
+#      copies DRAM-bound (dram_bw_util well above 50 %, cross_check "agrees", ratio near 1), the GEMM
+#      SM-bound (sm_util near 100 %, dram_bw_util far below the copies'); or status "unavailable"
+#      with the reason, never zeros.
 #   OUT=/path bash scripts/gpu-peaks.sh
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
@@ -81,6 +87,45 @@ PY
 section "5. cold cache: read-only step over 3/4 of the L2 vs the clean-cold reference; hot 16 MiB copy"
 run flush "$B/bench/bench_l2_flush" --samples 200
 out flush
+
+section "6. NVML GPM over the measured rounds: the bf16 GEMM, the 1 GiB copy and triad, a cold copy"
+run sweepgpm "$B/examples/sweep" --filter 'copy|triad' --axis 'bytes=[1073741824]' --max-time 1 --quiet --out "$TMP/sweep-gpm.json"
+run coldgpm "$B/examples/sweep" --filter copy --axis 'bytes=[1073741824]' --cold --max-time 1 --quiet --out "$TMP/sweep-cold.json"
+python3 - "$OUT/gemm-report.json" "$TMP/sweep-gpm.json" "$TMP/sweep-cold.json" <<'PY' 2>&1 || true
+import json, sys
+for path in sys.argv[1:]:
+    try:
+        doc = json.load(open(path))
+    except Exception as e:
+        print(f"  {path}: {e}")
+        continue
+    for e in doc["experiments"]:
+        g = e.get("telemetry", {}).get("gpm")
+        name = f"{e['name']} {e['dimensions']}"
+        if not g:
+            print(f"  {name}: no telemetry.gpm (report older than schema 1.6?)")
+            continue
+        if g["status"] != "measured":
+            print(f"  {name}: GPM unavailable: {g['reason']}")
+            continue
+        fmt = lambda v, s="{:.1f}": "-" if v is None else s.format(v)
+        print(f"  {name}: dram_bw_util {fmt(g['dram_bw_util_pct'])} % | sm_util {fmt(g['sm_util_pct'])} % | "
+              f"sm_occupancy {fmt(g['sm_occupancy_pct'])} % | {fmt(g['interval_s'], '{:.3f}')} s, {g['steps']} steps | "
+              f"declared {fmt(g['declared_bytes_per_s'] and g['declared_bytes_per_s'] / 1e9)} GB/s vs GPM "
+              f"{fmt(g['gpm_bytes_per_s'] and g['gpm_bytes_per_s'] / 1e9)} GB/s (ratio {fmt(g['declared_to_gpm_ratio'], '{:.3f}')}): "
+              f"{g['cross_check']}")
+        f = e.get("sampling", {}).get("cache_flush")
+        if f:
+            print(f"    cache_flush: {f['method']}: {f['description']} | outside the timed interval: {f['outside_timed_interval']}"
+                  f" | persisting set-aside {f['persisting_l2_set_aside_bytes']} bytes, lines reset: {f['persisting_lines_reset']}")
+        for w in e.get("warnings", []):
+            if w["code"] == "gpm_bandwidth_mismatch":
+                print(f"    warning gpm_bandwidth_mismatch: {w['message']}")
+PY
+if [ -x "$B/tests/gauge_gpu_tests" ]; then
+  run gpmtest "$B/tests/gauge_gpu_tests" "[gpm]"
+  out gpmtest | grep -E "^GPM |passed|failed"
+fi
 
 echo
 echo "gpu-peaks: done in $SECONDS s, status $status (log: $LOG)"

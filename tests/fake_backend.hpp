@@ -73,6 +73,15 @@ class FakeDevice {
   std::function<double(std::size_t)> round_clock_mhz;
   std::size_t probed_rounds = 0;  ///< probe readings taken so far
   std::vector<std::pair<unsigned, std::uint64_t>> processes;  ///< compute processes on the GPU
+  /// What FakeBackend::cache_flush_record() says (the report's `sampling.cache_flush`); empty:
+  /// the backend does not describe its flush.
+  std::optional<gauge::CacheFlushRecord> flush_record;
+  /// NVML GPM through the telemetry probe: the reading gpm_end() returns; empty: no GPM, and
+  /// gpm_begin() answers `gpm_reason`. `gpm_begin_host`/`gpm_end_host`: the virtual host time at
+  /// each sample.
+  std::optional<gauge::GpmReading> gpm;
+  std::string gpm_reason = "fake device without GPM";
+  double gpm_begin_host = -1, gpm_end_host = -1;
   // Device memory (steps may change device_used to model allocations).
   std::uint64_t device_total = 80ull << 30;
   std::uint64_t device_used = 1ull << 30;
@@ -274,6 +283,7 @@ class FakeBackend {
   }
   void finish() noexcept { ++finished; }
   std::optional<gauge::DeviceAttributes> device_attributes() const { return dev_->attributes; }
+  std::optional<gauge::CacheFlushRecord> cache_flush_record() { return dev_->flush_record; }
   stream_type stream() { return FakeStream{dev_}; }
   std::size_t stream_count() const { return streams_; }
   void select_stream(std::size_t i) { dev_->current_stream = i % streams_; }
@@ -325,6 +335,16 @@ class FakeBackend {
       gauge::TelemetrySample read() override { return d->telemetry(d->host); }
       std::optional<double> sm_clock_max_mhz() override { return d->sm_clock_max_mhz; }
       std::vector<std::pair<unsigned, std::uint64_t>> processes() override { return d->processes; }
+      std::string gpm_begin() override {
+        if (!d->gpm) return d->gpm_reason;
+        d->gpm_begin_host = d->host;
+        return "";
+      }
+      std::optional<gauge::GpmReading> gpm_end(std::string& reason) override {
+        d->gpm_end_host = d->host;
+        if (!d->gpm) reason = d->gpm_reason;
+        return d->gpm;
+      }
     };
     return std::make_unique<Probe>(dev_);
   }

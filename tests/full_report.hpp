@@ -78,9 +78,12 @@ inline Result full_result() {
   r.warmup.curve = {{0.0, 1, 0.089}, {0.09, 20, 0.0017}, {0.13, 19, std::numeric_limits<double>::quiet_NaN()}};
   // method, steps_per_sample, event_overhead_s, steps_per_sample_reason, cache, rounds,
   // discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps, timer_resolution_s,
-  // round_start_s, round_end_s, round_samples, round_stream, setup_calls, setup_host_time_s
+  // round_start_s, round_end_s, round_samples, round_stream, setup_calls, setup_host_time_s, cache_flush
   r.sampling = {"graph", 4, 2e-6, "k = 4 from the configuration", "cold", 2, 1, 24, 8, 2, 6, 5e-7,
-                {0.3, 0.35}, {0.34, 0.39}, {3, 3}, {0, 1}, 40, 1.5e-6};
+                {0.3, 0.35}, {0.34, 0.39}, {3, 3}, {0, 1}, 40, 1.5e-6,
+                // the cold cache's flush (schema 1.6)
+                CacheFlushRecord{"read", "read of 282066944 bytes by ld.global.cg, 2 x L2 size 141033472 bytes",
+                                 282066944ull, 141033472ull, true, 0ull, true}};
   r.streams.scope = "stream pool";
   r.streams.count = 2;
   r.streams.samples = {3, 2};
@@ -132,6 +135,19 @@ inline Result full_result() {
   TelemetrySample b;  // a reading where NVML gave nothing but the time
   b.t_s = 0.315;
   t.series = {a, b};
+  // GPM over the measured rounds (schema 1.6): one metric refused, the cross-check done.
+  GpmReading gpm;
+  gpm.dram_bw_util_pct = 62.5;
+  gpm.sm_util_pct = 97.0;
+  gpm.unavailable = {{"sm_occupancy", "Not Supported"}};
+  GpmInputs gin;
+  gin.interval_s = 0.1;
+  gin.steps = 30;
+  gin.bytes_per_step = 1e9;
+  gin.flush_bytes_per_step = 282066944.0;
+  gin.memory_peak_bytes_per_s = 4.8e12;
+  gin.memory_peak_basis = "theoretical";
+  t.gpm = assess_gpm(gpm, gin);
   auto& m = r.memory;
   m.device_total_bytes = 150109880320ull;
   m.device_used_peak_bytes = 6ull << 30;
@@ -246,6 +262,7 @@ inline Result failed_host_result() {
   r.error = "measurement (step 3): cuBLAS said no";
   r.stopping.reason = "failed";
   r.telemetry.unavailable_reason = "the host backend has no telemetry";
+  r.telemetry.gpm = gpm_unavailable("the host backend has no telemetry");
   r.warnings = {{"step_failed", Severity::error, "the step threw"}};
   r.total_time_s = std::numeric_limits<double>::quiet_NaN();
   return r;

@@ -2,6 +2,7 @@
 // environment warnings, all on a CPU.
 
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,8 @@
 #include "catch.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/env/nvml.hpp"
+#include "gauge/env/nvml_gpm.hpp"
+#include "gauge/env/telemetry.hpp"
 #include "gauge/env/tools.hpp"
 #include "gauge/report/json.hpp"
 
@@ -104,6 +107,41 @@ gauge::nvml::Api fake_api() {
   a.device_get_max_pcie_link_generation = f_gen; a.device_get_max_pcie_link_width = f_width;
   a.device_get_clocks_event_reasons = f_reasons; a.device_get_compute_running_processes = f_procs;
   return a;
+}
+
+// ---- a fake NVML GPM: device 0 supports it, device 1 does not ---------------------------------
+// Opaque sample handles, as handle(): only compared; `gpm_taken` counts nvmlGpmSampleGet per buffer.
+char gpm_storage[2];
+int gpm_taken[2] = {0, 0};
+gauge::nvml::GpmSample gpm_buffer(int i) { return reinterpret_cast<gauge::nvml::GpmSample>(&gpm_storage[i]); }
+int gpm_index(gauge::nvml::GpmSample s) { return s == gpm_buffer(0) ? 0 : 1; }
+int gpm_allocs = 0, gpm_frees = 0;
+unsigned gpm_seen_version = 0, gpm_seen_count = 0, gpm_seen_ids[3] = {0, 0, 0};
+bool gpm_samples_distinct = false;
+int f_gpm_support(gauge::nvml::Device d, gauge::nvml::GpmSupport* s) {
+  if (s->version != 1) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+  s->is_supported_device = idx(d) == 1 ? 1 : 0;  // NVML index 1 is CUDA's device 0 (uuid A)
+  return 0;
+}
+int f_gpm_alloc(gauge::nvml::GpmSample* s) {
+  if (gpm_allocs >= 2) return 2;
+  *s = gpm_buffer(gpm_allocs++);
+  return 0;
+}
+int f_gpm_free(gauge::nvml::GpmSample) { ++gpm_frees; return 0; }
+int f_gpm_get(gauge::nvml::Device, gauge::nvml::GpmSample s) { ++gpm_taken[gpm_index(s)]; return 0; }
+int f_gpm_metrics(gauge::nvml::GpmMetricsGet* m) {
+  gpm_seen_version = m->version;
+  gpm_seen_count = m->num_metrics;
+  gpm_samples_distinct = m->sample1 && m->sample2 && m->sample1 != m->sample2 && gpm_taken[0] == 1 && gpm_taken[1] == 1;
+  if (m->version != 1) return 25;
+  for (unsigned i = 0; i < m->num_metrics && i < 3; ++i) {
+    gpm_seen_ids[i] = m->metrics[i].metric_id;
+    const unsigned id = m->metrics[i].metric_id;
+    m->metrics[i].nvml_return = id == 3 ? gauge::nvml::error_not_supported : 0;  // occupancy refused
+    m->metrics[i].value = id == 10 ? 37.5 : id == 2 ? 98.25 : 0.0;
+  }
+  return 0;
 }
 
 /// Two CUDA devices in CUDA's order: A (ordinal 0), B (ordinal 1).
@@ -239,6 +277,52 @@ TEST_CASE("clock locking is inferred from application clocks and reasons", "[env
   for (const auto& w : env.warnings)
     if (w.code == "clocks_not_locked") info = w.severity == gauge::Severity::info && w.message.find("GPU 1") != std::string::npos;
   CHECK(info);
+}
+
+TEST_CASE("GPM: the NVML structs as the reference gives them, two samples, three metrics, reasons where absent", "[env][nvml][gpm]") {
+  // Layout of nvmlGpmMetric_t and nvmlGpmMetricsGet_t (NVML API Reference, GPM Structs) on LP64:
+  // metricId 4 + nvmlReturn 4 + value 8 + three pointers 24 = 40; version and numMetrics at 0 and
+  // 4, the sample handles at 8 and 16, metrics[] from 24.
+  CHECK(sizeof(gauge::nvml::GpmMetric) == 40);
+  CHECK(offsetof(gauge::nvml::GpmMetric, value) == 8);
+  CHECK(offsetof(gauge::nvml::GpmMetricsGet, num_metrics) == 4);
+  CHECK(offsetof(gauge::nvml::GpmMetricsGet, sample1) == 8);
+  CHECK(offsetof(gauge::nvml::GpmMetricsGet, sample2) == 16);
+  CHECK(offsetof(gauge::nvml::GpmMetricsGet, metrics) == 24);
+
+  auto api = fake_api();
+  api.gpm_query_device_support = f_gpm_support;
+  api.gpm_sample_alloc = f_gpm_alloc;
+  api.gpm_sample_free = f_gpm_free;
+  api.gpm_sample_get = f_gpm_get;
+  api.gpm_metrics_get = f_gpm_metrics;
+  auto lib = gauge::nvml::Library::from_api(api);
+  {
+    gauge::NvmlProbe probe(lib, handle(1));  // supports GPM
+    REQUIRE(probe.gpm_begin() == "");
+    std::string reason;
+    const auto g = probe.gpm_end(reason);
+    REQUIRE(g);
+    CHECK(gpm_seen_version == 1);  // NVML_GPM_METRICS_GET_VERSION
+    CHECK(gpm_seen_count == 3);
+    CHECK(gpm_seen_ids[0] == 10);  // NVML_GPM_METRIC_DRAM_BW_UTIL
+    CHECK(gpm_seen_ids[1] == 2);   // NVML_GPM_METRIC_SM_UTIL
+    CHECK(gpm_seen_ids[2] == 3);   // NVML_GPM_METRIC_SM_OCCUPANCY
+    CHECK(gpm_samples_distinct);
+    CHECK(g->dram_bw_util_pct == std::optional<double>(37.5));
+    CHECK(g->sm_util_pct == std::optional<double>(98.25));
+    CHECK_FALSE(g->sm_occupancy_pct);  // refused: named with NVML's error, never 0
+    REQUIRE(g->unavailable.size() == 1);
+    CHECK(g->unavailable[0] == std::make_pair(std::string("sm_occupancy"), std::string("Not Supported")));
+    // A second end() without a begin() has no first sample.
+    CHECK_FALSE(probe.gpm_end(reason));
+    CHECK(reason == "no first GPM sample");
+  }
+  CHECK(gpm_frees == 2);  // both buffers freed with the probe
+  gauge::NvmlProbe older(lib, handle(0));
+  CHECK(older.gpm_begin() == "the device does not support GPM (NVML GPM needs Hopper or newer)");
+  gauge::NvmlProbe no_gpm(gauge::nvml::Library::from_api(fake_api()), handle(1));
+  CHECK(no_gpm.gpm_begin() == "this libnvidia-ml has no GPM functions (nvmlGpmMetricsGet: driver R520 or later)");
 }
 
 TEST_CASE("the seed's tools: found, missing, failing and hanging", "[env][tools]") {

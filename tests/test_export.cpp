@@ -122,10 +122,151 @@ TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 418
 TEST_CASE("export: Markdown table with readable units and escaped bars", "[export]") {
   const auto report = stored("multi-base.json");
   const std::string md = gauge::markdown_table(report.results);
-  CHECK(md.rfind("| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings |\n|---|", 0) == 0);
+  CHECK(md.rfind("| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | "
+                 "roofline |\n|---|", 0) == 0);
   CHECK(count(md, "\n") == 2 + 3);
   CHECK(md.find("| copy (bytes=67108864) | ok | 20") != std::string::npos);
   gauge::Result r;
   r.name = "a|b";
   CHECK(gauge::markdown_table({r}).find("| a\\|b | ok | - | - |") != std::string::npos);
+  CHECK(gauge::markdown_table({r}).find("| - | - |\n") != std::string::npos);  // no peaks, no roofline
+}
+
+namespace {
+/// An 8192^3 bf16 GEMM on an H100-SXM-like device (132 SMs, 1980 MHz, 2619 MHz x 5120 bits),
+/// 1.6 ms GPU time and 1.7 ms wall time per step, with its peaks as the protocol records them.
+gauge::Result gemm_with_peaks() {
+  gauge::Result r;
+  r.name = "gemm";
+  r.backend = "cuda";
+  r.dimensions = {{"dtype", std::string("bf16")}};
+  r.work.flop = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  r.work.bytes = 3.0 * 8192.0 * 8192.0 * 2.0;
+  r.gpu_samples_s = {1.6e-3, 1.6e-3, 1.6e-3};
+  r.wall_samples_s = {1.7e-3, 1.7e-3};
+  r.gpu_time = gauge::summarize(r.gpu_samples_s);
+  r.wall_time = gauge::summarize(r.wall_samples_s);
+  r.sampling.steps = 3;
+  r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
+  r.wall_throughput = gauge::throughput(r.work, r.wall_time.p50);
+  gauge::PeakInputs in;
+  gauge::DeviceAttributes a;
+  a.name = "NVIDIA H100 80GB HBM3";
+  a.compute_capability_major = 9;
+  a.multiprocessors = 132;
+  a.sm_clock_max_mhz = 1980;
+  a.memory_clock_max_mhz = 2619;
+  a.memory_bus_width_bits = 5120;
+  in.device = a;
+  in.gpu_busy_fraction = 0.94;
+  r.peaks = gauge::assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
+  return r;
+}
+
+/// A host result: no device peaks.
+gauge::Result host_sort() {
+  gauge::Result r;
+  r.name = "sort";
+  r.backend = "host";
+  r.work.bytes = 1e6;
+  r.gpu_samples_s = {1e-3, 1e-3};
+  r.gpu_time = gauge::summarize(r.gpu_samples_s);
+  r.sampling.steps = 2;
+  r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
+  r.peaks.reason = "the host backend knows no device peaks";
+  return r;
+}
+
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == ',') out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
+// By hand: bf16 dense peak 132 x 1980e6 x 4096 = 1.07053056e15 FLOP/s; memory 2 x 2619e6 x 5120 / 8
+// = 3.35232e12 B/s; datasheet (H100 SXM5) 989.5e12 FLOP/s and 3.35e12 B/s.
+constexpr double gemm_flop = 2.0 * 8192.0 * 8192.0 * 8192.0, gemm_bytes = 3.0 * 8192.0 * 8192.0 * 2.0;
+constexpr double bf16_peak = 132 * 1980e6 * 4096, memory_peak = 2 * 2619e6 * 5120 / 8;
+}  // namespace
+
+TEST_CASE("export: every throughput's percent of each peak and the roofline, in CSV, Markdown and Google Benchmark",
+          "[export][peaks]") {
+  const std::vector<gauge::Result> results = {gemm_with_peaks(), host_sort()};
+  // CSV: a column per peak, GPU then wall; the host row's cells empty.
+  const std::string csv = gauge::csv_table(results);
+  const std::vector<std::string> header = csv_cells(csv.substr(0, csv.find('\n')));
+  const std::string rest = csv.substr(csv.find('\n') + 1);
+  const std::vector<std::string> gemm = csv_cells(rest.substr(0, rest.find('\n')));
+  const std::string host_line = rest.substr(rest.find('\n') + 1);
+  const std::vector<std::string> host = csv_cells(host_line.substr(0, host_line.find('\n')));
+  REQUIRE(gemm.size() == header.size());
+  REQUIRE(host.size() == header.size());
+  auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    FAIL("no column " << name);
+    return std::size_t{0};
+  };
+  auto number = [&](const std::string& name) { return std::stod(gemm.at(column(name))); };
+  CHECK(number("pct_of_peak_bf16_dense_theoretical") == Approx(100 * gemm_flop / 1.6e-3 / bf16_peak).epsilon(1e-12));  // 64.19
+  CHECK(number("pct_of_peak_bf16_dense_datasheet") == Approx(100 * gemm_flop / 1.6e-3 / 989.5e12).epsilon(1e-12));     // 69.45
+  CHECK(number("pct_of_peak_memory_bw_theoretical") == Approx(100 * gemm_bytes / 1.6e-3 / memory_peak).epsilon(1e-12)); // 7.507
+  CHECK(number("pct_of_peak_memory_bw_datasheet") == Approx(100 * gemm_bytes / 1.6e-3 / 3.35e12).epsilon(1e-12));
+  CHECK(number("wall_pct_of_peak_bf16_dense_theoretical") == Approx(100 * gemm_flop / 1.7e-3 / bf16_peak).epsilon(1e-12));
+  // Memory first, then the compute type; theoretical before datasheet; GPU before wall.
+  CHECK(column("pct_of_peak_memory_bw_theoretical") < column("pct_of_peak_bf16_dense_theoretical"));
+  CHECK(column("pct_of_peak_bf16_dense_theoretical") < column("pct_of_peak_bf16_dense_datasheet"));
+  CHECK(column("pct_of_peak_bf16_dense_datasheet") < column("wall_pct_of_peak_memory_bw_theoretical"));
+  // The roofline: intensity 2 x 8192 / 6 FLOP/B against the ridge 1.07053056e15 / 3.35232e12.
+  CHECK(gemm.at(column("roofline_bound")) == "compute");
+  CHECK(gemm.at(column("roofline_basis")) == "theoretical");
+  CHECK(number("arithmetic_intensity_flop_per_byte") == Approx(8192.0 / 3.0));
+  CHECK(number("ridge_point_flop_per_byte") == Approx(bf16_peak / memory_peak));
+  CHECK(gemm.at(column("peaks_status")) == "known");
+  CHECK(gemm.at(column("peak_dtype")) == "bf16");
+  // The host result: "none" with the reason, and empty cells, never zeros.
+  CHECK(host.at(column("peaks_status")) == "none");
+  CHECK(host.at(column("peaks_reason")) == "the host backend knows no device peaks");
+  for (const char* c : {"pct_of_peak_memory_bw_theoretical", "pct_of_peak_bf16_dense_theoretical", "roofline_bound",
+                        "arithmetic_intensity_flop_per_byte", "wall_pct_of_peak_bf16_dense_theoretical"})
+    CHECK(host.at(column(c)).empty());
+
+  // Markdown: the GPU percentages and the roofline, "-" for the host.
+  const std::string md = gauge::markdown_table(results);
+  CHECK(md.rfind("| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | "
+                 "roofline |\n", 0) == 0);
+  CHECK(md.find("| memory 7.51 % theoretical (max boost), 7.51 % datasheet; bf16 dense 64.2 % theoretical (max boost), "
+                "69.4 % datasheet | compute-bound (2.73e+03 FLOP/B, ridge 319 FLOP/B, theoretical) |") != std::string::npos);
+  CHECK(md.find("| sort | ok |") != std::string::npos);
+  CHECK(md.substr(md.rfind("| sort")).find("| - | - |\n") != std::string::npos);
+
+  // Google Benchmark: user counters on every entry, relative to that entry's time.
+  gauge::Environment env;
+  gauge::GoogleBenchmarkOptions o;
+  o.repetitions = false;
+  const nlohmann::json j = gauge::google_benchmark_json(env, results, o);
+  REQUIRE(j["benchmarks"].size() == 2);
+  const auto& g = j["benchmarks"][0];
+  CHECK(g["pct_of_peak_bf16_dense_theoretical"].get<double>() == Approx(100 * gemm_flop / 1.6e-3 / bf16_peak).epsilon(1e-12));
+  CHECK(g["pct_of_peak_memory_bw_theoretical"].get<double>() == Approx(100 * gemm_bytes / 1.6e-3 / memory_peak).epsilon(1e-12));
+  CHECK(g["arithmetic_intensity_flop_per_byte"].get<double>() == Approx(8192.0 / 3.0));
+  CHECK(g["label"] == "roofline: compute-bound (theoretical peaks)");
+  for (const auto& [key, value] : j["benchmarks"][1].items()) {
+    CHECK(key.rfind("pct_of_peak", 0) != 0);
+    CHECK(key != "label");
+  }
+  CHECK(j["context"]["gauge_peak_counters"].get<std::string>().find("pct_of_peak_<quantity>_<basis>") == 0);
+  // With wall time as real_time the counters follow it: 1.7 ms.
+  o.metric = gauge::Metric::wall_time;
+  const nlohmann::json w = gauge::google_benchmark_json(env, results, o);
+  CHECK(w["benchmarks"][0]["pct_of_peak_bf16_dense_theoretical"].get<double>() ==
+        Approx(100 * gemm_flop / 1.7e-3 / bf16_peak).epsilon(1e-12));
+  // Repetitions: each entry's counter at its own time (all 1.6 ms here), the median's too.
+  const nlohmann::json reps = gauge::google_benchmark_json(env, {gemm_with_peaks()});
+  for (const auto& b : reps["benchmarks"])
+    if (b["run_type"] == "iteration" || b.value("aggregate_name", "") == "median")
+      CHECK(b["pct_of_peak_bf16_dense_theoretical"].get<double>() == Approx(100 * gemm_flop / 1.6e-3 / bf16_peak).epsilon(1e-12));
 }

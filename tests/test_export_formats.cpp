@@ -88,7 +88,12 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
         "name,status,backend,device,steps_per_sample,time_n,time_median_s,time_ci_low_s,time_ci_high_s,time_min_s,"
         "time_p5_s,time_p25_s,time_p75_s,time_p95_s,time_p99_s,time_max_s,time_mean_s,time_stddev_s,wall_n,"
         "wall_median_s,flop_per_s,bytes_per_s,tokens_per_s,wall_flop_per_s,wall_bytes_per_s,warnings,error,kind,"
-        "time_label,share_of_step");
+        "time_label,share_of_step,peaks_status,peaks_reason,peak_dtype,roofline_bound,roofline_basis,"
+        "arithmetic_intensity_flop_per_byte,ridge_point_flop_per_byte");
+  // No peaks on the host: "none" and empty cells, never zeros; Timer rows have no peaks at all.
+  CHECK(rows[1].size() > 10);
+  CHECK(rows[1].substr(rows[1].size() - 11) == ",none,,,,,,");      // status none, 6 empty cells
+  CHECK(rows[2].substr(rows[2].size() - 17) == ",CPU time,,,,,,,,");  // no share, 7 empty cells
   CHECK(csv.find("gpu") == std::string::npos);
   CHECK(rows[1].rfind("sort,ok,host,,1,2,0.001,", 0) == 0);
   CHECK(rows[1].find(",experiment,CPU time,") != std::string::npos);

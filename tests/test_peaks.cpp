@@ -5,6 +5,8 @@
 // from the attributes (SMs x clock x rate; 2 x memory clock x bus width / 8), never copied from
 // gauge's output.
 
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -423,4 +425,191 @@ TEST_CASE("Peaks through the protocol: the measured cache is used by a later run
   CHECK(gauge::find_fraction(r.peaks, "gpu", "compute", "theoretical", "max_boost")->fraction ==
         Approx(600e12 / hopper_bf16).epsilon(1e-3));
   CHECK_FALSE(r.has_warning(gauge::warning_code::above_compute_peak));
+}
+
+TEST_CASE("GPM: the cross-check's arithmetic on hand-made numbers, and its rule at each edge", "[peaks][gpm]") {
+  // 1000 steps of 1 GB each in 0.5 s: 2e12 B/s declared. GPM: 40 % of 3.35232e12 = 1.340928e12 B/s.
+  gauge::GpmReading g;
+  g.dram_bw_util_pct = 40.0;
+  g.sm_util_pct = 91.0;
+  g.sm_occupancy_pct = 48.5;
+  gauge::GpmInputs in;
+  in.interval_s = 0.5;
+  in.steps = 1000;
+  in.bytes_per_step = 1e9;
+  in.memory_peak_bytes_per_s = hopper_memory;
+  in.memory_peak_basis = "theoretical";
+  auto rec = gauge::assess_gpm(g, in);
+  CHECK(rec.status == "measured");
+  CHECK(rec.reason.empty());
+  CHECK(rec.sm_util_pct == std::optional<double>(91.0));
+  CHECK(rec.sm_occupancy_pct == std::optional<double>(48.5));
+  CHECK(*rec.declared_bytes_per_s == Approx(2e12));
+  CHECK(*rec.gpm_bytes_per_s == Approx(1.340928e12));
+  CHECK(*rec.declared_to_gpm_ratio == Approx(2e12 / 1.340928e12));  // 1.4915: within [1/2, 2]
+  CHECK(rec.cross_check == "agrees");
+  // 3 GB per step: 6e12 declared, 4.4745 x GPM: a hot L2 served the bytes.
+  in.bytes_per_step = 3e9;
+  rec = gauge::assess_gpm(g, in);
+  CHECK(*rec.declared_to_gpm_ratio == Approx(6e12 / 1.340928e12));
+  CHECK(rec.cross_check == "declared_above_gpm");
+  // 0.3 GB per step: 6e11 declared, 0.447 x GPM.
+  in.bytes_per_step = 0.3e9;
+  CHECK(gauge::assess_gpm(g, in).cross_check == "declared_below_gpm");
+  // A cold cache adds the flush's bytes to every step: (0.3 GB + 0.5 GB) x 1000 / 0.5 s = 1.6e12.
+  in.flush_bytes_per_step = 0.5e9;
+  rec = gauge::assess_gpm(g, in);
+  CHECK(*rec.declared_bytes_per_s == Approx(1.6e12));
+  CHECK(rec.cross_check == "agrees");
+  // Exactly 2x is still agreement (the rule is "more than 2x"): 2.681856e12 B/s declared.
+  in.flush_bytes_per_step.reset();
+  in.bytes_per_step = 2 * 1.340928e12 * 0.5 / 1000;
+  CHECK(gauge::assess_gpm(g, in).cross_check == "agrees");
+  in.bytes_per_step = 1.01 * 2 * 1.340928e12 * 0.5 / 1000;
+  CHECK(gauge::assess_gpm(g, in).cross_check == "declared_above_gpm");
+  // Not checked: below NVML's 100 ms, without bytes, without a peak, without DRAM_BW_UTIL.
+  in.interval_s = 0.09;
+  CHECK(gauge::assess_gpm(g, in).cross_check == "not_checked: interval below NVML's 0.1 s minimum");
+  in.interval_s = 0.5;
+  in.bytes_per_step.reset();
+  rec = gauge::assess_gpm(g, in);
+  CHECK(rec.cross_check == "not_checked: the step declares no bytes");
+  CHECK_FALSE(rec.declared_bytes_per_s);
+  in.bytes_per_step = 1e9;
+  in.memory_peak_bytes_per_s.reset();
+  rec = gauge::assess_gpm(g, in);
+  CHECK(rec.cross_check == "not_checked: no memory peak known");
+  CHECK_FALSE(rec.gpm_bytes_per_s);
+  in.memory_peak_bytes_per_s = hopper_memory;
+  g.dram_bw_util_pct.reset();
+  g.unavailable = {{"dram_bw_util", "Not Supported"}};
+  rec = gauge::assess_gpm(g, in);
+  CHECK(rec.cross_check == "not_checked: NVML gave no DRAM_BW_UTIL");
+  CHECK(rec.reason == "dram_bw_util: Not Supported");
+  CHECK_FALSE(rec.dram_bw_util_pct);  // absent, never 0
+  // GPM read 0 % while the step declares bytes: declared above, no ratio (no division by 0).
+  g.dram_bw_util_pct = 0.0;
+  rec = gauge::assess_gpm(g, in);
+  CHECK(rec.cross_check == "declared_above_gpm");
+  CHECK_FALSE(rec.declared_to_gpm_ratio);
+}
+
+TEST_CASE("GPM through the protocol: two samples around the measured rounds, the warning past 2x, a reason without GPM",
+          "[peaks][gpm]") {
+  FakeDevice dev;
+  dev.attributes = hopper();
+  dev.telemetry = [](double) { return gauge::TelemetrySample{}; };
+  gauge::GpmReading g;
+  g.dram_bw_util_pct = 25.0;
+  g.sm_util_pct = 99.0;
+  g.sm_occupancy_pct = 12.0;
+  dev.gpm = g;
+  auto run = [&](double bytes_per_step) {
+    auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); }, "copy");
+    exp.config(gauge::testing::fast_config(std::chrono::milliseconds(200)));
+    exp.bytes(bytes_per_step);
+    return exp.run();
+  };
+  // 1 GB per 1 ms step: about 1e12 B/s declared (the device is nearly always busy) against GPM's
+  // 25 % of 3.35232e12 = 8.3808e11 B/s.
+  gauge::Result r = run(1e9);
+  REQUIRE(r.status == gauge::Status::ok);
+  const auto& gpm = r.telemetry.gpm;
+  REQUIRE(gpm.status == "measured");
+  const double interval = dev.gpm_end_host - dev.gpm_begin_host;
+  CHECK(interval >= 0.2);
+  CHECK(*gpm.interval_s == Approx(interval));
+  // The samples bracket every measured step: the timed and the wall rounds'.
+  CHECK(*gpm.steps == r.sampling.steps + r.sampling.wall_steps);
+  const double declared = 1e9 * static_cast<double>(r.sampling.steps + r.sampling.wall_steps) / interval;
+  CHECK(*gpm.declared_bytes_per_s == Approx(declared));
+  CHECK(*gpm.gpm_bytes_per_s == Approx(0.25 * hopper_memory));
+  CHECK(*gpm.memory_peak_bytes_per_s == Approx(hopper_memory));
+  CHECK(gpm.memory_peak_basis == "theoretical");
+  CHECK(*gpm.declared_to_gpm_ratio == Approx(declared / (0.25 * hopper_memory)));
+  CHECK(declared / (0.25 * hopper_memory) < 2.0);
+  CHECK(gpm.cross_check == "agrees");
+  CHECK_FALSE(r.has_warning(gauge::warning_code::gpm_bandwidth_mismatch));
+  // 3 GB per step: about 3.6x GPM's bandwidth: the warning, with the numbers.
+  r = run(3e9);
+  const double declared3 =
+      3e9 * static_cast<double>(r.sampling.steps + r.sampling.wall_steps) / (dev.gpm_end_host - dev.gpm_begin_host);
+  CHECK(declared3 / (0.25 * hopper_memory) > 2.0);
+  CHECK(r.telemetry.gpm.cross_check == "declared_above_gpm");
+  REQUIRE(r.has_warning(gauge::warning_code::gpm_bandwidth_mismatch));
+  for (const auto& w : r.warnings)
+    if (w.code == gauge::warning_code::gpm_bandwidth_mismatch) CHECK_THAT(w.message, Catch::Contains("hot cache"));
+  // The record reads back from the report, with its meaning.
+  const auto back = gauge::parse_report(gauge::report_json(gauge::Environment{}, {r}).dump(), "gpm.json");
+  CHECK(back.results[0].telemetry.gpm.declared_to_gpm_ratio == r.telemetry.gpm.declared_to_gpm_ratio);
+  CHECK(back.results[0].telemetry.gpm.cross_check == "declared_above_gpm");
+  CHECK_THAT(gauge::report_json(gauge::Environment{}, {r}).dump(), Catch::Contains("NVML_GPM_METRIC_DRAM_BW_UTIL"));
+
+  // No GPM on the device: the probe's reason, no numbers.
+  dev.gpm.reset();
+  r = run(1e9);
+  CHECK(r.telemetry.gpm.status == "unavailable");
+  CHECK(r.telemetry.gpm.reason == "fake device without GPM");
+  CHECK_FALSE(r.telemetry.gpm.dram_bw_util_pct);
+  CHECK_FALSE(r.has_warning(gauge::warning_code::gpm_bandwidth_mismatch));
+  // No telemetry at all: the telemetry's reason.
+  FakeDevice bare;
+  auto exp = fake_experiment(bare, [](FakeStream s) { s.kernel(1e-3); }, "bare");
+  exp.config(gauge::testing::fast_config());
+  const gauge::Result b = exp.run();
+  CHECK(b.telemetry.gpm.status == "unavailable");
+  CHECK(b.telemetry.gpm.reason == "fake device without telemetry");
+}
+
+TEST_CASE("Cold cache: the report says how L2 was flushed, and the flush's bytes count in GPM's cross-check", "[peaks][gpm]") {
+  FakeDevice dev;
+  dev.attributes = hopper();
+  dev.telemetry = [](double) { return gauge::TelemetrySample{}; };
+  gauge::GpmReading g;
+  g.dram_bw_util_pct = 50.0;
+  dev.gpm = g;
+  gauge::CacheFlushRecord f;
+  f.method = "read";
+  f.description = "read of 104857600 bytes by ld.global.cg, 2 x L2 size 52428800 bytes";
+  f.bytes = 104857600;
+  f.l2_cache_bytes = 52428800;
+  f.persisting_l2_set_aside_bytes = 4194304;
+  f.persisting_lines_reset = true;
+  dev.flush_record = f;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); }, "cold_copy");
+  exp.config(gauge::testing::fast_config(std::chrono::milliseconds(200)));
+  exp.bytes(1e9).cold_cache();
+  const gauge::Result r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.cache == "cold");
+  REQUIRE(r.sampling.cache_flush);
+  CHECK(r.sampling.cache_flush->method == "read");
+  CHECK(r.sampling.cache_flush->bytes == std::optional<std::uint64_t>(104857600));
+  CHECK(r.sampling.cache_flush->persisting_l2_set_aside_bytes == std::optional<std::uint64_t>(4194304));
+  CHECK(r.sampling.cache_flush->outside_timed_interval);
+  // (1e9 + 104857600) bytes x the steps between the GPM samples / their interval.
+  const double steps = static_cast<double>(r.sampling.steps + r.sampling.wall_steps);
+  CHECK(*r.telemetry.gpm.flush_bytes_per_step == 104857600.0);
+  CHECK(*r.telemetry.gpm.declared_bytes_per_s ==
+        Approx((1e9 + 104857600.0) * steps / (dev.gpm_end_host - dev.gpm_begin_host)));
+  // Written and read back.
+  const auto back = gauge::parse_report(gauge::report_json(gauge::Environment{}, {r}).dump(), "cold.json");
+  REQUIRE(back.results[0].sampling.cache_flush);
+  CHECK(back.results[0].sampling.cache_flush->description == f.description);
+  CHECK(back.results[0].sampling.cache_flush->l2_cache_bytes == std::optional<std::uint64_t>(52428800));
+  CHECK(back.results[0].sampling.cache_flush->persisting_lines_reset);
+
+  // A hot cache has no flush record; a backend that does not describe its flush says so.
+  auto hot = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); }, "hot");
+  hot.config(gauge::testing::fast_config());
+  CHECK_FALSE(hot.run().sampling.cache_flush);
+  dev.flush_record.reset();
+  auto quiet = fake_experiment(dev, [](FakeStream s) { s.kernel(1e-3); }, "quiet");
+  quiet.config(gauge::testing::fast_config());
+  quiet.cold_cache();
+  const gauge::Result q = quiet.run();
+  REQUIRE(q.sampling.cache_flush);
+  CHECK(q.sampling.cache_flush->method == "unknown");
+  CHECK(q.sampling.cache_flush->description == "the fake backend does not describe its flush");
+  CHECK_FALSE(q.sampling.cache_flush->bytes);
 }

@@ -338,7 +338,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
-  CHECK(back.schema_version == "1.5.0");
+  CHECK(back.schema_version == "1.6.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.
@@ -630,6 +630,32 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
   CHECK(old.results[1].time_clock == "host steady clock");
   CHECK(old.results[0].config.telemetry_interval == 20ms);
   CHECK(old.results[0].config.memory_growth_tolerance_bytes == 16ull << 20);
+
+  // 1.5: no sampling.cache_flush, no telemetry.gpm. The flush reads as unknown (null), GPM as
+  // unavailable with the reason, never as zeros.
+  json v15 = full_document();
+  v15["schema_version"] = "1.5.0";
+  REQUIRE(v15["experiments"][0]["sampling"].contains("cache_flush"));
+  REQUIRE(v15["experiments"][0]["telemetry"].contains("gpm"));
+  for (auto& e : v15["experiments"]) {
+    e["sampling"].erase("cache_flush");
+    e["telemetry"].erase("gpm");
+  }
+  const auto r15 = gauge::report_from_json(v15, "v15.json");
+  CHECK(r15.results[0].sampling.cache == "cold");
+  CHECK_FALSE(r15.results[0].sampling.cache_flush);
+  CHECK(r15.results[0].telemetry.gpm.status == "unavailable");
+  CHECK(r15.results[0].telemetry.gpm.reason == "not recorded (a report older than schema 1.6)");
+  CHECK_FALSE(r15.results[0].telemetry.gpm.dram_bw_util_pct);
+  CHECK(r15.results[0].telemetry.available);  // the rest of the telemetry is kept
+  // And the 1.6 document reads its values.
+  const auto r16 = gauge::report_from_json(full_document(), "v16.json");
+  REQUIRE(r16.results[0].sampling.cache_flush);
+  CHECK(r16.results[0].sampling.cache_flush->bytes == std::optional<std::uint64_t>(282066944));
+  CHECK(r16.results[0].telemetry.gpm.dram_bw_util_pct == std::optional<double>(62.5));
+  // (1e9 + 282066944) x 30 / 0.1 s = 3.84620083e11 B/s against 62.5 % of 4.8e12 = 3e12 B/s.
+  CHECK(*r16.results[0].telemetry.gpm.declared_bytes_per_s == Approx(3.84620083e11));
+  CHECK(r16.results[0].telemetry.gpm.cross_check == "declared_below_gpm");
 }
 
 TEST_CASE("serial: a wrong type names the key path and the expected type", "[serial][read]") {

@@ -26,7 +26,8 @@
 ///   - optionally, the per-round SM clock probe: `clock_probe_supported()`, `clock_probe_start()`,
 ///     `clock_probe_stop()`, `clock_probe_read()` (an optional value with `sm_clock_mhz`, `sms`,
 ///     `sm_spread`; gauge/cuda/clock_probe.hpp);
-///   - optionally: `reset_persisting_l2()`; `telemetry_probe(std::string& reason)`;
+///   - optionally: `reset_persisting_l2()`; `cache_flush_record()` (how the flush works, for
+///     the report's `sampling.cache_flush`); `telemetry_probe(std::string& reason)`;
 ///     `memory_snapshot()` with `reset_memory_watermarks()`; `kernel_binary(fn, name)` with
 ///     `own_kernels()`; `host_memory()`, `host_memory_total()`, `process_id()` (the real process's
 ///     otherwise).
@@ -90,6 +91,7 @@ GAUGE_DETAIL_HAS(backend_has_time_label, B::time_label)
 GAUGE_DETAIL_HAS(backend_has_streams, std::declval<B&>().select_stream(std::size_t{}))
 GAUGE_DETAIL_HAS(backend_has_clock_probe, std::declval<B&>().clock_probe_read())
 GAUGE_DETAIL_HAS(backend_has_device_attributes, std::declval<const B&>().device_attributes())
+GAUGE_DETAIL_HAS(backend_has_cache_flush_record, std::declval<B&>().cache_flush_record())
 GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
 #undef GAUGE_DETAIL_HAS
 
@@ -158,6 +160,10 @@ class BackendAdaptorBase : public ProtocolBackend {
   }
   void reset_persisting_l2() override {
     if constexpr (backend_has_reset_persisting_l2<Backend>::value) b_.reset_persisting_l2();
+  }
+  std::optional<CacheFlushRecord> cache_flush_record() override {
+    if constexpr (backend_has_cache_flush_record<Backend>::value) return b_.cache_flush_record();
+    else return std::nullopt;
   }
   std::optional<DeviceAttributes> device_attributes() const override {
     if constexpr (backend_has_device_attributes<Backend>::value) return b_.device_attributes();

@@ -37,6 +37,11 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// 1.5.0 also adds `interleaved`: interleaved A/B runs (gauge/interleave.hpp), each with its two
 /// results' indices in `experiments`, the paired ratio B / A of their round medians with its
 /// bootstrap interval, the verdict, the rule and the settings.
-inline constexpr const char* report_schema_version = "1.5.0";
+/// 1.6.0 adds `sampling.cache_flush` (with a cold cache: how L2 was flushed, its bytes, whether
+/// its time is outside the timed interval, the persisting-L2 set-aside found and the reset of
+/// persisting lines) and `telemetry.gpm` (NVML GPM over the measured rounds: DRAM bandwidth
+/// utilization, SM utilization and occupancy, and their cross-check with the declared bytes; or
+/// why GPM is unavailable).
+inline constexpr const char* report_schema_version = "1.6.0";
 
 }  // namespace gauge

@@ -261,6 +261,26 @@ class CudaBackend {
   /// Called once per round in cold mode, outside the timed interval.
   void reset_persisting_l2() { L2Flush::reset_persisting_lines(); }
 
+  /// How flush_cache() flushes (gauge/cuda/l2_flush.hpp), for the report's `sampling.cache_flush`:
+  /// the method, its bytes and the L2 size, and the persisting-L2 set-aside found now
+  /// (cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize); null when unreadable). The protocol
+  /// resets persisting lines before every cold round. Throws CudaError when the flush cannot be
+  /// prepared.
+  CacheFlushRecord cache_flush_record() {
+    flush_->prepare();
+    CacheFlushRecord c;
+    c.method = L2Flush::reads ? "read" : "write";
+    c.description = flush_->description();
+    c.bytes = flush_->bytes();
+    if (flush_->l2_bytes() > 0) c.l2_cache_bytes = flush_->l2_bytes();
+    c.outside_timed_interval = true;
+    std::size_t set_aside = 0;
+    if (cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize) == cudaSuccess) c.persisting_l2_set_aside_bytes = set_aside;
+    else (void)cudaGetLastError();
+    c.persisting_lines_reset = true;
+    return c;
+  }
+
   /// Captures what `enqueue` launches on the stream into a CUDA graph (replacing a previous one).
   /// Throws Error naming the CUDA error when the work cannot be captured (e.g. it synchronizes).
   template <class F>

@@ -4,6 +4,7 @@
 /// Serialized into the report by gauge/report/json.hpp. All times are seconds.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -64,6 +65,29 @@ struct WarmupRecord {
   std::vector<WarmupRound> curve;           ///< every warm-up round, in order
 };
 
+/// How a cold cache was made (Experiment::cold_cache(); schema 1.6): the L2 flush before every
+/// step, as the backend did it (gauge/cuda/l2_flush.hpp for the CUDA backend).
+struct CacheFlushRecord {
+  /// "read" (a kernel reads a buffer, leaving no dirty lines), "write" (cudaMemsetAsync over a
+  /// buffer: the next step pays the write-backs), or what another backend names.
+  std::string method;
+  /// The method in words with its numbers, e.g. "read of 100663296 bytes by ld.global.cg (2 x L2
+  /// size 50331648 bytes), no dirty lines left".
+  std::string description;
+  std::optional<std::uint64_t> bytes;           ///< bytes one flush reads (or writes)
+  std::optional<std::uint64_t> l2_cache_bytes;  ///< the device's L2 size, bytes
+  /// The flush is enqueued before the step's first event, so its time is outside every timed
+  /// interval (GPU time); wall rounds include it (their time is flush + step).
+  bool outside_timed_interval = true;
+  /// The persisting-L2 set-aside found when measurement began (cudaLimitPersistingL2CacheSize),
+  /// bytes; 0 when none; null when the backend cannot read it.
+  std::optional<std::uint64_t> persisting_l2_set_aside_bytes;
+  /// Persisting lines were reset to normal before every cold round (cudaCtxResetPersistingL2Cache),
+  /// so no line of an access-policy window survives the flush. The set-aside itself is left as
+  /// the caller set it (normal accesses use it when no persisting access does).
+  bool persisting_lines_reset = false;
+};
+
 /// How the GPU-time samples were taken: the granularity the reader must know to judge them.
 struct SamplingRecord {
   /// "gated" (steps held behind the launch gate, then run back to back), "ungated" (no gate:
@@ -92,6 +116,9 @@ struct SamplingRecord {
   /// mean host time of one call, seconds (for a setup that enqueues device work, its enqueue cost).
   std::size_t setup_calls = 0;
   std::optional<double> setup_host_time_s;
+  /// With a cold cache: how the L2 was flushed (schema 1.6); empty for a hot cache, and in
+  /// reports older than 1.6.
+  std::optional<CacheFlushRecord> cache_flush;
 
   /// The timer's tick per step, seconds: a sample of k steps reads in steps of
   /// timer_resolution_s / k (0 when the resolution is unknown).

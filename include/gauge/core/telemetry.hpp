@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "gauge/core/gpm.hpp"
+
 namespace gauge {
 
 /// One telemetry reading of the experiment's GPU (NVML), taken by the background sampler or at a
@@ -48,6 +50,9 @@ struct TelemetryRecord {
   /// Indices of GPU-time samples taken in a round during which a throttling reading was seen.
   std::vector<std::size_t> throttled_samples;
   std::vector<TelemetrySample> series;    ///< every reading, in time order
+  /// NVML GPM over the measured rounds (schema 1.6; gauge/core/gpm.hpp): DRAM bandwidth and SM
+  /// activity, and the cross-check with the declared bytes; "unavailable" with the reason.
+  GpmRecord gpm = gpm_unavailable("not sampled");
 };
 
 /// Peak memory and whether the workload fits (seed: "Capacity is part of performance").
@@ -105,6 +110,16 @@ class TelemetryProbe {
   virtual std::optional<double> sm_clock_max_mhz() { return std::nullopt; }
   /// Processes with a compute context on the device (pid, bytes), when known.
   virtual std::vector<std::pair<unsigned, std::uint64_t>> processes() { return {}; }
+  /// GPM (gauge/core/gpm.hpp): takes the first sample of an interval. Returns "" when taken, else
+  /// why GPM is unavailable (no GPM in this libnvidia-ml, the device does not support it). Never
+  /// throws. Default: this source has none.
+  virtual std::string gpm_begin() { return "this telemetry source has no GPM"; }
+  /// Takes the second sample and returns NVML's metrics over the interval since gpm_begin(), or
+  /// nullopt with `reason`. Called only after a gpm_begin() that returned "". Never throws.
+  virtual std::optional<GpmReading> gpm_end(std::string& reason) {
+    reason = "this telemetry source has no GPM";
+    return std::nullopt;
+  }
 };
 
 /// Host memory of this process, bytes.

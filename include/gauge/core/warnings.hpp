@@ -59,6 +59,9 @@ inline constexpr const char* profiler_attached = "profiler_attached";
 inline constexpr const char* above_memory_peak = "above_memory_peak";
 /// A FLOP rate above the compute peak of the declared type: work counted twice, wrong type, sparsity.
 inline constexpr const char* above_compute_peak = "above_compute_peak";
+/// The declared bytes per second and NVML GPM's DRAM bandwidth over the measured rounds differ by
+/// more than 2x (schema 1.6; gauge/core/gpm.hpp).
+inline constexpr const char* gpm_bandwidth_mismatch = "gpm_bandwidth_mismatch";
 /// In a comparison: a speed-up beyond 10x; check that the new step still does its work
 /// (gauge/report/speedup_check.hpp).
 inline constexpr const char* implausible_speedup = "implausible_speedup";
@@ -112,6 +115,9 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::above_compute_peak, Severity::warning,
      "the FLOP per second exceed the compute peak of the declared dtype: FLOP counted twice, the wrong type, or a sparse peak",
      "GPU FLOP/s > above_peak_fraction (1.0) x the dense peak of the dtype dimension at the maximum clock (else the datasheet's)"},
+    {warning_code::gpm_bandwidth_mismatch, Severity::warning,
+     "the declared bytes per second and the DRAM bandwidth NVML GPM measured disagree: L2 served the bytes, or they are miscounted",
+     "declared DRAM bytes/s over the GPM interval / GPM's (DRAM_BW_UTIL x memory peak) > gpm_mismatch_factor (2) or < 1/2"},
     {warning_code::implausible_speedup, Severity::warning,
      "a comparison found a speed-up beyond 10x: check that the new step still does its work",
      "median(base) / median(new) > implausible_speedup_ratio (10)"},

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
@@ -73,6 +74,7 @@ class L2Flush {
     int sms = 0;
     GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     sms_ = sms > 0 ? sms : 1;
+    l2_bytes_ = l2 > 0 ? static_cast<std::size_t>(l2) : 0;
     bytes_ = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : (64 << 20));
     bytes_ = (bytes_ + 15) / 16 * 16;
     GAUGE_CUDA_CHECK(cudaMalloc(&buffer_, bytes_ + 16));  // + the sink word
@@ -98,8 +100,23 @@ class L2Flush {
   /// Resets all persisting L2 lines to normal (cudaCtxResetPersistingL2Cache). Throws CudaError.
   static void reset_persisting_lines() { GAUGE_CUDA_CHECK(cudaCtxResetPersistingL2Cache()); }
 
-  /// Bytes one flush reads (or overwrites).
+  /// Bytes one flush reads (or overwrites); 0 before prepare().
   std::size_t bytes() const { return bytes_; }
+  /// The device's L2 size the buffer was sized from, bytes (0: not reported, 64 MiB assumed).
+  std::size_t l2_bytes() const { return l2_bytes_; }
+
+  /// The flush with its numbers, for the report (`sampling.cache_flush.description`), e.g. "read
+  /// of 100663296 bytes by ld.global.cg (16-byte loads that bypass L1), 2 x L2 size 50331648
+  /// bytes: every line replaced by a clean one, no dirty lines left". Call after prepare().
+  std::string description() const {
+    const std::string size = std::to_string(bytes_) + " bytes";
+    const std::string l2 = l2_bytes_ ? "2 x L2 size " + std::to_string(l2_bytes_) + " bytes"
+                                     : "2 x 64 MiB (the device reports no L2 size)";
+    return reads ? "read of " + size + " by ld.global.cg (16-byte loads that bypass L1), " + l2 +
+                       ": every line replaced by a clean one, no dirty lines left"
+                 : "cudaMemsetAsync of " + size + ", " + l2 +
+                       ": writes (no nvcc for the read kernel), so dirty lines are written back during the next step";
+  }
 
   /// How the flush works in this translation unit, in words (for reports and benchmarks).
   static const char* method() {
@@ -110,6 +127,7 @@ class L2Flush {
  private:
   void* buffer_ = nullptr;
   std::size_t bytes_ = 0;
+  std::size_t l2_bytes_ = 0;
   int sms_ = 1;
   int value_ = 0;
 };

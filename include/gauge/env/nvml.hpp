@@ -95,6 +95,11 @@ struct ProcessInfo {
   unsigned compute_instance_id;
 };
 
+/// nvmlGpmSample_t (opaque handle to a GPM sample buffer).
+using GpmSample = struct nvmlGpmSample_st*;
+struct GpmSupport;     // nvmlGpmSupport_t: gauge/env/nvml_gpm.hpp
+struct GpmMetricsGet;  // nvmlGpmMetricsGet_t: gauge/env/nvml_gpm.hpp
+
 /// The NVML entries gauge uses; a null pointer is an entry the library lacks.
 struct Api {
   Return (*init)() = nullptr;                                            ///< nvmlInit_v2
@@ -130,6 +135,12 @@ struct Api {
   Return (*device_get_clocks_event_reasons)(Device, unsigned long long*) = nullptr;
   /// nvmlDeviceGetComputeRunningProcesses_v3.
   Return (*device_get_compute_running_processes)(Device, unsigned*, ProcessInfo*) = nullptr;
+  // GPM, Hopper and newer (R520 and later; gauge/env/nvml_gpm.hpp).
+  Return (*gpm_query_device_support)(Device, GpmSupport*) = nullptr;  ///< nvmlGpmQueryDeviceSupport
+  Return (*gpm_sample_alloc)(GpmSample*) = nullptr;                    ///< nvmlGpmSampleAlloc
+  Return (*gpm_sample_free)(GpmSample) = nullptr;                      ///< nvmlGpmSampleFree
+  Return (*gpm_sample_get)(Device, GpmSample) = nullptr;               ///< nvmlGpmSampleGet
+  Return (*gpm_metrics_get)(GpmMetricsGet*) = nullptr;                 ///< nvmlGpmMetricsGet
 };
 
 /// NVML loaded and initialized (or the reason it is not). Shared by every user in the process;
@@ -183,6 +194,11 @@ class Library {
     sym(a.device_get_clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons",
         "nvmlDeviceGetCurrentClocksThrottleReasons");
     sym(a.device_get_compute_running_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+    sym(a.gpm_query_device_support, "nvmlGpmQueryDeviceSupport");
+    sym(a.gpm_sample_alloc, "nvmlGpmSampleAlloc");
+    sym(a.gpm_sample_free, "nvmlGpmSampleFree");
+    sym(a.gpm_sample_get, "nvmlGpmSampleGet");
+    sym(a.gpm_metrics_get, "nvmlGpmMetricsGet");
     lib->initialize();
     return lib;
   }

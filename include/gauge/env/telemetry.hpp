@@ -19,6 +19,7 @@
 
 #include "gauge/core/telemetry.hpp"
 #include "gauge/env/nvml.hpp"
+#include "gauge/env/nvml_gpm.hpp"
 
 namespace gauge {
 
@@ -26,7 +27,7 @@ namespace gauge {
 class NvmlProbe : public TelemetryProbe {
  public:
   /// \param lib a loaded NVML (ok() must be true); \param dev the device's handle.
-  NvmlProbe(std::shared_ptr<nvml::Library> lib, nvml::Device dev) : lib_(std::move(lib)), dev_(dev) {}
+  NvmlProbe(std::shared_ptr<nvml::Library> lib, nvml::Device dev) : lib_(std::move(lib)), dev_(dev), gpm_(lib_, dev) {}
 
   TelemetrySample read() override {
     const nvml::Api& a = lib_->api();
@@ -61,10 +62,15 @@ class NvmlProbe : public TelemetryProbe {
     for (unsigned i = 0; i < n && i < 64; ++i) out.emplace_back(infos[i].pid, infos[i].used_gpu_memory);
     return out;
   }
+  /// GPM's first sample (gauge/env/nvml_gpm.hpp): "" when taken, else why not.
+  std::string gpm_begin() override { return gpm_.begin(); }
+  /// GPM's second sample and NVML's metrics since gpm_begin().
+  std::optional<GpmReading> gpm_end(std::string& reason) override { return gpm_.end(reason); }
 
  private:
   std::shared_ptr<nvml::Library> lib_;
   nvml::Device dev_;
+  nvml::GpmSampler gpm_;
 };
 
 /// Samples a probe on a background thread every `interval` (0 = no thread: readings only from

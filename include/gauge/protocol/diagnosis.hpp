@@ -240,6 +240,31 @@ inline void rule_above_compute_peak(const Result& r, const RunFacts&, WarningSin
                        peak->basis, peak->source));
 }
 
+/// `gpm_bandwidth_mismatch`: the declared DRAM bytes per second over GPM's interval and GPM's DRAM
+/// bandwidth differ by more than gpm_mismatch_factor (the record's `cross_check`, gauge/core/gpm.hpp).
+inline void rule_gpm_bandwidth(const Result& r, const RunFacts&, WarningSink& sink) {
+  const GpmRecord& g = r.telemetry.gpm;
+  const bool above = g.cross_check == "declared_above_gpm", below = g.cross_check == "declared_below_gpm";
+  if ((!above && !below) || !g.declared_bytes_per_s || !g.gpm_bytes_per_s || !g.dram_bw_util_pct) return;
+  const bool cold = r.sampling.cache == "cold";
+  sink.add(warning_code::gpm_bandwidth_mismatch, Severity::warning,
+           fmt::format("over the {:.3g} s of the measured rounds the step's declared bytes give {:.4g} GB/s{}, but NVML GPM "
+                       "measured {:.4g} GB/s of DRAM traffic (DRAM_BW_UTIL {:.3g} % of {:.4g} GB/s, {}): {}x {}. {}",
+                       g.interval_s.value_or(0), *g.declared_bytes_per_s / 1e9,
+                       g.flush_bytes_per_step ? " (the L2 flush's bytes included)" : "", *g.gpm_bytes_per_s / 1e9,
+                       *g.dram_bw_util_pct, g.memory_peak_bytes_per_s.value_or(0) / 1e9, g.memory_peak_basis,
+                       g.declared_to_gpm_ratio ? fmt::format("{:.3g}", *g.declared_to_gpm_ratio) : std::string("more than 2"),
+                       above ? "more than DRAM delivered" : "less than DRAM delivered",
+                       above ? (cold ? "With a cold cache the bytes per step are likely counted twice, or the step "
+                                       "re-reads data that L2 holds within the step."
+                                     : "A hot cache (L2) served much of the working set, so the bytes per second are not "
+                                       "DRAM bandwidth; measure with a cold cache (Experiment::cold_cache()) or count the "
+                                       "bytes that reach DRAM.")
+                             : "The step moves more bytes than it declares (a buffer not counted, writes counted once "
+                               "instead of read + write), or other work on the GPU shared the interval (GPM counts the "
+                               "whole device)."));
+}
+
 /// `unknown_silenced_code`: a silenced code (Config::silenced_warnings, which run() completes with
 /// GAUGE_SILENCE's codes) that is not in `warning_catalogue`, so it silences nothing.
 inline void rule_unknown_silenced(const Result& r, const RunFacts&, WarningSink& sink) {
@@ -263,7 +288,7 @@ using ResultRule = void (*)(const Result&, const RunFacts&, WarningSink&);
 inline const std::vector<ResultRule>& result_rules() {
   static const std::vector<ResultRule> rules = {rule_noise_target,     rule_stream_effect,      rule_outliers,    rule_drift,
                                                 rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound,
-                                                rule_above_memory_peak, rule_above_compute_peak};
+                                                rule_above_memory_peak, rule_above_compute_peak, rule_gpm_bandwidth};
   return rules;
 }
 

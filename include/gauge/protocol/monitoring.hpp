@@ -105,19 +105,47 @@ class Monitor {
     }
   }
 
-  void mark_measure_start(Result& r) {
+  /// GPM over the measured rounds (gauge/core/gpm.hpp): the two samples, when and after how many
+  /// steps each was taken, or why there are none.
+  struct GpmWindow {
+    bool begun = false;
+    std::string reason = "GPM was not sampled";  ///< why there is no reading
+    double start_s = 0, end_s = 0;               ///< host clock at the two samples, seconds
+    std::uint64_t start_steps = 0, end_steps = 0;  ///< the protocol's step count at each
+    std::optional<GpmReading> reading;
+  };
+
+  /// Measurement begins (`steps`: steps run so far): memory, and GPM's first sample.
+  void mark_measure_start(Result& r, std::uint64_t steps) {
     r.telemetry.measure_start_s = b_.now() - t_begin_;
     observe_memory();
     if (memory_.last) memory_.used_at_start = memory_.last->used_bytes;
     memory_.rss_at_start = b_.host_memory().rss_bytes;
+    if (sampler_) {  // calibration's last round was synchronized: its steps are not in the interval
+      gpm_.reason = sampler_->probe().gpm_begin();
+      gpm_.begun = gpm_.reason.empty();
+      gpm_.start_s = b_.now();
+      gpm_.start_steps = steps;
+    } else {
+      gpm_.reason = r.telemetry.unavailable_reason.value_or("no telemetry source");
+    }
   }
-  void mark_measure_end(Result& r) {
+  /// Measurement ended (`steps`: steps run so far): memory, and GPM's second sample.
+  void mark_measure_end(Result& r, std::uint64_t steps) {
     r.telemetry.measure_end_s = b_.now() - t_begin_;
     b_.synchronize();
     observe_memory();
     if (memory_.last) memory_.used_at_end = memory_.last->used_bytes;
     memory_.rss_at_end = b_.host_memory().rss_bytes;
+    if (gpm_.begun) {
+      gpm_.begun = false;
+      gpm_.end_s = b_.now();
+      gpm_.end_steps = steps;
+      gpm_.reading = sampler_->probe().gpm_end(gpm_.reason);
+    }
   }
+  /// What GPM gave over the measured rounds (after mark_measure_end).
+  const GpmWindow& gpm_window() const { return gpm_; }
 
   /// Stops the sampler and keeps its series.
   void stop(Result& r) noexcept {
@@ -325,6 +353,7 @@ class Monitor {
   double t_begin_ = 0;
   std::unique_ptr<TelemetrySampler> sampler_;
   MemoryTracking memory_;
+  GpmWindow gpm_;
 };
 
 }  // namespace gauge::detail

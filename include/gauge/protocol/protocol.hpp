@@ -161,8 +161,9 @@ class Protocol {
       }
       phase_ = "calibration";
       choose_steps_per_sample(r, sink);
+      if (cold()) record_cache_flush(r);
       phase_ = "measurement";
-      monitor_.mark_measure_start(r);
+      monitor_.mark_measure_start(r, step_index_);
     });
   }
 
@@ -227,7 +228,7 @@ class Protocol {
 
   /// After the last measuring round: kernel tracing, verification, the last agreement of ranks.
   void finish_measuring(Result& r) {
-    monitor_.mark_measure_end(r);
+    monitor_.mark_measure_end(r, step_index_);
     if (config_.trace_kernels) {
       phase_ = "kernel tracing";
       trace_kernels(r, *sink_);
@@ -264,6 +265,7 @@ class Protocol {
       if (*r.wall_time.p50 > 0) r.gpu_busy_fraction = std::min(1.0, *r.gpu_time.p50 / *r.wall_time.p50);
     }
     record_peaks(r);
+    record_gpm(r);
     if (r.gpu_samples_s.size() > config_.max_samples_in_report) r.gpu_samples_s.resize(config_.max_samples_in_report);
     facts_.debug_build = b_.debug_build();
     diagnose_result(r, facts_, sink);
@@ -291,6 +293,44 @@ class Protocol {
     in.gpu_busy_fraction = r.gpu_busy_fraction;
     in.launch_bound_busy_fraction = thresholds::launch_bound_busy_fraction;
     r.peaks = assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
+  }
+
+  /// How the backend flushes L2 for a cold cache (`sampling.cache_flush`), read once the flush was
+  /// prepared (warm-up ran it) and before the first measured round.
+  void record_cache_flush(Result& r) {
+    if (auto f = b_.cache_flush_record()) {
+      r.sampling.cache_flush = std::move(f);
+      return;
+    }
+    CacheFlushRecord f;
+    f.method = "unknown";
+    f.description = std::string("the ") + b_.name() + " backend does not describe its flush";
+    r.sampling.cache_flush = f;
+  }
+
+  /// The result's `telemetry.gpm` (gauge/core/gpm.hpp): GPM's reading over the measured rounds and
+  /// its cross-check with the declared bytes (plus the flush's, with a cold cache) against the
+  /// memory peak of the fractions. Call after record_peaks.
+  void record_gpm(Result& r) const {
+    const auto& w = monitor_.gpm_window();
+    if (!w.reading) {
+      r.telemetry.gpm = gpm_unavailable(w.reason);
+      return;
+    }
+    GpmInputs in;
+    in.interval_s = w.end_s - w.start_s;
+    in.steps = w.end_steps - w.start_steps;
+    in.bytes_per_step = r.work.bytes;
+    if (r.sampling.cache_flush && r.sampling.cache_flush->bytes)
+      in.flush_bytes_per_step = static_cast<double>(*r.sampling.cache_flush->bytes);
+    if (const Peak* p = ceiling_peak(r.peaks.peaks, "memory_bandwidth", "")) {
+      in.memory_peak_bytes_per_s = p->value;
+      in.memory_peak_basis = p->basis;
+    }
+    r.telemetry.gpm = assess_gpm(*w.reading, in);
+    // An interleaved A/B run alternates both sides' rounds inside each side's interval.
+    if (driven_ && r.telemetry.gpm.cross_check.rfind("not_checked", 0) != 0)
+      r.telemetry.gpm.cross_check = "not_checked: an interleaved run (the interval holds the other side's rounds too)";
   }
 
   /// The per-stream medians of the GPU-time samples, and the interval of the median widened for

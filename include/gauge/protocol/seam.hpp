@@ -148,6 +148,9 @@ class ProtocolBackend {
   virtual void clock_probe_stop() {}
   virtual std::optional<SmClockReading> clock_probe_read() { return std::nullopt; }
   virtual void reset_persisting_l2() = 0;
+  /// How flush_cache() flushes L2, for the report's `sampling.cache_flush` (after the flush ran
+  /// once); nullopt for a backend that does not say. Default: none.
+  virtual std::optional<CacheFlushRecord> cache_flush_record() { return std::nullopt; }
   /// The device's peak-relevant attributes (gauge/core/peaks.hpp), after prepare(); nullopt for a
   /// backend that knows no device peaks (the host backend). Default: none.
   virtual std::optional<DeviceAttributes> device_attributes() const { return std::nullopt; }

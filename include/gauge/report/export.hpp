@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "gauge/report/console.hpp"
 #include "gauge/report/escape.hpp"
 #include "gauge/report/export_format.hpp"
+#include "gauge/report/export_peaks.hpp"
 #include "gauge/report/export_rows.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/version.hpp"
@@ -77,8 +79,10 @@ inline double seconds_per_unit(const std::string& unit) {
 }
 
 /// Adds the throughput counters for `seconds` per step: bytes_per_second, items_per_second (the
-/// first item), flop_per_second, and <item>_per_second for every item.
-inline void add_counters(nlohmann::json& b, const Work& w, double seconds) {
+/// first item), flop_per_second, and <item>_per_second for every item; with the result's peaks,
+/// `pct_of_peak_<quantity>_<basis>` for every peak (100 × the rate at `seconds` / the peak;
+/// gauge/report/export_peaks.hpp).
+inline void add_counters(nlohmann::json& b, const Work& w, double seconds, const PeaksRecord* peaks = nullptr) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return;
   if (w.bytes) b["bytes_per_second"] = *w.bytes / seconds;
   if (w.flop) b["flop_per_second"] = *w.flop / seconds;
@@ -88,6 +92,19 @@ inline void add_counters(nlohmann::json& b, const Work& w, double seconds) {
     first = false;
     b[item + "_per_second"] = count / seconds;
   }
+  if (peaks)
+    for (const auto& p : pct_of_peak_at(*peaks, w, seconds)) b[p.name] = p.pct;
+}
+
+/// The roofline of a result on a Google Benchmark entry: the counters
+/// `arithmetic_intensity_flop_per_byte` and `ridge_point_flop_per_byte`, and Google Benchmark's
+/// `label` "roofline: memory-bound (theoretical peaks)". Nothing without a roofline.
+inline void add_roofline(nlohmann::json& b, const PeaksRecord& peaks) {
+  if (!peaks.roofline) return;
+  const RooflineRecord& r = *peaks.roofline;
+  b["arithmetic_intensity_flop_per_byte"] = r.arithmetic_intensity;
+  b["ridge_point_flop_per_byte"] = r.ridge_point;
+  b["label"] = "roofline: " + r.bound + "-bound (" + r.basis + " peaks)";
 }
 
 /// A CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled; other
@@ -118,7 +135,12 @@ inline std::string csv_number(const std::optional<double>& v) {
 /// `cpu_time` repeats `real_time` (gauge measures no process CPU time; tools require the key);
 /// `iterations` is the steps behind the entry (for an aggregate, the number of entries, as Google
 /// Benchmark writes it); counters `flop_per_second`, `bytes_per_second`, `items_per_second` and
-/// `<item>_per_second` are work / that time (on repetitions and the median). The `_median`
+/// `<item>_per_second` are work / that time (on repetitions and the median), and with the
+/// result's peaks (gauge/report/export_peaks.hpp) the user counters `pct_of_peak_<quantity>_<basis>`
+/// (100 × that rate / the peak, one per known peak: `pct_of_peak_bf16_dense_theoretical`, ...) and,
+/// with FLOP and bytes declared, `arithmetic_intensity_flop_per_byte`, `ridge_point_flop_per_byte`
+/// and the `label` "roofline: compute-bound (theoretical peaks)"; `context.gauge_peak_counters`
+/// says so. A result without peaks (host backend) has none of them. The `_median`
 /// aggregate (and the single entry without repetitions) is gauge's own median of the result,
 /// `gpu_time_s.p50` (per step, in `time_unit`): what compare.py and dashboards read as the
 /// median is the number gauge reports.
@@ -207,7 +229,8 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     if (!options.repetitions) {
       nlohmann::json b = entry(name, "iteration", 1, gpu ? r.sampling.steps : r.sampling.wall_steps, median_s);
       b["repetition_index"] = 0;
-      add_counters(b, r.work, median_s);
+      add_counters(b, r.work, median_s, &r.peaks);
+      add_roofline(b, r.peaks);
       benchmarks.push_back(b);
       ++family;
       continue;
@@ -224,7 +247,8 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       repetition_s.push_back(mean);
       nlohmann::json b = entry(name, "iteration", groups, (last - first) * steps_per_sample, mean);
       b["repetition_index"] = g;
-      add_counters(b, r.work, mean);
+      add_counters(b, r.work, mean, &r.peaks);
+      add_roofline(b, r.peaks);
       benchmarks.push_back(b);
     }
     const Summary s = summarize(repetition_s);
@@ -240,13 +264,20 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     };
     benchmarks.push_back(aggregate("mean", own_or_samples(&Summary::mean), "time"));
     nlohmann::json median = aggregate("median", median_s, "time");
-    add_counters(median, r.work, median_s);
+    add_counters(median, r.work, median_s, &r.peaks);
+    add_roofline(median, r.peaks);
     benchmarks.push_back(median);
     if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
     if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
     ++family;
   }
   context["gauge_skipped"] = skipped;
+  context["gauge_peak_counters"] =
+      "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
+      "(bytes/s) or <dtype>_dense (FLOP/s of the dtype dimension), <basis> theoretical (max boost clock), "
+      "theoretical_run_clock (the run's measured clock), datasheet or measured (gauge-peaks); "
+      "arithmetic_intensity_flop_per_byte and ridge_point_flop_per_byte with label 'roofline: <memory|compute|launch>-bound'; "
+      "absent where the result has no such peak";
   return nlohmann::json{{"context", context}, {"benchmarks", benchmarks}};
 }
 
@@ -268,7 +299,15 @@ inline nlohmann::json google_benchmark_json(const StoredReport& report, const Go
 ///   name; from the median wall time: `wall_flop_per_s`, `wall_bytes_per_s` (a Timer's throughput
 ///   is its summed work over its summed step time);
 /// - `warnings` (codes joined by ';'), `error`, then `kind` ("experiment", "timer_step",
-///   "timer_region"), `time_label` and `share_of_step` (a region's share of the step's time).
+///   "timer_region"), `time_label` and `share_of_step` (a region's share of the step's time);
+/// - the speed of light (the result's `peaks`, gauge/report/export_peaks.hpp): `peaks_status`
+///   ("known" or "none"), `peaks_reason` (why none, or what is missing), `peak_dtype` (the declared
+///   type, canonical), the roofline with FLOP and bytes declared: `roofline_bound` ("memory",
+///   "compute", "launch"), `roofline_basis`, `arithmetic_intensity_flop_per_byte`,
+///   `ridge_point_flop_per_byte`; then one `pct_of_peak_<quantity>_<basis>` column per peak any
+///   row has (GPU throughput as a percent of it, e.g. `pct_of_peak_bf16_dense_theoretical`,
+///   `pct_of_peak_memory_bw_measured`), then the same for the wall throughput, `wall_pct_of_peak_*`.
+///   Empty where a row has no such peak (the host backend, Timer rows): never 0.
 /// Numbers at round-trip precision; absent numbers are empty fields. (Before gauge 0.2 the time
 /// and throughput columns were named `gpu_*` whatever the backend.)
 inline std::string csv_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
@@ -276,11 +315,16 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
   using detail::export_::csv_number;
   const auto rows = detail::export_::table_rows(results, timers);
   std::set<std::string> dims, items;
+  std::map<std::tuple<int, int, std::string>, std::string> gpu_peaks, wall_peaks;  // column order → name
   for (const auto& r : rows) {
     if (r.dimensions)
       for (const auto& [k, v] : *r.dimensions) dims.insert(k);
     if (r.throughput)
       for (const auto& [k, v] : r.throughput->items_per_second) items.insert(k);
+    if (r.peaks) {
+      for (const auto& p : detail::export_::pct_of_peak(*r.peaks, "gpu")) gpu_peaks.emplace(p.rank, p.name);
+      for (const auto& p : detail::export_::pct_of_peak(*r.peaks, "wall")) wall_peaks.emplace(p.rank, p.name);
+    }
   }
   std::vector<std::string> header = {"name"};
   for (const auto& d : dims) header.push_back("dim." + d);
@@ -290,8 +334,12 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
                         "flop_per_s", "bytes_per_s"})
     header.push_back(h);
   for (const auto& i : items) header.push_back(i + "_per_s");
-  for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error", "kind", "time_label", "share_of_step"})
+  for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error", "kind", "time_label", "share_of_step",
+                        "peaks_status", "peaks_reason", "peak_dtype", "roofline_bound", "roofline_basis",
+                        "arithmetic_intensity_flop_per_byte", "ridge_point_flop_per_byte"})
     header.push_back(h);
+  for (const auto& [rank, name] : gpu_peaks) header.push_back(name);
+  for (const auto& [rank, name] : wall_peaks) header.push_back("wall_" + name);
   auto line = [](const std::vector<std::string>& fields) {
     std::string out;
     for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
@@ -328,6 +376,22 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
     for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ";") + c;
     for (const std::string& v : {codes, r.error.value_or(""), r.kind, r.time_label}) f.push_back(v);
     f.push_back(csv_number(r.share_of_step));
+    const PeaksRecord* pk = r.peaks;
+    const RooflineRecord* roof = pk && pk->roofline ? &*pk->roofline : nullptr;
+    f.push_back(pk ? pk->status : "");
+    f.push_back(pk ? pk->reason : "");
+    f.push_back(pk ? pk->dtype.value_or("") : "");
+    f.push_back(roof ? roof->bound : "");
+    f.push_back(roof ? roof->basis : "");
+    f.push_back(csv_number(roof ? std::optional<double>(roof->arithmetic_intensity) : std::nullopt));
+    f.push_back(csv_number(roof ? std::optional<double>(roof->ridge_point) : std::nullopt));
+    for (const auto* columns : {&gpu_peaks, &wall_peaks}) {
+      std::map<std::string, double> pct;
+      if (pk)
+        for (const auto& p : detail::export_::pct_of_peak(*pk, columns == &gpu_peaks ? "gpu" : "wall")) pct.emplace(p.name, p.pct);
+      for (const auto& [rank, name] : *columns)
+        f.push_back(pct.count(name) ? csv_number(pct.at(name)) : std::string());
+    }
     out += line(f);
   }
   return out;
@@ -337,13 +401,16 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
 /// csv_table: experiment (name and dimensions; a Timer row says "timer step" or "timer region"
 /// and a region's share of the step), status, median time per step (the row's `time_label`: GPU
 /// or CPU time), its confidence interval, p99, wall time per step, throughput (FLOP/s, else
-/// bytes/s, else the first item), warning codes; times with readable units ("1.616 ms"). '|' in
-/// text is escaped.
+/// bytes/s, else the first item), warning codes, then the speed of light (gauge/report/export_peaks.hpp):
+/// "% of peak", the GPU throughput as a percent of every known peak ("bf16 dense 62.6 % theoretical
+/// (max boost), 82.6 % theoretical (run clock), 93.1 % measured; memory 5.1 % theoretical (max
+/// boost)"), and "roofline" ("compute-bound (2.73e+03 FLOP/B, ridge 319 FLOP/B, theoretical)"), "-"
+/// where a row has none; times with readable units ("1.616 ms"). '|' in text is escaped.
 inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
   using detail::compare::md_cell;
   std::string out =
-      "| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings |\n"
-      "|---|---|---:|---|---:|---:|---:|---|\n";
+      "| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | roofline |\n"
+      "|---|---|---:|---|---:|---:|---:|---|---|---|\n";
   const Summary none;
   for (const auto& r : detail::export_::table_rows(results, timers)) {
     const Summary& g = r.time ? *r.time : none;
@@ -369,10 +436,12 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
                ")";
     std::string status = r.status;
     if (r.error) status += ": " + *r.error;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(label), md_cell(status),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(label), md_cell(status),
                        detail::format_time(g.p50), ci, detail::format_time(g.p99),
                        detail::format_time(r.wall ? r.wall->p50 : std::nullopt), rate,
-                       md_cell(codes.empty() ? "-" : codes));
+                       md_cell(codes.empty() ? "-" : codes),
+                       r.peaks ? detail::export_::pct_of_peak_text(*r.peaks) : std::string("-"),
+                       r.peaks ? detail::export_::roofline_text(r.peaks->roofline) : std::string("-"));
   }
   return out;
 }

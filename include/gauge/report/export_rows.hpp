@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gauge/core/dimensions.hpp"
+#include "gauge/core/peak_fractions.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/summary.hpp"
 #include "gauge/core/timer_summary.hpp"
@@ -36,6 +37,7 @@ struct TableRow {
   const Throughput* wall_throughput = nullptr;  ///< work / median wall time (experiments only)
   std::optional<double> share_of_step;  ///< a region's share of the step (Timer regions only)
   std::vector<std::string> warnings;    ///< warning codes, in order
+  const PeaksRecord* peaks = nullptr;   ///< the fractions of the device's peaks (experiments only)
 };
 
 /// "gemm/K:8192/M:8192/dtype:bf16": the name and every dimension (in key order), Google
@@ -73,6 +75,7 @@ inline std::vector<TableRow> table_rows(const std::vector<Result>& results, cons
     row.throughput = &r.gpu_throughput;
     row.wall_throughput = &r.wall_throughput;
     row.warnings = codes_of(r.warnings);
+    row.peaks = &r.peaks;
     rows.push_back(std::move(row));
   }
   for (const auto& t : timers) {

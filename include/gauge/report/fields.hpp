@@ -150,17 +150,38 @@ GAUGE_SERIAL_DESCRIPTION(TelemetrySample, "telemetry_sample", AllKeysOptional) {
                       process_memory_bytes);
 }
 
-/// TelemetryRecord → the summary over the measured region, and `series` as parallel arrays.
-/// No key is required: partial records (from tools or older writers) read, the rest default.
-GAUGE_SERIAL_DESCRIPTION(TelemetryRecord, "telemetry", AllKeysOptional) {
-  GAUGE_SERIAL_FIELDS(available, unavailable_reason, interval_s);
-  v("warmup_start_s", x.warmup_start_s, nan_as_null);
-  v("measure_start_s", x.measure_start_s, nan_as_null);
-  v("measure_end_s", x.measure_end_s, nan_as_null);
-  GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, sm_clock_max_mhz,
-                      throttle_reasons_seen, throttle_reason_names, throttled_samples);
-  v("series", x.series, as_columns);
+/// GpmRecord → `telemetry.gpm` (schema 1.6; gauge/core/gpm.hpp): the metrics in percent, the
+/// cross-check in bytes/s, and what they mean and the rule (constants of this gauge: checked to be
+/// strings when read, otherwise ignored).
+GAUGE_SERIAL_DESCRIPTION(GpmRecord, "gpm", NoFlags) {
+  GAUGE_SERIAL_FIELDS(status, reason, interval_s, dram_bw_util_pct, sm_util_pct, sm_occupancy_pct, unavailable_metrics,
+                      steps, flush_bytes_per_step, declared_bytes_per_s, memory_peak_bytes_per_s, memory_peak_basis,
+                      gpm_bytes_per_s, declared_to_gpm_ratio, cross_check);
+  v.constant("meaning", GpmRecord::meaning);
+  v.constant("rule", GpmRecord::rule);
 }
+
+/// TelemetryRecord → the summary over the measured region, and `series` as parallel arrays.
+/// No key is required: partial records (from tools or older writers) read, the rest default; a
+/// report older than schema 1.6 has no `gpm`, and reads as GPM "unavailable" with that reason.
+template <>
+struct Fields<TelemetryRecord> : AllKeysOptional {
+  static constexpr const char* name = "telemetry";
+  template <class V, class C>
+  static void describe(V& v, C& x) {
+    GAUGE_SERIAL_FIELDS(available, unavailable_reason, interval_s);
+    v("warmup_start_s", x.warmup_start_s, nan_as_null);
+    v("measure_start_s", x.measure_start_s, nan_as_null);
+    v("measure_end_s", x.measure_end_s, nan_as_null);
+    GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, sm_clock_max_mhz,
+                        throttle_reasons_seen, throttle_reason_names, throttled_samples);
+    v("series", x.series, as_columns);
+    v("gpm", x.gpm, since_1_6);
+  }
+  static void after_read(const nlohmann::json& j, TelemetryRecord& t) {
+    if (!j.contains("gpm")) t.gpm = gpm_unavailable("not recorded (a report older than schema 1.6)");
+  }
+};
 
 /// MemoryRecord → bytes everywhere, null where unknown. No key is required (as telemetry).
 GAUGE_SERIAL_DESCRIBE_AS(MemoryRecord, "memory", AllKeysOptional, peak_bytes, peak_source,
@@ -230,6 +251,10 @@ GAUGE_SERIAL_DESCRIPTION(WarmupRecord, "warmup_record", NoFlags) {
   GAUGE_SERIAL_FIELDS(reason, curve);
 }
 
+/// CacheFlushRecord → `sampling.cache_flush` (schema 1.6): how a cold cache was made.
+GAUGE_SERIAL_DESCRIBE(CacheFlushRecord, "cache_flush", method, description, bytes, l2_cache_bytes,
+    outside_timed_interval, persisting_l2_set_aside_bytes, persisting_lines_reset)
+
 /// SamplingRecord → how the samples were taken; `granularity` ("per_step" when k = 1, else
 /// "per_batch") is derived from `steps_per_sample` and checked when read.
 GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
@@ -248,6 +273,7 @@ GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
   v("round_stream", x.round_stream, since_1_3);
   v("setup_calls", x.setup_calls, since_1_3);
   v("setup_host_time_s", x.setup_host_time_s, since_1_3);
+  v("cache_flush", x.cache_flush, since_1_6);
 }
 
 /// StreamsRecord → the streams measured on and the stream effect (schema 1.3).

@@ -7,6 +7,8 @@
 # ab:      bench/bench_ab (in-process interleaved A/B of spin kernels 1 % apart, 20 runs each);
 # verdict: scripts/gpu-verdict.sh until DEADLINE seconds after this script started (default 560);
 # peaks:   scripts/gpu-peaks.sh where it exists (issue "Speed of light");
+# suiteab: the suite runner's --interleave on the GPU (examples/sweep): a copy against itself at
+#          twice the size (B/A near 2), and fp16 against bf16 GEMM at 4096^3;
 # regression: scripts/gpu-regression.sh trials $FIRST-$LAST (default 1-10) until DEADLINE seconds
 #          after this script started (default 560).
 # Files in $OUT: summary.log, and the parts' own files (verdict: verdict.log, summary.md,
@@ -39,7 +41,7 @@ for p in "${parts[@]}"; do
       t0=$SECONDS
       cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON \
             -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON > "$OUT/r/build.log" 2>&1 || { tail -30 "$OUT/r/build.log" | tee -a "$S"; exit 1; }
-      targets=(gemm gauge-compare gauge-export gauge_gpu_tests bench_ab)
+      targets=(gemm gauge-compare gauge-export gauge_gpu_tests bench_ab sweep)
       [ -f scripts/gpu-peaks.sh ] && targets+=(gauge-peaks sweep bench_l2_flush)
       if cmake --build $B -j 16 --target "${targets[@]}" -- -k 0 >> "$OUT/r/build.log" 2>&1; then log "== build ok ($((SECONDS - t0)) s)"
       else log "== BUILD FAILED:"; grep -E "error|FAILED" "$OUT/r/build.log" | head -20 | tee -a "$S"; fi ;;
@@ -71,6 +73,14 @@ for p in "${parts[@]}"; do
     peaks)
       if [ -f scripts/gpu-peaks.sh ]; then log "== gpu-peaks.sh"; OUT=$OUT/r GAUGE_BUILD_DIR=$B timeout 240 bash scripts/gpu-peaks.sh 2>&1 | tail -70 | tee -a "$S"
       else log "no scripts/gpu-peaks.sh"; fi ;;
+    suiteab)
+      log "== sweep --interleave"
+      for pair in "copy/T=float/bytes=268435456 copy/T=float/bytes=536870912" "gemm/N=4096/dtype=fp16 gemm/N=4096/dtype=bf16"; do
+        n=$(echo "$pair" | tr '/= ' '___')
+        timeout 60 $B/examples/sweep --interleave $pair --max-time 4 --out "$OUT/r/interleave-$n.json" > "$OUT/r/interleave-$n.log" 2>&1
+        log "sweep --interleave $pair: exit $?"
+        grep -A3 "^interleaved A/B\|B/A" "$OUT/r/interleave-$n.log" | head -8 | tee -a "$S"
+      done ;;
     regression)
       left=$(( ${DEADLINE:-560} - (SECONDS - START) ))
       log "== gpu-regression.sh trials ${FIRST:-1}-${LAST:-10} with DEADLINE=$left s"

@@ -388,7 +388,7 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
                  "bad.json: interleaved[0].b: 2 is not the index of an experiment (the report has 2)"));
 }
 
-TEST_CASE("interleave: the paired difference is free of a launch gap both steps pay; the ratio is not",
+TEST_CASE("interleave: the paired difference is free of a launch gap both steps pay, the ratio is not",
           "[interleave][statistics]") {
   // By hand: differences alternate 0.3 and 0.1 us over 3 blocks -> every block's mean is 0.2 us,
   // the estimate 0.2 us and, all blocks equal, the interval the point. Two blocks of 0 and 0.4 us:

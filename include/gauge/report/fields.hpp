@@ -573,7 +573,7 @@ GAUGE_SERIAL_DESCRIPTION(InterleaveConfig, "interleave_config", NoFlags) {
 /// PairedRatio → {"estimate", "low", "high", "level", "pairs", "blocks", "resamples", "seed"} (schema 1.5).
 GAUGE_SERIAL_DESCRIBE(PairedRatio, "paired_ratio", estimate, low, high, level, pairs, blocks, resamples, seed)
 
-/// PairedDifference → {"estimate_s", "low_s", "high_s", "level", "blocks"} (schema 1.5).
+/// PairedDifference → {"estimate_s", "low_s", "high_s", "level", "blocks"} (schema 1.6).
 GAUGE_SERIAL_DESCRIBE(PairedDifference, "paired_difference", estimate_s, low_s, high_s, level, blocks)
 
 /// InterleavedRecord → one entry of the report's `interleaved` list (schema 1.5): A and B as
@@ -583,8 +583,8 @@ GAUGE_SERIAL_DESCRIPTION(InterleavedRecord, "interleaved", NoFlags) {
   GAUGE_SERIAL_FIELDS(a, b, ratio, verdict, reason, order, stopping_reason);
   v("measure_time_s", x.measure_time_s, nan_as_null);
   GAUGE_SERIAL_FIELDS(pair_ratios, config);
-  v("difference", x.difference, since_1_5);
-  v("pair_differences_s", x.pair_differences_s, since_1_5);
+  v("difference", x.difference, since_1_6);
+  v("pair_differences_s", x.pair_differences_s, since_1_6);
   v.constant("rule", InterleavedOutcome::rule);
 }
 

@@ -141,8 +141,8 @@ inline Result full_result() {
   gpm.sm_util_pct = 97.0;
   gpm.unavailable = {{"sm_occupancy", "Not Supported"}};
   GpmInputs gin;
-  gin.interval_s = 0.1;
-  gin.steps = 30;
+  gin.interval_s = 1.0;
+  gin.steps = 300;
   gin.bytes_per_step = 1e9;
   gin.flush_bytes_per_step = 282066944.0;
   gin.memory_peak_bytes_per_s = 4.8e12;

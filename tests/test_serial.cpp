@@ -653,7 +653,7 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
   REQUIRE(r16.results[0].sampling.cache_flush);
   CHECK(r16.results[0].sampling.cache_flush->bytes == std::optional<std::uint64_t>(282066944));
   CHECK(r16.results[0].telemetry.gpm.dram_bw_util_pct == std::optional<double>(62.5));
-  // (1e9 + 282066944) x 30 / 0.1 s = 3.84620083e11 B/s against 62.5 % of 4.8e12 = 3e12 B/s.
+  // (1e9 + 282066944) x 300 / 1 s = 3.84620083e11 B/s against 62.5 % of 4.8e12 = 3e12 B/s.
   CHECK(*r16.results[0].telemetry.gpm.declared_bytes_per_s == Approx(3.84620083e11));
   CHECK(r16.results[0].telemetry.gpm.cross_check == "declared_below_gpm");
 }

@@ -574,7 +574,11 @@ TEST_CASE("NVML GPM over the measured rounds: a 1 GiB copy reads as DRAM-bound, 
   int sms = 0;
   GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   auto copy = gauge::Experiment("gpm_copy_1GiB", [&](cudaStream_t s) { copy_kernel<<<4 * sms, 512, 0, s>>>(a, b, n4); });
-  copy.bytes(2.0 * double(bytes)).config(quick());
+  // GPM's cross-check needs 1 s of measured rounds (gpm_check_interval_s).
+  gauge::Config long_enough = quick();
+  long_enough.measure.min_time = std::chrono::milliseconds(1500);
+  long_enough.measure.max_time = std::chrono::seconds(3);
+  copy.bytes(2.0 * double(bytes)).config(long_enough);
   const auto rc = copy.run();
   REQUIRE(rc.status == gauge::Status::ok);
   print_gpm("copy 1 GiB", rc);
@@ -588,7 +592,7 @@ TEST_CASE("NVML GPM over the measured rounds: a 1 GiB copy reads as DRAM-bound, 
   auto gemm = gauge::Experiment("gpm_sgemm_2048", [&](cudaStream_t s) {
     sgemm_kernel<<<dim3(n / 16, n / 16), dim3(16, 16), 0, s>>>(A, B, C, n);
   });
-  gemm.flop(2.0 * n * n * double(n)).bytes(3.0 * sizeof(float) * n * n).dimension("dtype", "fp32").config(quick());
+  gemm.flop(2.0 * n * n * double(n)).bytes(3.0 * sizeof(float) * n * n).dimension("dtype", "fp32").config(long_enough);
   const auto rg = gemm.run();
   REQUIRE(rg.status == gauge::Status::ok);
   print_gpm("sgemm 2048", rg);

@@ -247,7 +247,8 @@ inline void rule_gpm_bandwidth(const Result& r, const RunFacts&, WarningSink& si
   const bool above = g.cross_check == "declared_above_gpm", below = g.cross_check == "declared_below_gpm";
   if ((!above && !below) || !g.declared_bytes_per_s || !g.gpm_bytes_per_s || !g.dram_bw_util_pct) return;
   const bool cold = r.sampling.cache == "cold";
-  sink.add(warning_code::gpm_bandwidth_mismatch, Severity::warning,
+  // Declared below DRAM's bytes is a note: a compute-bound kernel re-reads its tiles from DRAM.
+  sink.add(warning_code::gpm_bandwidth_mismatch, above ? Severity::warning : Severity::info,
            fmt::format("over the {:.3g} s of the measured rounds the step's declared bytes give {:.4g} GB/s{}, but NVML GPM "
                        "measured {:.4g} GB/s of DRAM traffic (DRAM_BW_UTIL {:.3g} % of {:.4g} GB/s, {}): {}x {}. {}",
                        g.interval_s.value_or(0), *g.declared_bytes_per_s / 1e9,
@@ -260,8 +261,9 @@ inline void rule_gpm_bandwidth(const Result& r, const RunFacts&, WarningSink& si
                                      : "A hot cache (L2) served much of the working set, so the bytes per second are not "
                                        "DRAM bandwidth; measure with a cold cache (Experiment::cold_cache()) or count the "
                                        "bytes that reach DRAM.")
-                             : "The step moves more bytes than it declares (a buffer not counted, writes counted once "
-                               "instead of read + write), or other work on the GPU shared the interval (GPM counts the "
+                             : "The step moves more bytes than it declares: normal for a compute-bound kernel that "
+                               "reads its tiles from DRAM more than once; otherwise a buffer not counted, writes counted "
+                               "once instead of read + write, or other work on the GPU in the interval (GPM counts the "
                                "whole device)."));
 }
 

@@ -28,7 +28,7 @@ gauge::Result result(const std::vector<double>& samples) {
   return r;
 }
 
-const gauge::StatisticRatio& stat(const gauge::ExperimentComparison& e, gauge::Statistic s) {
+const gauge::StatisticRatio& statistic_of(const gauge::ExperimentComparison& e, gauge::Statistic s) {
   for (const auto& x : e.statistics)
     if (x.statistic == s) return x;
   FAIL("statistic " << gauge::to_string(s) << " missing");
@@ -47,10 +47,10 @@ TEST_CASE("verdict: a slow minority of steps is a regression, although the media
   INFO(e.reason);
   CHECK(e.verdict == gauge::Verdict::slower);
   CHECK(e.regression());
-  CHECK(stat(e, gauge::Statistic::median).interval.estimate == 1.0);
-  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(1.3).epsilon(1e-12));
-  CHECK(stat(e, gauge::Statistic::p90).interval.low == Approx(3.0).epsilon(1e-15));
-  CHECK(stat(e, gauge::Statistic::p99).interval.estimate == Approx(3.0).epsilon(1e-15));
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == 1.0);
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.3).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::Statistic::p90).interval.low == Approx(3.0).epsilon(1e-15));
+  CHECK(statistic_of(e, gauge::Statistic::p99).interval.estimate == Approx(3.0).epsilon(1e-15));
   CHECK(e.mann_whitney->u == 42500000.0);
   CHECK(e.mann_whitney->p_value < 1e-100);
   CHECK(e.candidate_modes->bimodal);  // 85 % / 15 %, nothing between: the median does not decide
@@ -77,7 +77,7 @@ TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %
   CHECK(e.base_modes->upper.median == 1.25e-3);
   CHECK(e.base_modes->lower.weight == Approx(0.52).epsilon(1e-12));
   CHECK(e.candidate_modes->lower.weight == Approx(0.48).epsilon(1e-12));
-  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(1.0089285714285716).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.0089285714285716).epsilon(1e-12));
   CHECK(e.mann_whitney->u == 7680000.0);
   CHECK(e.mann_whitney->p_value == Approx(0.0003469233380555662).epsilon(1e-9));
   CHECK(e.largest_decile_shift->first == 50);
@@ -117,7 +117,7 @@ TEST_CASE("verdict: a real shift smaller than the threshold stays same, a larger
   INFO(e.reason);
   CHECK(e.mann_whitney->p_value < 1e-10);  // the U test rejects: the shift is real...
   CHECK(e.verdict == gauge::Verdict::same);  // ...but below the 2 % threshold
-  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(1.01).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.01).epsilon(1e-12));
   e = gauge::compare_results(result(base), result(large));
   CHECK(e.verdict == gauge::Verdict::slower);
   for (const auto& s : e.statistics) CHECK(s.interval.low > 1.02);
@@ -141,8 +141,8 @@ TEST_CASE("verdict: a moved body of the distribution vetoes same", "[compare][tr
   const auto e = gauge::compare_results(result(base), result(candidate));
   INFO(e.reason);
   CHECK_FALSE(e.bimodal);
-  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == Approx(0.98698413).epsilon(1e-8));
-  CHECK(stat(e, gauge::Statistic::median).interval.estimate == Approx(0.9899999909523809).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(0.98698413).epsilon(1e-8));
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(0.9899999909523809).epsilon(1e-12));
   CHECK(e.largest_decile_shift->first == 10);
   CHECK(e.largest_decile_shift->second == Approx(0.9676287906415588 - 1).epsilon(1e-10));
   CHECK(e.mann_whitney->u == 589854.0);
@@ -321,8 +321,8 @@ TEST_CASE("verdict: one descheduled sample does not make a report differ from it
   x.push_back(3.3e-3);
   const auto e = gauge::compare_results(result(x), result(x));
   INFO(e.reason);
-  CHECK(stat(e, gauge::Statistic::mean).interval.high > 1.5);
-  CHECK(stat(e, gauge::Statistic::mean).interval.estimate == 1.0);
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.high > 1.5);
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == 1.0);
   CHECK(e.verdict == gauge::Verdict::same);
   std::vector<double> slower = x;
   for (auto& v : slower) v *= 1.1;

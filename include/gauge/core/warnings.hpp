@@ -116,8 +116,10 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "the FLOP per second exceed the compute peak of the declared dtype: FLOP counted twice, the wrong type, or a sparse peak",
      "GPU FLOP/s > above_peak_fraction (1.0) x the dense peak of the dtype dimension at the maximum clock (else the datasheet's)"},
     {warning_code::gpm_bandwidth_mismatch, Severity::warning,
-     "the declared bytes per second and the DRAM bandwidth NVML GPM measured disagree: L2 served the bytes, or they are miscounted",
-     "declared DRAM bytes/s over the GPM interval / GPM's (DRAM_BW_UTIL x memory peak) > gpm_mismatch_factor (2) or < 1/2"},
+     "the declared bytes per second and the DRAM bandwidth NVML GPM measured disagree: L2 served the bytes, or they are "
+     "miscounted; declaring fewer than DRAM moved is a note of severity info (a GEMM re-reads its tiles)",
+     "declared DRAM bytes/s over the GPM interval / GPM's (DRAM_BW_UTIL x memory peak) > gpm_mismatch_factor (2), or < 1/2 "
+     "(info), with at least 1 s of measured rounds"},
     {warning_code::implausible_speedup, Severity::warning,
      "a comparison found a speed-up beyond 10x: check that the new step still does its work",
      "median(base) / median(new) > implausible_speedup_ratio (10)"},

@@ -554,7 +554,9 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(text.find("Efron & Tibshirani 1993") != std::string::npos);
   const std::string md = gauge::to_markdown(c);
   CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U test) | verdict |") != std::string::npos);
-  CHECK(md.find("| gemm [K=8192, M=8192, N=8192] | 1.601 ms | 1.76 ms |") != std::string::npos);
+  // Names in Markdown: the brackets (and *, `, <, >) backslash-escaped, rendered as written.
+  CHECK(md.find("| gemm \\[K=8192, M=8192, N=8192\\] | 1.601 ms | 1.76 ms |") != std::string::npos);
+  CHECK(gauge::detail::escape::markdown_name("st*r [x](y) <b>`c`|_u") == "st\\*r \\[x\\](y) \\<b\\>\\`c\\`\\|_u");
   nlohmann::json j = c;
   const auto back = nlohmann::json::parse(j.dump());
   CHECK(back["schema"] == "gauge.comparison");

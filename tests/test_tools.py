@@ -559,6 +559,10 @@ class CompareFlags(FlagConventions, unittest.TestCase):
         ([B, S, "--threshold"], "--threshold"),  # a value is missing
         ([B], "1 report(s) given: compare BASE NEW"),
         ([B, S, "c.json"], "3 report(s) given: compare BASE NEW"),
+        # One report twice on a side would be two "runs" that agree exactly.
+        ([B, B, "--", S], "report '" + B + "' is given twice on the base side"),
+        ([B, "--", S, os.path.join(os.path.dirname(S), ".", os.path.basename(S))], "is given twice on the new side"),
+        ([B, S, "--run-spread", "0"], "--run-spread: must be above 0 and below 100 % (0 and 1 excluded), got '0'"),
     ]
 
 

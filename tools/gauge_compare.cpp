@@ -28,7 +28,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli.hpp"
@@ -58,9 +61,10 @@ std::string parse_fraction(const std::string& text, double& fraction) {
   const double v = std::strtod(number.c_str(), &end);
   if (number.empty() || errno || !end || *end || !std::isfinite(v))
     return "must be a percentage such as 2% or a fraction such as 0.02, got '" + text + "'";
-  if (!percent && v >= 1) return "'" + text + "' is ambiguous: write " + text + "% for a percentage, or a fraction below 1";
+  if (!percent && v >= 1 && v < 100)
+    return "'" + text + "' is ambiguous: write " + text + "% for a percentage, or a fraction below 1";
   fraction = percent ? v / 100 : v;
-  if (!(fraction > 0 && fraction < 1)) return "must be between 0 and 100 %, got '" + text + "'";
+  if (!(fraction > 0 && fraction < 1)) return "must be above 0 and below 100 % (0 and 1 excluded), got '" + text + "'";
   return "";
 }
 
@@ -204,6 +208,20 @@ Arguments parse(int argc, char** argv) {
                                  " report(s) given: compare BASE NEW, or several per side as BASE... -- NEW... (see --help)"};
     a.base = expand_all({positional[0]});
     a.candidate = expand_all({positional[1]});
+  }
+  // A report given twice on one side would count as two runs with no variation between them,
+  // which makes the run-level interval claim more than was measured (a glob can do it too).
+  for (const auto* side : {&a.base, &a.candidate}) {
+    std::map<std::string, std::string> seen;  // canonical path → as given
+    for (const auto& path : *side) {
+      std::error_code ec;
+      const std::string key = std::filesystem::weakly_canonical(path, ec).string();
+      const auto [at, fresh] = seen.emplace(ec ? path : key, path);
+      if (!fresh)
+        throw gauge::tools::BadInput{"report '" + path + "' is given twice on the " +
+                                     std::string(side == &a.base ? "base" : "new") + " side (also as '" + at->second +
+                                     "'): each report is one run, so a run counted twice would fake their agreement"};
+    }
   }
   a.options.clock_normalization = clock == "cycles" ? gauge::ClockNormalization::sm_cycles
                                   : clock == "time" ? gauge::ClockNormalization::time

@@ -3,6 +3,7 @@
 /// The dimensions of an experiment: the parameters that change code generation or library
 /// selection (seed: "Record the dimensions that change code generation or library selection").
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <locale>
@@ -60,14 +61,12 @@ DimensionValue to_dimension_value(T&& value) {
 inline std::string to_string(const DimensionValue& value) {
   struct Visitor {
     std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    // The shortest text that reads back as the same double (std::to_chars: no locale, '.'),
+    // so distinct values never share a label: 0.5, 1, 1e-07, 1.00000001.
     std::string operator()(double v) const {
-      std::ostringstream os;  // "%f" in the classic locale: '.' whatever the global locale is
-      os.imbue(std::locale::classic());
-      os << std::fixed << v;
-      std::string s = os.str();
-      while (s.size() > 1 && s.back() == '0') s.pop_back();
-      if (!s.empty() && s.back() == '.') s.pop_back();
-      return s;
+      char buf[32];
+      const auto r = std::to_chars(buf, buf + sizeof buf, v);
+      return std::string(buf, r.ptr);
     }
     std::string operator()(const std::string& v) const { return v; }
     std::string operator()(bool v) const { return v ? "true" : "false"; }

@@ -1685,11 +1685,11 @@ inline std::string to_markdown(const Comparison& c) {
   out += "|---|---:|---:|---|---:|---:|---|\n";
   if (c.experiments.empty()) out += "| (no experiment matched: see below) | | | | | | |\n";
   for (const auto& e : c.experiments)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | **{}** |\n", md_cell(e.label), detail::format_time(e.base_median_s),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | **{}** |\n", detail::escape::markdown_name(e.label), detail::format_time(e.base_median_s),
                        detail::format_time(e.candidate_median_s), ratio_text(e), change_text(e), p_text(e), verdict_text(e));
   out += "\n";
   for (const auto& e : c.experiments) {
-    out += fmt::format("- {}: {}\n", md_cell(e.label), md_cell(e.reason));
+    out += fmt::format("- {}: {}\n", detail::escape::markdown_name(e.label), md_cell(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("  - ignored dimension {}\n", md_cell(dd));
     for (const auto& n : e.notes) out += fmt::format("  - {}\n", md_cell(n));
   }
@@ -1700,13 +1700,13 @@ inline std::string to_markdown(const Comparison& c) {
   for (const auto& e : c.experiments)
     for (const auto& d : e.differences)
       (d.invalidates ? invalid : other) +=
-          fmt::format("- {}: {}: `{}` → `{}`\n", md_cell(e.label), md_cell(d.what), md_cell(d.base), md_cell(d.candidate));
+          fmt::format("- {}: {}: `{}` → `{}`\n", detail::escape::markdown_name(e.label), md_cell(d.what), md_cell(d.base), md_cell(d.candidate));
   if (!invalid.empty()) out += "\n**Not comparable**: differences that can change the numbers without a change of code:\n\n" + invalid;
   else out += "\nEnvironment: no difference that invalidates the comparison.\n";
   if (!other.empty()) out += "\nOther differences:\n\n" + other;
   if (!c.only_in_base.empty() || !c.only_in_candidate.empty()) out += "\n";
-  for (const auto& l : c.only_in_base) out += "- only in base: " + md_cell(l) + "\n";
-  for (const auto& l : c.only_in_candidate) out += "- only in new: " + md_cell(l) + "\n";
+  for (const auto& l : c.only_in_base) out += "- only in base: " + detail::escape::markdown_name(l) + "\n";
+  for (const auto& l : c.only_in_candidate) out += "- only in new: " + detail::escape::markdown_name(l) + "\n";
   for (const auto& n : c.notes) out += "- note: " + md_cell(n) + "\n";
   out += "\n" + rule_text(c.options) + "\n";
   return out;

@@ -63,4 +63,18 @@ inline std::string markdown_cell(std::string_view s) {
   return out;
 }
 
+/// A user's name (an experiment's label) for Markdown: markdown_cell, and the characters that
+/// would start emphasis, code, a link or HTML (`*`, `` ` ``, `[`, `]`, `<`, `>`) backslash-escaped,
+/// so the name renders as written (GFM spec, "Backslash escapes"). '_' is kept: GitHub does not
+/// emphasize inside a word, and names such as `copy_16MiB_hot` stay readable. Not for text
+/// inside a code span (there a backslash is shown as typed).
+inline std::string markdown_name(std::string_view s) {
+  std::string out;
+  for (const char c : markdown_cell(s)) {
+    if (c == '*' || c == '`' || c == '[' || c == ']' || c == '<' || c == '>') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace gauge::detail::escape

@@ -436,7 +436,7 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
                ")";
     std::string status = r.status;
     if (r.error) status += ": " + *r.error;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(label), md_cell(status),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::escape::markdown_name(label), md_cell(status),
                        detail::format_time(g.p50), ci, detail::format_time(g.p99),
                        detail::format_time(r.wall ? r.wall->p50 : std::nullopt), rate,
                        md_cell(codes.empty() ? "-" : codes),

@@ -231,6 +231,9 @@ TEST_CASE("runs: the run-level interval by hand", "[compare][runs]") {
   // exp(lb − la) = 1.0200 (+2.0 %), and the interval straddles 1.02: inconclusive.
   CHECK(e.verdict == gauge::Verdict::inconclusive);
   CHECK(e.reason.find("over 3 + 3 runs") != std::string::npos);
+  // Every run's samples are counted (3 x 50 a side), not only the first run's.
+  CHECK(e.base_n == 150);
+  CHECK(e.candidate_n == 150);
 }
 
 TEST_CASE("multiplicity: Benjamini-Hochberg and Holm on hand-computed p-values", "[compare][multiplicity]") {

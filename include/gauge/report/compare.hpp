@@ -1284,6 +1284,17 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
   c.base_median_s = std::exp(std::accumulate(ta->logs.begin(), ta->logs.end(), 0.0) / static_cast<double>(ta->logs.size()));
   c.candidate_median_s = std::exp(std::accumulate(tb->logs.begin(), tb->logs.end(), 0.0) / static_cast<double>(tb->logs.size()));
   c.ratio = time.first;
+  // The sample counts of every run, and no note that described the first runs only.
+  auto samples_of = [&](const std::vector<const Result*>& runs) {
+    std::size_t n = 0;
+    for (const Result* r : runs) n += finite(options.metric == Metric::gpu_time ? r->gpu_samples_s : r->wall_samples_s).size();
+    return n;
+  };
+  c.base_n = samples_of(base);
+  c.candidate_n = samples_of(candidate);
+  c.notes.erase(std::remove_if(c.notes.begin(), c.notes.end(),
+                               [](const std::string& n) { return n.rfind("rounds as clusters", 0) == 0; }),
+                c.notes.end());
   c.clock.reset();
   c.clock_normalized_ratio.reset();
   c.decided_on = "time";
@@ -1617,7 +1628,10 @@ inline std::string change_text(const ExperimentComparison& e) {
   return s ? signed_percent(s->interval.estimate - 1) : "-";
 }
 inline std::string p_text(const ExperimentComparison& e) {
-  return e.mann_whitney ? format_p(e.mann_whitney->p_value) : e.p_value ? format_p(*e.p_value) : "-";
+  // Over several runs per side the p-value is the run level's Student t, marked so.
+  return e.mann_whitney ? format_p(e.mann_whitney->p_value)
+         : e.p_value    ? format_p(*e.p_value) + (e.run_variation ? " t" : "")
+                        : "-";
 }
 /// Text for a Markdown table cell: control characters visible, '\\' and '|' escaped
 /// (detail::escape::markdown_cell).
@@ -1725,10 +1739,11 @@ inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
     const std::string& key = kv.first;
     std::visit([&](const auto& x) { dims[key] = x; }, kv.second);
   }
-  auto interval = [](const RatioInterval& r) {
+  // Over several runs per side the deciding intervals are the run level's (RunVariation::method).
+  auto interval = [&e](const RatioInterval& r) {
     return nlohmann::json{{"estimate", r.estimate}, {"low", r.low},         {"high", r.high},
                           {"level", r.level},       {"resamples", r.resamples}, {"seed", r.seed},
-                          {"method", RatioInterval::method}};
+                          {"method", e.run_variation ? RunVariation::method : RatioInterval::method}};
   };
   auto modes = [](const std::optional<Modes>& m) {
     if (!m) return nlohmann::json(nullptr);

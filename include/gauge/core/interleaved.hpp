@@ -162,42 +162,67 @@ struct InterleavedRecord : InterleavedOutcome {
 
 namespace detail {
 
+/// The block means of ABBA pairs and their percentile bootstrap (the resampling shared by
+/// paired_ratio and paired_difference): `values` are per-pair values (already on the scale the
+/// mean is taken on), checked by `check(j, value)`; each block is the mean of its two pairs; the
+/// mean over blocks and the (1 ∓ level) / 2 quantiles of `resamples` bootstrap means over blocks,
+/// drawn from std::mt19937_64(seed). Null with fewer than 2 blocks.
+struct BlockBootstrap {
+  double mean = 0, low = 0, high = 0;
+  std::size_t blocks = 0;
+};
+template <class Check>
+std::optional<BlockBootstrap> block_bootstrap(const char* what, const std::vector<double>& values, double level,
+                                              std::size_t resamples, std::uint64_t seed, Check check) {
+  check_level(what, level);
+  if (resamples < 100) throw ConfigError(std::string(what) + ": resamples must be >= 100, got " + std::to_string(resamples));
+  const std::size_t blocks = values.size() / 2;
+  if (blocks < 2) return std::nullopt;
+  std::vector<double> block(blocks);
+  double sum = 0;
+  for (std::size_t i = 0; i < blocks; ++i) {
+    for (std::size_t j = 2 * i; j < 2 * i + 2; ++j) check(j, values[j]);
+    block[i] = 0.5 * (values[2 * i] + values[2 * i + 1]);
+    sum += block[i];
+  }
+  BlockBootstrap b;
+  b.mean = sum / static_cast<double>(blocks);
+  b.blocks = blocks;
+  std::mt19937_64 gen(seed);
+  std::vector<double> means(resamples);
+  for (std::size_t r = 0; r < resamples; ++r) {
+    double t = 0;
+    for (std::size_t i = 0; i < blocks; ++i) t += block[static_cast<std::size_t>(uniform_index(gen, blocks))];
+    means[r] = t / static_cast<double>(blocks);
+  }
+  std::sort(means.begin(), means.end());
+  b.low = percentile_unchecked(means, 100.0 * (1.0 - level) / 2.0);
+  b.high = percentile_unchecked(means, 100.0 * (1.0 + level) / 2.0);
+  return b;
+}
+
 /// The paired ratio of `pair_ratios` (B / A per round pair, > 0, in ABBA order; a trailing pair
 /// of an incomplete block is ignored): see PairedRatio. Null with fewer than 2 blocks.
 /// \throws ConfigError for a ratio that is not finite and > 0, or an invalid level or resamples.
 inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_ratios, double level,
                                                std::size_t resamples, std::uint64_t seed) {
-  check_level("paired_ratio", level);
-  if (resamples < 100) throw ConfigError("paired_ratio: resamples must be >= 100, got " + std::to_string(resamples));
-  const std::size_t blocks = pair_ratios.size() / 2;
-  if (blocks < 2) return std::nullopt;
-  std::vector<double> block(blocks);
-  double sum = 0;
-  for (std::size_t i = 0; i < blocks; ++i) {
-    for (std::size_t j = 2 * i; j < 2 * i + 2; ++j)
-      if (!(std::isfinite(pair_ratios[j]) && pair_ratios[j] > 0))
-        throw ConfigError("paired_ratio: pair " + std::to_string(j) + " has ratio " + format_number(pair_ratios[j]) +
-                          ", not a finite ratio > 0");
-    block[i] = 0.5 * (std::log(pair_ratios[2 * i]) + std::log(pair_ratios[2 * i + 1]));
-    sum += block[i];
-  }
+  std::vector<double> logs(pair_ratios.size());
+  for (std::size_t j = 0; j < pair_ratios.size(); ++j) logs[j] = std::log(pair_ratios[j]);
+  const auto b = block_bootstrap("paired_ratio", logs, level, resamples, seed, [&](std::size_t j, double) {
+    if (!(std::isfinite(pair_ratios[j]) && pair_ratios[j] > 0))
+      throw ConfigError("paired_ratio: pair " + std::to_string(j) + " has ratio " + format_number(pair_ratios[j]) +
+                        ", not a finite ratio > 0");
+  });
+  if (!b) return std::nullopt;
   PairedRatio p;
-  p.estimate = std::exp(sum / static_cast<double>(blocks));
+  p.estimate = std::exp(b->mean);
+  p.low = std::exp(b->low);
+  p.high = std::exp(b->high);
   p.level = level;
-  p.pairs = 2 * blocks;
-  p.blocks = blocks;
+  p.pairs = 2 * b->blocks;
+  p.blocks = b->blocks;
   p.resamples = resamples;
   p.seed = seed;
-  std::mt19937_64 gen(seed);
-  std::vector<double> means(resamples);
-  for (std::size_t r = 0; r < resamples; ++r) {
-    double s = 0;
-    for (std::size_t i = 0; i < blocks; ++i) s += block[static_cast<std::size_t>(uniform_index(gen, blocks))];
-    means[r] = s / static_cast<double>(blocks);
-  }
-  std::sort(means.begin(), means.end());
-  p.low = std::exp(percentile_unchecked(means, 100.0 * (1.0 - level) / 2.0));
-  p.high = std::exp(percentile_unchecked(means, 100.0 * (1.0 + level) / 2.0));
   return p;
 }
 
@@ -206,34 +231,18 @@ inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_r
 /// blocks. \throws ConfigError for a difference that is not finite, or an invalid level or resamples.
 inline std::optional<PairedDifference> paired_difference(const std::vector<double>& differences, double level,
                                                          std::size_t resamples, std::uint64_t seed) {
-  check_level("paired_difference", level);
-  if (resamples < 100) throw ConfigError("paired_difference: resamples must be >= 100, got " + std::to_string(resamples));
-  const std::size_t blocks = differences.size() / 2;
-  if (blocks < 2) return std::nullopt;
-  std::vector<double> block(blocks);
-  double sum = 0;
-  for (std::size_t i = 0; i < blocks; ++i) {
-    for (std::size_t j = 2 * i; j < 2 * i + 2; ++j)
-      if (!std::isfinite(differences[j]))
-        throw ConfigError("paired_difference: pair " + std::to_string(j) + " has difference " +
-                          format_number(differences[j]) + ", not a finite number of seconds");
-    block[i] = 0.5 * (differences[2 * i] + differences[2 * i + 1]);
-    sum += block[i];
-  }
+  const auto b = block_bootstrap("paired_difference", differences, level, resamples, seed, [](std::size_t j, double d) {
+    if (!std::isfinite(d))
+      throw ConfigError("paired_difference: pair " + std::to_string(j) + " has difference " + format_number(d) +
+                        ", not a finite number of seconds");
+  });
+  if (!b) return std::nullopt;
   PairedDifference d;
-  d.estimate_s = sum / static_cast<double>(blocks);
+  d.estimate_s = b->mean;
+  d.low_s = b->low;
+  d.high_s = b->high;
   d.level = level;
-  d.blocks = blocks;
-  std::mt19937_64 gen(seed);
-  std::vector<double> means(resamples);
-  for (std::size_t r = 0; r < resamples; ++r) {
-    double s = 0;
-    for (std::size_t i = 0; i < blocks; ++i) s += block[static_cast<std::size_t>(uniform_index(gen, blocks))];
-    means[r] = s / static_cast<double>(blocks);
-  }
-  std::sort(means.begin(), means.end());
-  d.low_s = percentile_unchecked(means, 100.0 * (1.0 - level) / 2.0);
-  d.high_s = percentile_unchecked(means, 100.0 * (1.0 + level) / 2.0);
+  d.blocks = b->blocks;
   return d;
 }
 

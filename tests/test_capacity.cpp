@@ -11,6 +11,9 @@
 #include "gauge/experiment.hpp"
 #include "gauge/report/json.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_capacity {
+
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
@@ -214,3 +217,5 @@ TEST_CASE("a workload within 5 % of device memory may not fit", "[capacity][memo
   CHECK(r.memory.fits_reason.find("98.8 %") != std::string::npos);
   CHECK(r.has_warning("may_not_fit"));
 }
+
+}  // namespace gauge_test_capacity

@@ -14,6 +14,9 @@
 #include "catch.hpp"
 #include "gauge/report/read.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_catch2_matchers {
+
 namespace {
 
 const std::filesystem::path reports_dir = std::filesystem::path(GAUGE_TEST_DATA_DIR) / "reports";
@@ -112,3 +115,5 @@ TEST_CASE("compare: no_slower_than decides on SM cycles where the clock fell, an
   INFO(m.toString());
   CHECK(m.toString().find("SM clock 1500 → 1456 MHz (-2.91 %), decided on cycles (time ratio 1.0300") != std::string::npos);
 }
+
+}  // namespace gauge_test_catch2_matchers

@@ -15,6 +15,9 @@
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_compare_runs {
+
 using namespace std::chrono_literals;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
@@ -474,3 +477,5 @@ TEST_CASE("rounds: noise that drifts over many rounds widens a single run's inte
   CHECK(covered_shuffled <= 24);
   CHECK(width > 2 * width_shuffled);
 }
+
+}  // namespace gauge_test_compare_runs

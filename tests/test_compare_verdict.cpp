@@ -12,6 +12,9 @@
 #include "gauge/core/two_sample.hpp"
 #include "gauge/report/compare.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_compare_verdict {
+
 namespace {
 
 std::vector<double> repeat(std::size_t n, double v) { return std::vector<double>(n, v); }
@@ -374,3 +377,5 @@ TEST_CASE("compare_reports: Timers are compared per step and per region from the
   CHECK(c.any_regression());
   CHECK(gauge::to_text(c).find("timer:train/step") != std::string::npos);
 }
+
+}  // namespace gauge_test_compare_verdict

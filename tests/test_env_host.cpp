@@ -14,6 +14,9 @@
 
 #include "catch.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_env_host {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -398,3 +401,5 @@ TEST_CASE("detect_host on the live system does not throw", "[env]") {
   CHECK(json_round_trip(h) == h);
   CHECK(j.contains("virtualization"));
 }
+
+}  // namespace gauge_test_env_host

@@ -18,6 +18,9 @@
 #include "gauge/env/tools.hpp"
 #include "gauge/report/json.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_env_nvml {
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -394,3 +397,5 @@ TEST_CASE("GAUGE_SILENCE drops environment warnings by code", "[env]") {
   ::unsetenv("GAUGE_SILENCE");
   CHECK(env.warnings.empty());
 }
+
+}  // namespace gauge_test_env_nvml

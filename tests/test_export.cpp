@@ -11,6 +11,9 @@
 #include "gauge/report/export.hpp"
 #include "gauge/report/read.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_export {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -270,3 +273,5 @@ TEST_CASE("export: every throughput's percent of each peak and the roofline, in 
     if (b["run_type"] == "iteration" || b.value("aggregate_name", "") == "median")
       CHECK(b["pct_of_peak_bf16_dense_theoretical"].get<double>() == Approx(100 * gemm_flop / 1.6e-3 / bf16_peak).epsilon(1e-12));
 }
+
+}  // namespace gauge_test_export

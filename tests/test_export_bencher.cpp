@@ -12,6 +12,9 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/formats.hpp"  // every format, registered in the tool's order
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_export_bencher {
+
 namespace {
 
 gauge::ConfidenceInterval interval(double low, double high) {
@@ -239,3 +242,5 @@ TEST_CASE("gbench: the _median aggregate is gauge's median, not the median of th
   CHECK(t["benchmarks"][101]["aggregate_name"] == "median");
   CHECK(t["benchmarks"][101]["real_time"].get<double>() == Approx(1250.0).epsilon(1e-12));
 }
+
+}  // namespace gauge_test_export_bencher

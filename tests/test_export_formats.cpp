@@ -8,6 +8,9 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/formats.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_export_formats {
+
 TEST_CASE("export formats: the registry holds the five formats, in order, once each", "[export]") {
   std::string names;
   for (const auto& f : gauge::export_formats()) names += f.name + ",";
@@ -115,3 +118,5 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   CHECK(console.find("(CPU time)") != std::string::npos);
   CHECK(console.find("timer train: timer_unfinished: open") != std::string::npos);
 }
+
+}  // namespace gauge_test_export_formats

@@ -32,6 +32,9 @@
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_hardening {
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -401,3 +404,5 @@ TEST_CASE("hardening: a thrown const char* or std::string keeps its text in the 
   REQUIRE(b.error);
   CHECK(b.error->find("bad shape 7x3") != std::string::npos);
 }
+
+}  // namespace gauge_test_hardening

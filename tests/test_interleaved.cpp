@@ -24,6 +24,9 @@
 #include "gauge/report/compare.hpp"
 #include "gauge/report/read.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_interleaved {
+
 using namespace std::chrono_literals;
 using gauge::testing::config_error_of;
 using gauge::testing::contains;
@@ -426,3 +429,5 @@ TEST_CASE("interleave: the paired difference is free of a launch gap both steps 
   CHECK(r.difference->high_s >= 0.1e-6 - 1e-12);
   CHECK(r.pair_differences_s.size() == r.pair_ratios.size());
 }
+
+}  // namespace gauge_test_interleaved

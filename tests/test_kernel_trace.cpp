@@ -23,6 +23,9 @@
 #define GAUGE_TEST_HAVE_CUPTI_HEADER 1
 #endif
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_kernel_trace {
+
 using gauge::Activity;
 using gauge::ActivityKind;
 using gauge::summarize_trace;
@@ -737,3 +740,5 @@ TEST_CASE("Timer kernel tracing: off below level 2, and bad settings or backends
   CHECK(s.kernel_trace->reason == "the host backend runs no GPU kernels");
   CHECK(scoped.fake.enables == 0);
 }
+
+}  // namespace gauge_test_kernel_trace

@@ -20,6 +20,9 @@
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/warmup.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_locale {
+
 using gauge::testing::contains;
 
 namespace {
@@ -208,3 +211,5 @@ TEST_CASE("locale: text output is the same under a comma decimal point", "[expor
     }
   }
 }
+
+}  // namespace gauge_test_locale

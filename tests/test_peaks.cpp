@@ -26,6 +26,9 @@
 #include "gauge/report/read.hpp"
 #include "gauge/report/speedup_check.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_peaks {
+
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
 using gauge::testing::fake_experiment;
@@ -617,3 +620,5 @@ TEST_CASE("Cold cache: the report says how L2 was flushed, and the flush's bytes
   CHECK(q.sampling.cache_flush->description == "the fake backend does not describe its flush");
   CHECK_FALSE(q.sampling.cache_flush->bytes);
 }
+
+}  // namespace gauge_test_peaks

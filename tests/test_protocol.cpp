@@ -15,6 +15,9 @@
 #include "test_checks.hpp"
 #include "gauge/experiment.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_protocol {
+
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
@@ -548,3 +551,5 @@ TEST_CASE("bad dimensions and fractions are rejected with their names", "[protoc
   exp.config(c);
   CHECK_THROWS_AS(exp.run(), gauge::ConfigError);
 }
+
+}  // namespace gauge_test_protocol

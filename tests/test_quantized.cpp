@@ -10,6 +10,9 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/experiment.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_quantized {
+
 namespace {
 
 /// A host backend whose clock ticks every `tick` seconds of a virtual time that only the step
@@ -92,3 +95,5 @@ TEST_CASE("host backend: a coarse clock gets enough steps per sample for a true 
   CHECK(r2.sampling.steps_per_sample == 4);
   CHECK(*r2.gpu_time.p50 == Approx(0.3e-3).epsilon(1e-3));
 }
+
+}  // namespace gauge_test_quantized

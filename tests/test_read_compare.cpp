@@ -22,6 +22,9 @@
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_read_compare {
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -565,3 +568,5 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(back["experiments"][1]["ratio"]["seed"] == gauge::CompareOptions{}.seed);
   CHECK(back["only_in_new"][0] == "scan [n=16777216]");
 }
+
+}  // namespace gauge_test_read_compare

@@ -18,6 +18,9 @@
 #include "gauge/report/json.hpp"
 #include "gauge/version.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_report {
+
 using namespace std::chrono_literals;
 using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
@@ -237,3 +240,5 @@ TEST_CASE("a report path that exists and is not a regular file is refused", "[re
   CHECK(fs::is_fifo(fifo));  // untouched
   fs::remove_all(dir);
 }
+
+}  // namespace gauge_test_report

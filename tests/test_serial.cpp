@@ -26,6 +26,9 @@
 #include "gauge/report/serial.hpp"
 #include "gauge/report/timer_json.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_serial {
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -731,3 +734,5 @@ TEST_CASE("serial: the backend names its time, and older reports get it from the
   CHECK(r.time_label == "GPU time");
   CHECK(r.time_clock == "CUDA events");
 }
+
+}  // namespace gauge_test_serial

@@ -13,6 +13,9 @@
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_setup {
+
 using namespace std::chrono_literals;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
@@ -164,3 +167,5 @@ TEST_CASE("on_round: the median so far after every measured round", "[setup][pro
   CHECK(calls.back().first == *r.gpu_time.p50);
   CHECK_THROWS_WITH(exp.on_round(nullptr), "on_round: empty function");
 }
+
+}  // namespace gauge_test_setup

@@ -18,6 +18,9 @@
 #include "catch.hpp"
 #include "test_helpers.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_statistics {
+
 using gauge::testing::contains;
 
 namespace {
@@ -783,3 +786,5 @@ TEST_CASE("Summary names its methods", "[statistics]") {
         "Tukey fences (1.5 IQR mild, 3 IQR severe), the IQR at least the clock's tick per step");
   CHECK(contains(gauge::Summary::median_ci_method, "Binomial(n, 1/2)"));
 }
+
+}  // namespace gauge_test_statistics

@@ -17,6 +17,9 @@
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_stream_effect {
+
 using namespace std::chrono_literals;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
@@ -407,3 +410,5 @@ TEST_CASE("compare_results: a stream effect wider than the threshold never reads
         Approx(gauge::detail::student_t_quantile(1 - 0.05 / 2 / 2, 7) * std::sqrt(2 * 0.05 * 0.05)).epsilon(1e-12));
   CHECK(wide.reason.find("the streams' effect alone makes every interval") != std::string::npos);
 }
+
+}  // namespace gauge_test_stream_effect

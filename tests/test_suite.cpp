@@ -24,6 +24,9 @@
 #include "gauge/suite.hpp"
 #include "gauge/suite/implementation.hpp"
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_suite {
+
 using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
@@ -799,3 +802,5 @@ TEST_CASE("suite: --interleave with a point whose body fails or skips exits 1 na
   CHECK(doc["skipped"][0]["reason"] == "A=2 does not fit");
   CHECK(doc["interleaved"].empty());
 }
+
+}  // namespace gauge_test_suite

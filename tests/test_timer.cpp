@@ -27,9 +27,6 @@
 // ---- counting every heap allocation of the program while `g_counting` is set ----------------------
 // (Replaces the global operator new/delete for the whole test binary; counting is off unless a test
 // turns it on around code that must not allocate.)
-using gauge::testing::config_error_of;
-using gauge::testing::contains;
-
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
@@ -81,6 +78,11 @@ __attribute__((noinline)) void operator delete[](void* p, std::align_val_t, cons
   std::free(p);
 }
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_timer {
+
+using gauge::testing::config_error_of;
+using gauge::testing::contains;
 using gauge::testing::FakeTimerBackend;
 using gauge::testing::FakeTimerDevice;
 using FakeTimer = gauge::Timer<FakeTimerBackend>;
@@ -858,3 +860,5 @@ TEST_CASE("a host Timer's console summary says CPU time, a CUDA one GPU time", "
   s.backend = "cuda";
   CHECK(contains(gauge::timer_summary_text(s), "(GPU time)"));
 }
+
+}  // namespace gauge_test_timer

@@ -16,6 +16,9 @@
 #error "GAUGE_SOURCE_DIR must be defined (tests/CMakeLists.txt)"
 #endif
 
+// This file's own namespace: the unity build compiles several test files as one.
+namespace gauge_test_warnings {
+
 namespace {
 
 std::string read_file(const std::string& path) {
@@ -89,3 +92,5 @@ TEST_CASE("README.md's table of warnings equals the catalogue", "[warnings]") {
   }
   CHECK(i == std::size(gauge::warning_catalogue));
 }
+
+}  // namespace gauge_test_warnings

@@ -1,20 +1,26 @@
 #pragma once
 /// \file gauge/implementation.hpp
-/// gauge's compiled part, for exactly one translation unit of a program: the measurement
-/// protocol, its diagnosis and monitoring (NVML), the environment capture, the JSON report and
-/// the console summary. Either
+/// gauge's compiled part: the measurement protocol, its diagnosis and monitoring (NVML), the
+/// environment capture, the JSON report and the console summary. Compiled once per program:
+/// - **through CMake** (`gauge::gauge`, `gauge::host`, from find_package, add_subdirectory or
+///   FetchContent), gauge builds it for you as a static library in your build tree, with your
+///   compiler and flags (src/implementation.cpp). Those targets define
+///   `GAUGE_LINKS_IMPLEMENTATION`, which makes this header (and `GAUGE_IMPLEMENTATION`) declare
+///   nothing more, so a program that still defines the macro builds unchanged, without duplicate
+///   symbols;
+/// - **in a plain build** (nvcc or g++ on the command line), in exactly one source file:
 /// \code
 ///   #define GAUGE_IMPLEMENTATION   // in one source file of the program, before the include
 ///   #include <gauge/gauge.hpp>
 /// \endcode
-/// or include this header once. Every other file includes only what it uses (gauge/gauge.hpp),
-/// so they compile in about a second. The compiled part is host code: in a .cu file, nvcc's
-/// device pass skips it, so include the headers of what the file calls itself (e.g.
-/// gauge/report/json.hpp for `write_file_atomic`) rather than relying on this one. Forgetting it gives linker errors naming
-/// `gauge::detail::run_protocol` or `gauge::Report::write`.
+///   or include this header once. Forgetting it gives linker errors naming
+///   `gauge::detail::run_protocol` or `gauge::Report::write`.
 ///
-/// The header-only promise holds: nothing to build or link beyond the CUDA runtime; {fmt} is
-/// used header-only (gauge/detail/text.hpp).
+/// Every other file includes only what it uses (gauge/gauge.hpp), so they compile in about a
+/// second. The compiled part is host code: in a .cu file, nvcc's device pass skips it, so include
+/// the headers of what the file calls itself (e.g. gauge/report/json.hpp for `write_file_atomic`)
+/// rather than relying on this one. Nothing to link beyond the CUDA runtime (and {fmt}, as the
+/// CMake targets do; see gauge/detail/text.hpp for its header-only mode).
 
 #if !defined(__CUDA_ARCH__)  // host code only: nvcc's device pass skips the whole file
 
@@ -49,6 +55,9 @@
 #include "gauge/report/json.hpp"
 #include "gauge/report/peaks_cache.hpp"
 #include "gauge/report/timer_json.hpp"
+
+// Linked from the library CMake built (GAUGE_LINKS_IMPLEMENTATION): the definitions are there.
+#if !defined(GAUGE_LINKS_IMPLEMENTATION)
 
 namespace gauge {
 namespace detail {
@@ -241,7 +250,12 @@ struct Report::Data {
   std::vector<InterleavedRecord> interleaved;
 };
 
-Report::Report(std::string path) : Report(std::move(path), detail::with_measured_peaks(capture_environment())) {}
+Report::Report(std::string path, CapturedWith captured)
+    : Report(std::move(path), detail::with_measured_peaks([&] {
+               Environment env = capture_environment();
+               env.compiler = std::move(captured.compiler);
+               return env;
+             }())) {}
 
 Report::Report(std::string path, Environment environment)
     : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}, {}})) {
@@ -304,4 +318,5 @@ std::string Report::summary() const {
 
 }  // namespace gauge
 
+#endif  // !defined(GAUGE_LINKS_IMPLEMENTATION)
 #endif  // !defined(__CUDA_ARCH__)

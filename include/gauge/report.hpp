@@ -5,12 +5,15 @@
 /// measured; writing is atomic.
 ///
 /// This header is light: the environment capture, the JSON writer and the console summary are
-/// compiled once per program, in the file that defines GAUGE_IMPLEMENTATION
-/// (gauge/implementation.hpp).
+/// gauge's compiled part (gauge/implementation.hpp): built once per build tree by the CMake
+/// targets, or in the one file that defines GAUGE_IMPLEMENTATION in a plain build.
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "gauge/env/compiler.hpp"
 
 
 namespace gauge {
@@ -31,10 +34,11 @@ struct InterleavedRecord;  // gauge/core/interleaved.hpp
 /// \endcode
 class Report {
  public:
-  /// Captures the environment now (host, CUDA, GPUs with NVML, tools).
+  /// Captures the environment now (host, CUDA, GPUs with NVML, tools), with the compiler of the
+  /// file that makes the Report (gauge::compiler_info(), inline here for that reason).
   /// \param path where write() puts the report. Throws ReportError if a file cannot be created
   ///   there (missing directory, no permission, a directory of that name).
-  explicit Report(std::string path);
+  explicit Report(std::string path) : Report(std::move(path), CapturedWith{compiler_info()}) {}
   /// Records the given environment instead of capturing one. Throws as above.
   Report(std::string path, Environment environment);
   Report(const Report&);
@@ -79,6 +83,12 @@ class Report {
   std::string summary() const;
 
  private:
+  /// The compiler of the file that called Report(path), for the environment's `compiler`.
+  struct CapturedWith {
+    CompilerInfo compiler;
+  };
+  Report(std::string path, CapturedWith captured);
+
   struct Data;  // path, environment, results, timers: defined with the implementation
   std::unique_ptr<Data> d_;
 };

@@ -1,5 +1,6 @@
 # Builds and runs tests/consumer against gauge: MODE=find_package installs gauge into a prefix
-# first; MODE=add_subdirectory points the consumer at the source tree.
+# first; MODE=add_subdirectory and MODE=fetchcontent point the consumer at the source tree. The
+# consumer is a Debug build (gauge's compiled part is built in it at -O0: cheaper to compile).
 cmake_minimum_required(VERSION 3.22)
 set(dir ${WORK_DIR}/${MODE})
 file(REMOVE_RECURSE ${dir})
@@ -44,11 +45,12 @@ if(MODE STREQUAL "find_package")
   endforeach()
   message(STATUS "consumer (${MODE}): find_package(gauge <version>) with gauge ${PACKAGE_VERSION}: ${requests}")
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
-      -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${dir}/prefix
+      -DCMAKE_BUILD_TYPE=Debug -DCMAKE_PREFIX_PATH=${dir}/prefix
       -DGAUGE_CONSUMER_MODE=find_package)
 else()
+  # gauge as a subproject: its tests, examples and tools are off by default (not the top level).
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
-      -DCMAKE_BUILD_TYPE=Release -DGAUGE_CONSUMER_MODE=add_subdirectory -DGAUGE_SOURCE_DIR=${GAUGE_SOURCE_DIR})
+      -DCMAKE_BUILD_TYPE=Debug -DGAUGE_CONSUMER_MODE=${MODE} -DGAUGE_SOURCE_DIR=${GAUGE_SOURCE_DIR})
 endif()
 run(${CMAKE_COMMAND} --build ${dir}/build)
 run(${dir}/build/consumer ${dir}/consumer.json)
@@ -56,6 +58,30 @@ if(NOT EXISTS ${dir}/consumer.json)
   message(FATAL_ERROR "the consumer wrote no report")
 endif()
 message(STATUS "consumer (${MODE}) built, ran and wrote ${dir}/consumer.json")
+# The program without GAUGE_IMPLEMENTATION: it links, runs, and its report names its own flags
+# (-O2, NDEBUG), not those of the compiled part (Debug: -O0, assertions on).
+run(${dir}/build/consumer_linked ${dir}/consumer-linked.json)
+file(READ ${dir}/consumer-linked.json linked)
+string(JSON linked_status GET "${linked}" experiments 0 status)
+string(JSON linked_optimized GET "${linked}" environment compiler optimized)
+string(JSON linked_ndebug GET "${linked}" environment compiler ndebug)
+if(NOT linked_status STREQUAL "ok" OR NOT linked_optimized OR NOT linked_ndebug)
+  message(FATAL_ERROR "consumer_linked: status ${linked_status}, compiler optimized ${linked_optimized} ndebug "
+                      "${linked_ndebug} (expected ok, ON, ON: its own -O2 -DNDEBUG, not the Debug library's)")
+endif()
+message(STATUS "consumer (${MODE}): consumer_linked (no GAUGE_IMPLEMENTATION) ran; its report names its own flags")
+# The suite program on gauge::suite_host, where it was built: two points, both in its report.
+if(EXISTS ${dir}/build/consumer_suite)
+  run(${dir}/build/consumer_suite --max-time 0.1 --quiet --out ${dir}/consumer-suite.json)
+  file(READ ${dir}/consumer-suite.json suite)
+  string(JSON suite_points LENGTH "${suite}" experiments)
+  if(NOT suite_points EQUAL 2)
+    message(FATAL_ERROR "consumer_suite: ${suite_points} experiments in its report, expected 2 (n = 1024, 4096)")
+  endif()
+  message(STATUS "consumer (${MODE}): consumer_suite (gauge::suite_host) ran 2 points")
+else()
+  message(FATAL_ERROR "consumer_suite was not built (gauge::suite_host missing)")
+endif()
 # The report validates against the schema: the installed one (find_package), or the source tree's.
 # With the tools built, the installed package also holds gauge-compare, gauge-export and gauge-plot.
 if(GAUGE_PYTHON)

@@ -318,10 +318,16 @@ class TimerCore {
       last_trace_ = std::move(t);
     };
     if (std::string_view(Backend::name) == "host") return not_traced("unavailable", "the host backend runs no GPU kernels");
-    const TimerTraceFactory make = timer_trace_factory();
+    TimerTraceFactory make = timer_trace_factory();
+#if defined(GAUGE_LINKS_IMPLEMENTATION)
+    // The compiled part is a static library: its registration runs only where the linker took the
+    // file that holds it, so name its factory here, which makes the linker take it.
+    if (!make) make = &make_cupti_timer_trace_session;
+#endif
     if (!make)
       return not_traced("unavailable",
-                        "kernel tracing needs gauge's compiled part: define GAUGE_IMPLEMENTATION in one file of the program");
+                        "kernel tracing needs gauge's compiled part: define GAUGE_IMPLEMENTATION in one file of the "
+                        "program, or link gauge::gauge through CMake");
     trace_ = make();
     const std::string why = trace_->start();
     if (!why.empty()) {

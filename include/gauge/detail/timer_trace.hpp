@@ -43,5 +43,7 @@ inline TimerTraceFactory& timer_trace_factory() {
   static TimerTraceFactory f = nullptr;
   return f;
 }
+/// The compiled part's factory (CUPTI), defined in gauge/implementation.hpp.
+std::unique_ptr<TimerTraceSession> make_cupti_timer_trace_session();
 
 }  // namespace gauge::detail

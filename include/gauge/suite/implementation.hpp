@@ -4,8 +4,11 @@
 /// points, running them with progress and NVTX ranges, the tables and the JSON report. Included
 /// by <gauge/suite.hpp> in the one file that defines GAUGE_IMPLEMENTATION (or include it once
 /// yourself, beside gauge/implementation.hpp). Host code only. Needs CLI11 (2.1 or later).
+/// Through CMake, the target gauge::suite compiles it once per build tree
+/// (src/suite_implementation.cpp) and defines GAUGE_LINKS_SUITE_IMPLEMENTATION, which makes this
+/// header empty: a program that still defines GAUGE_IMPLEMENTATION builds unchanged.
 
-#if !defined(__CUDA_ARCH__)
+#if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -332,7 +335,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   }
 
   if (!o.out.empty()) check_writable(o.out);  // before anything is measured
-  const Environment env = io.environment ? io.environment() : capture_environment();
+  const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
   std::vector<Result> results;
   std::vector<SkippedPoint> skipped;
   // Rows per benchmark, in run order: {point, true, i} a result, {point, false, i} a skipped point.
@@ -624,4 +627,4 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
 
 }  // namespace gauge
 
-#endif  // !defined(__CUDA_ARCH__)
+#endif  // !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)

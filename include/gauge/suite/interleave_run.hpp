@@ -45,6 +45,14 @@
 namespace gauge {
 namespace detail::suite {
 
+/// The environment the runner records: captured now, with the compiler of the file that called
+/// gauge::main (SuiteIo::compiler) where it is known.
+inline Environment environment_of(const SuiteIo& io) {
+  Environment env = capture_environment();
+  if (io.compiler) env.compiler = *io.compiler;
+  return env;
+}
+
 /// "a, b, c" of at most `most` texts, then "... (N in all)".
 inline std::string listed(const std::vector<std::string>& texts, std::size_t most = 8) {
   std::string s;
@@ -206,7 +214,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   SuiteSummary summary;
   summary.points = 2;
   if (!o.out.empty()) check_writable(o.out);  // before anything is measured
-  const Environment env = io.environment ? io.environment() : capture_environment();
+  const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
   if (!o.quiet) std::fprintf(io.err, "gauge: interleaving A = %s and B = %s in ABBA rounds\n", a.label.c_str(), b.label.c_str());
 
   // The nested run (see the file comment): A's body, inside its run() B's body, inside B's run()

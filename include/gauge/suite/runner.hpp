@@ -42,6 +42,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/environment.hpp"
+#include "gauge/env/compiler.hpp"
 #include "gauge/suite/registry.hpp"
 
 namespace gauge {
@@ -84,6 +85,9 @@ struct SuiteIo {
   std::FILE* err = stderr;                  ///< progress, errors, the summary line
   std::optional<bool> err_is_terminal;      ///< default: isatty(fileno(err))
   std::function<Environment()> environment;  ///< default: capture_environment()
+  /// The compiler recorded in the environment (when `environment` is not set): the one of the
+  /// file that calls gauge::main(argc, argv) (GAUGE_MAIN), which sets it; none: gauge's own.
+  std::optional<CompilerInfo> compiler;
   std::function<int()> device_count;        ///< default: cudaGetDeviceCount (error without CUDA)
   std::function<double()> clock;            ///< seconds, for elapsed times; default: steady_clock
 };
@@ -158,7 +162,11 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
 int main(int argc, char** argv, Registry& registry, const SuiteIo& io = {});
 
 /// The runner over the global registry (what GAUGE_MAIN() calls).
-inline int main(int argc, char** argv) { return main(argc, argv, Registry::global()); }
+inline int main(int argc, char** argv) {
+  SuiteIo io;
+  io.compiler = compiler_info();  // this file's compiler, not the one of the runner's compiled part
+  return main(argc, argv, Registry::global(), io);
+}
 
 }  // namespace gauge
 

@@ -479,8 +479,8 @@ int main(int argc, char** argv) {
       const auto& w = combined.back();
       std::printf("straggler: rank %d (window median step %s on rank %d, %s on rank %d; %zu windows combined across "
                   "%d ranks)\n",
-                  w.step_time_s.max_rank.value_or(-1), gauge::detail::format_time(w.step_time_s.max).c_str(),
-                  w.step_time_s.max_rank.value_or(-1), gauge::detail::format_time(w.step_time_s.min).c_str(),
+                  w.step_time_s.max_rank.value_or(-1), gauge::format_time(w.step_time_s.max).c_str(),
+                  w.step_time_s.max_rank.value_or(-1), gauge::format_time(w.step_time_s.min).c_str(),
                   w.step_time_s.min_rank.value_or(-1), combined.size(), size);
       std::printf("report: %s (%d ranks on %d node%s)\n", o.out.c_str(), record.size, record.nodes, record.nodes == 1 ? "" : "s");
     }

@@ -10,7 +10,11 @@
 # suiteab: the suite runner's --interleave on the GPU (examples/sweep): a copy against itself at
 #          twice the size (B/A near 2), and fp16 against bf16 GEMM at 4096^3;
 # regression: scripts/gpu-regression.sh trials $FIRST-$LAST (default 1-10) until DEADLINE seconds
-#          after this script started (default 560).
+#          after this script started (default 560);
+# ctest:   builds every target and runs CTest without the GPU-test cases (run one per process by
+#          `tests`), the consumer builds and header isolation: the examples' GPU runs, the Quickstart;
+# versions: the GEMM example of prev/ (an earlier commit's tree, carried) against this tree's, by
+#          gauge-ab (3 runs per side, gate), at VN^3 (default 4096).
 # Files in $OUT: summary.log, and the parts' own files (verdict: verdict.log, summary.md,
 # reports.tar.gz), the rest packed into logs.tar.gz.
 set -uo pipefail
@@ -86,6 +90,29 @@ for p in "${parts[@]}"; do
       log "== gpu-regression.sh trials ${FIRST:-1}-${LAST:-10} with DEADLINE=$left s"
       [ $left -gt 100 ] && OUT=$OUT B=$B DEADLINE=$left bash scripts/gpu-regression.sh > "$OUT/r/regression-stdout.log" 2>&1
       cat "$OUT/regression-${FIRST:-1}.md" 2>/dev/null | tee -a "$S" ;;
+    ctest)
+      # The CTest tests that need a GPU (the examples' runs, the README's Quickstart built with nvcc
+      # exactly as written and run) beside the host tests, in build-h200/.
+      t0=$SECONDS
+      log "== ctest (all targets built first)"
+      cmake --build $B -j 16 -- -k 0 > "$OUT/r/build-all.log" 2>&1 || { log "BUILD (all) FAILED:"; grep -E "error|FAILED" "$OUT/r/build-all.log" | head -20 | tee -a "$S"; }
+      (cd $B && timeout 400 ctest -j 8 -E "^gpu:|consumer_|header_isolation" --output-on-failure > "$OUT/r/ctest.log" 2>&1)
+      log "ctest exit $? ($((SECONDS - t0)) s)"
+      grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|example_.*gpu|readme_quickstart|mpi:" "$OUT/r/ctest.log" | tail -25 | tee -a "$S" ;;
+    versions)
+      # This tree's GEMM against the previous version's (prev/, carried: `git archive <commit>`),
+      # by the CI recipe: gauge-ab, 3 runs per side alternately, gauge-compare's gate.
+      t0=$SECONDS
+      log "== versions: prev/ ($(cat prev/.commit 2>/dev/null || echo '?')) against this tree, gemm ${VN:-4096}^3"
+      cmake -S prev -B build-prev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_TESTS=OFF \
+            -DGAUGE_BUILD_EXAMPLES=ON > "$OUT/r/build-prev.log" 2>&1 && cmake --build build-prev -j 16 --target gemm >> "$OUT/r/build-prev.log" 2>&1 \
+        || { log "prev build FAILED"; tail -20 "$OUT/r/build-prev.log" | tee -a "$S"; continue; }
+      n=${VN:-4096}
+      timeout 300 python3 tools/gauge-ab --base "build-prev/examples/gemm --m $n --n $n --k $n" --new "$B/examples/gemm --m $n --n $n --k $n" \
+        --runs 3 --time-limit 60 --out-dir "$OUT/r/versions" --compare $B/tools/gauge-compare --fail-on-regression \
+        --markdown "$OUT/versions.md" > "$OUT/r/versions.log" 2>&1
+      log "gauge-ab prev -> this tree: exit $? ($((SECONDS - t0)) s)"
+      grep -vE "^\s*$" "$OUT/r/versions.log" | head -14 | tee -a "$S" ;;
     *) log "unknown part $p"; exit 2 ;;
   esac
 done

@@ -13,29 +13,44 @@
 #   seed corpus of the stored reports (tests/data/reports/).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# Each stage's cost, printed as it ends (the README quotes them).
+stage() { echo "gauge: [$(date -u +%H:%M:%S), +${SECONDS} s] $*"; }
 bash "$here/install-deps.sh" --for test
 source "$here/env.sh"
 catch2_v3=
 if [ -f "$GAUGE_CATCH2_V3_DIR/extras/catch_amalgamated.cpp" ]; then catch2_v3=$GAUGE_CATCH2_V3_DIR; fi
-echo "gauge: configuring $GAUGE_BUILD"
+stage "configuring $GAUGE_BUILD"
 cmake -S "$GAUGE_ROOT" -B "$GAUGE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \
       "-DGAUGE_CATCH2_V3_SOURCE_DIR=$catch2_v3"
-echo "gauge: building"
+stage "building"
 cmake --build "$GAUGE_BUILD" -j "$(nproc)"
-echo "gauge: testing"
+stage "testing (CTest)"
 ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@"
 
 if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
   jobs=$(nproc)
   asan=$GAUGE_BUILD-asan
-  echo "gauge: ASan+UBSan build of the host tests in $asan"
+  stage "ASan+UBSan build of the host tests in $asan"
   sanitizer_tests=${GAUGE_SANITIZER_TESTS:-all}
   [ "$sanitizer_tests" = all ] && sanitizer_tests=
   cmake -S "$GAUGE_ROOT" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g" \
         -DGAUGE_SANITIZE=address,undefined -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \
         -DGAUGE_BUILD_TOOLS=OFF -DGAUGE_CATCH2_V3_SOURCE_DIR= "-DGAUGE_HOST_TESTS=$sanitizer_tests" >/dev/null
   cmake --build "$asan" -j "$jobs" --target gauge_tests unit_test
-  echo "gauge: host tests under ASan+UBSan (${sanitizer_tests:-all})"
+
+  # The clang build (the tools at -O0 with -Werror, the fuzz target at -O1) runs beside the
+  # sanitized tests, which use one core. Every public header on its own is compiled once, by the
+  # main build's header_isolation test (GCC, -Werror).
+  clang_build=$GAUGE_BUILD-clang
+  stage "clang build in $clang_build (tools, fuzz target), beside the sanitized tests"
+  ( cmake -S "$GAUGE_ROOT" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0" \
+          -DCMAKE_CXX_COMPILER=clang++ -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=OFF \
+          -DGAUGE_BUILD_FUZZERS=ON -DGAUGE_CATCH2_V3_SOURCE_DIR= >/dev/null &&
+    cmake --build "$clang_build" -j "$jobs" --target gauge-compare gauge-export gauge_fuzz_read_report ) \
+    > "$GAUGE_BUILD/clang-build.log" 2>&1 &
+  clang_pid=$!
+
+  stage "host tests under ASan+UBSan (${sanitizer_tests:-all})"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   "$asan/tests/gauge_tests" --warn NoAssertions
@@ -43,18 +58,16 @@ if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
   GAUGE_BASELINE="$asan/unit-test-baseline.json" "$asan/examples/unit_test" --warn NoAssertions
   GAUGE_BASELINE="$asan/unit-test-baseline.json" "$asan/examples/unit_test" --warn NoAssertions
 
-  clang_build=$GAUGE_BUILD-clang
-  # Every public header on its own is compiled once, by the main build's header_isolation test
-  # (GCC, -Werror); clang builds the tools (-Werror) and the fuzz target.
-  echo "gauge: clang build in $clang_build (tools, fuzz target)"
-  cmake -S "$GAUGE_ROOT" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
-        -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=OFF -DGAUGE_BUILD_FUZZERS=ON \
-        -DGAUGE_CATCH2_V3_SOURCE_DIR= >/dev/null
-  cmake --build "$clang_build" -j "$jobs" --target gauge-compare gauge-export gauge_fuzz_read_report
+  if ! wait "$clang_pid"; then
+    cat "$GAUGE_BUILD/clang-build.log"
+    echo "gauge: the clang build failed (above)" >&2
+    exit 1
+  fi
   seconds=${GAUGE_FUZZ_SECONDS:-30}
-  echo "gauge: fuzzing the report reader for $seconds s"
+  stage "fuzzing the report reader for $seconds s"
   corpus=$clang_build/fuzz-corpus
   mkdir -p "$corpus"
   "$clang_build/tests/fuzz/gauge_fuzz_read_report" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$clang_build/fuzz-" "$corpus" "$GAUGE_ROOT/tests/data/reports"
 fi
+stage "done"

@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
+#include "test_helpers.hpp"
 #include "test_checks.hpp"
 #include "gauge/experiment.hpp"
 
@@ -23,6 +24,7 @@ using gauge::testing::FakeBackend;
 using gauge::testing::FakeDevice;
 using gauge::testing::FakeStream;
 using gauge::testing::fake_experiment;
+using gauge::testing::config_error_of;
 
 namespace {
 
@@ -373,6 +375,25 @@ TEST_CASE("declaring synchronizes_host skips the gate and its timeout", "[protoc
   CHECK(r.sampling.method == "ungated");
   CHECK(dev.gates == 0);
   CHECK_FALSE(r.has_warning("gate_timeout"));
+}
+
+TEST_CASE("graph() and synchronizes_host() exclude each other instead of undoing each other", "[protocol][config]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.graph();
+  CHECK(config_error_of([&] { exp.synchronizes_host(); }) ==
+        "experiment \"fake\": synchronizes_host() after graph(): a step that synchronizes the host cannot be captured "
+        "in a CUDA graph; declare one of them");
+  CHECK(exp.config().measure.gpu_timing == gauge::GpuTiming::graph);  // the refused call changed nothing
+  exp.synchronizes_host(false);  // undoes only its own declaration: graph() stays
+  CHECK(exp.config().measure.gpu_timing == gauge::GpuTiming::graph);
+  exp.graph(false);
+  CHECK(exp.config().measure.gpu_timing == gauge::GpuTiming::automatic);
+  exp.synchronizes_host();
+  CHECK_FALSE(config_error_of([&] { exp.graph(); }).empty());
+  CHECK(exp.config().measure.gpu_timing == gauge::GpuTiming::ungated);
+  exp.synchronizes_host();  // the same declaration twice is fine
+  CHECK(exp.config().measure.gpu_timing == gauge::GpuTiming::ungated);
 }
 
 TEST_CASE("a full launch queue behind the gate shortens the rounds", "[protocol][gate]") {

@@ -31,7 +31,7 @@
 #error "gauge/catch2.hpp needs Catch2 v2 or v3: install it (Debian: apt install catch2) or include it first"
 #endif
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -339,8 +339,11 @@ class Experiment {
   }
   /// Declares that the step synchronizes the host (e.g. copies a result back): gauge then times
   /// it without the launch gate, which it would otherwise deadlock behind until the gate's timeout.
+  /// `false` undoes only this declaration. \throws ConfigError when graph() was declared (a step
+  /// that synchronizes the host cannot be captured in a CUDA graph): the later call never silently
+  /// undoes the earlier one.
   Experiment& synchronizes_host(bool yes = true) {
-    spec_.config.measure.gpu_timing = yes ? GpuTiming::ungated : GpuTiming::automatic;
+    set_timing(GpuTiming::ungated, yes, "synchronizes_host()");
     return *this;
   }
   /// Traces what ran inside the step with CUPTI (Config::trace_kernels): after measuring, a traced
@@ -353,9 +356,10 @@ class Experiment {
     spec_.config.trace_kernels = yes;
     return *this;
   }
-  /// Times replays of a CUDA graph of k captured steps instead of the steps themselves.
+  /// Times replays of a CUDA graph of k captured steps instead of the steps themselves. `false`
+  /// undoes only this declaration. \throws ConfigError when synchronizes_host() was declared.
   Experiment& graph(bool yes = true) {
-    spec_.config.measure.gpu_timing = yes ? GpuTiming::graph : GpuTiming::automatic;
+    set_timing(GpuTiming::graph, yes, "graph()");
     return *this;
   }
   /// An untimed setup, run before every step on the step's stream, outside the timed interval:
@@ -438,6 +442,20 @@ class Experiment {
   }
 
  private:
+  /// graph() and synchronizes_host(): `mode` on (`yes`) or, if it is the one set, off.
+  void set_timing(GpuTiming mode, bool yes, const char* call) {
+    GpuTiming& t = spec_.config.measure.gpu_timing;
+    if (!yes) {
+      if (t == mode) t = GpuTiming::automatic;
+      return;
+    }
+    if (t != GpuTiming::automatic && t != mode)
+      throw ConfigError("experiment \"" + spec_.name + "\": " + call + " after " +
+                        (t == GpuTiming::graph ? "graph()" : "synchronizes_host()") +
+                        ": a step that synchronizes the host cannot be captured in a CUDA graph; declare one of them");
+    t = mode;
+  }
+
   template <class ExperimentA, class ExperimentB>
   friend class Interleave;  // runs two experiments' seams at once
   friend struct detail::ExperimentAccess;  // the suite runner's --interleave

@@ -6,7 +6,7 @@
 /// always '.' and digits are never grouped, whatever the global C++ locale or the C locale
 /// (`std::locale::global`, `setlocale`) of the program is.
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include <cmath>
 #include <optional>
@@ -42,3 +42,9 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
 }
 
 }  // namespace gauge::detail
+
+namespace gauge {
+/// Seconds for people, as gauge's tables and logs write them: "12.35 us", "1.5 ms", "2 s" (`digits`
+/// significant digits, default 4; "-" when absent or not finite). Locale-independent.
+using detail::format_time;
+}  // namespace gauge

@@ -4,15 +4,10 @@
 /// fmt ignores the global locale unless a format asks for it ('L'), so a decimal comma in the
 /// user's locale never reaches a report, a CSV file or a warning.
 ///
-/// gauge links the compiled libfmt (`-lfmt`; CMake: fmt::fmt): fmt's header-only mode costs
-/// about 2.5 s of compile time in every file that includes it. Define GAUGE_FMT_HEADER_ONLY to
-/// use it anyway (nothing to link).
+/// gauge links the compiled libfmt (`-lfmt`; CMake: fmt::fmt); define GAUGE_FMT_HEADER_ONLY to use
+/// fmt header-only instead (gauge/detail/fmt.hpp, the one place gauge includes {fmt}).
 
-#if defined(GAUGE_FMT_HEADER_ONLY) && !defined(FMT_HEADER_ONLY)
-#define FMT_HEADER_ONLY 1
-#endif
-
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include <string>
 

@@ -15,7 +15,7 @@
 /// GPU, driver, clocks, measurement method) are listed, and mark the comparison as not
 /// comparable. Text, Markdown and JSON renderings are provided for `gauge-compare`.
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

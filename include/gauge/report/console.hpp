@@ -4,7 +4,7 @@
 /// time on the host backend; the confidence interval, wall time, throughput, warnings) and one
 /// line about the machine, through fmt.
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include <algorithm>
 #include <cmath>

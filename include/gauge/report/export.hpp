@@ -6,7 +6,7 @@
 /// - CSV (RFC 4180) with one row per experiment and per Timer region, for spreadsheets and pandas;
 /// - a Markdown table of the same rows, for pull requests and READMEs.
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 #include <nlohmann/json.hpp>
 
 #include <cmath>

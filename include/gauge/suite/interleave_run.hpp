@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include "gauge/core/environment.hpp"
 #include "gauge/core/error.hpp"

@@ -6,7 +6,7 @@
 /// of the time left. Shown only for runs longer than
 /// `progress_delay` and only when stderr is a terminal (never with --quiet), redrawn in place.
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include <chrono>
 #include <cmath>

@@ -377,16 +377,7 @@ class Point {
     for (const auto& [item, n] : items_) exp.items(item, n);
     if (verify_) exp.verify(verify_);
     if (on_round_) exp.on_round(on_round_);
-    if constexpr (!std::is_same_v<Setup, NoSetup>) {
-#if defined(GAUGE_EXPERIMENT_HAS_SETUP)
-      exp.setup(std::move(setup));
-#else
-      // TODO(issue 12): Experiment::setup (the protocol's untimed setup) is being added on main;
-      // until it is on this branch a setup cannot be kept out of the timing, so it is refused.
-      throw ConfigError("point " + label() +
-                        ": an untimed setup needs Experiment::setup, which this version of gauge does not have");
-#endif
-    }
+    if constexpr (!std::is_same_v<Setup, NoSetup>) exp.setup(std::move(setup));
     if (mode_ == PointMode::interleave) {
       if (!interleave_) throw ConfigError("point " + label() + ": interleave mode without a handler");
       detail::ExperimentAccess::with_seam(exp, interleave_);

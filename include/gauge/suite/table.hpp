@@ -5,7 +5,7 @@
 /// throughput and the warnings (or the reason of a skip, or the error). As aligned text for the
 /// console or as a Markdown table.
 
-#include <fmt/format.h>
+#include "gauge/detail/fmt.hpp"
 
 #include <algorithm>
 #include <cstddef>

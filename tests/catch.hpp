@@ -4,6 +4,14 @@
 #include <catch2/catch_all.hpp>
 #define GAUGE_CATCH2_V3 1
 using Catch::Approx;
+#include <string>
+namespace Catch {
+/// Catch2 v2's `Catch::Contains` (a substring matcher; v3 calls it Matchers::ContainsSubstring), so
+/// that the tests read the same against both versions.
+inline Matchers::StringContainsMatcher Contains(const std::string& s, CaseSensitive cs = CaseSensitive::Yes) {
+  return Matchers::ContainsSubstring(s, cs);
+}
+}  // namespace Catch
 #else
 #include <catch2/catch.hpp>
 #define GAUGE_CATCH2_V3 0

@@ -405,7 +405,7 @@ TEST_CASE("Peaks through the protocol: the measured cache is used by a later run
   TempCache cache;
   gauge::PeaksCacheFile f;
   f.uuid = "GPU-fake";
-  f.driver_version = "";  // no NVML here: the reader's driver is "" too
+  f.driver_version = gauge::detail::nvml_driver_version();  // the reader's key: "" without NVML, else the driver's
   gauge::Peak p;
   p.quantity = "compute";
   p.dtype = "bf16";

@@ -194,6 +194,9 @@ unsigned current_process_id();
 /// (gauge/report/peaks_cache.hpp), or none, with `source` saying which file or why not. Never
 /// throws. Defined in gauge/implementation.hpp.
 std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source);
+/// NVML's driver version ("580.95.05"), or "" without NVML: the key of gauge-peaks' cache beside
+/// the GPU's UUID.
+std::string nvml_driver_version();
 
 /// An NVML telemetry probe for the device with this UUID or PCI bus id; null with `reason` when
 /// NVML is absent or does not know the device. Defined in gauge/implementation.hpp.

@@ -8,7 +8,9 @@
 // include path, else v2).
 #include "gauge/catch2.hpp"
 
+#include <cmath>
 #include <filesystem>
+#include <vector>
 #include <string>
 
 #include "catch.hpp"
@@ -65,6 +67,56 @@ TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
   CHECK(tail.toString().find("mean") == std::string::npos);  // not checked (see NoSlowerThan)
   CHECK(tail.toString().find("(slower)") != std::string::npos);
   CHECK(no_slower_than(ref, 0.03).match(ref));
+}
+
+TEST_CASE("compare: no_slower_than against several baseline runs prices the run-to-run spread", "[compare][catch2][runs]") {
+  using gauge::catch2::no_slower_than;
+  // Baseline runs with medians exactly 1.00, 1.01, 0.99 ms (constant within a run), the result
+  // 1.005 ms. By hand: the log-ratio d = log 1.005 − mean(log 1.00, log 1.01, log 0.99), the
+  // between-run variance s² = Σ (log m_i − mean)² / 2 (the one result adds no degree of freedom),
+  // se = s · sqrt(1/3 + 1/1), t(0.975, 2) = 4.302652729911275 (scipy.stats.t.ppf(0.975, 2)); the
+  // upper bound exp(d + t · se) = 1.0552 (+5.5 %).
+  std::vector<gauge::Result> base(3);
+  const double mb[] = {1.00e-3, 1.01e-3, 0.99e-3};
+  for (int i = 0; i < 3; ++i) {
+    base[i].name = "step";
+    base[i].backend = "host";
+    base[i].gpu_samples_s.assign(50, mb[i]);
+  }
+  gauge::Result now = base[0];
+  now.gpu_samples_s.assign(50, 1.005e-3);
+  double la = 0;
+  for (double m : mb) la += std::log(m) / 3;
+  double ss = 0;
+  for (double m : mb) ss += std::pow(std::log(m) - la, 2);
+  const double se = std::sqrt(ss / 2 * (1.0 / 3 + 1.0)), t = 4.302652729911275;
+  const double high = std::exp(std::log(1.005e-3) - la + t * se);
+  REQUIRE(high == Approx(1.0552).epsilon(1e-3));
+  CHECK(no_slower_than(base, high - 1 + 1e-6).match(now));
+  auto tight = no_slower_than(base, high - 1 - 1e-6);
+  CHECK_FALSE(tight.match(now));
+  INFO(tight.toString());
+  CHECK(tight.toString().find("(3 runs)") != std::string::npos);
+  CHECK(tight.toString().find("geometric mean of 3 runs") != std::string::npos);
+  CHECK(tight.toString().find("cannot confirm") != std::string::npos);
+  // One baseline run sees none of that spread: against the 1.00 ms run alone the 3 % check passes.
+  CHECK(no_slower_than(base[0], 0.03).match(now));
+  // Twice as slow never passes, whatever the tolerance below 100 %.
+  gauge::Result twice = now;
+  twice.gpu_samples_s.assign(50, 2e-3);
+  auto slow = no_slower_than(base, 0.5);
+  CHECK_FALSE(slow.match(twice));
+  CHECK(slow.toString().find("(slower)") != std::string::npos);
+  // Bad input: no runs, runs of different experiments, unreadable paths.
+  CHECK_THROWS_AS(no_slower_than(std::vector<gauge::Result>{}, 0.03), gauge::ConfigError);
+  auto mixed = base;
+  mixed[1].name = "other";
+  CHECK_THROWS_WITH(no_slower_than(mixed, 0.03), Catch::Contains("different experiments"));
+  CHECK_THROWS_AS(gauge::catch2::baselines({}, "gemm"), gauge::ConfigError);
+  const auto two = gauge::catch2::baselines({reports_dir / "base.json", reports_dir / "same.json"}, "gemm");
+  CHECK(two.size() == 2);
+  CHECK_THROWS_AS(gauge::catch2::baselines({reports_dir / "base.json", reports_dir / "missing.json"}, "gemm"),
+                  gauge::ReportError);
 }
 
 TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]") {

@@ -90,6 +90,19 @@ inline Result baseline(const std::filesystem::path& path, const std::string& nam
   return *r;
 }
 
+/// The results named `name` in several reports, one per report and in the order given: the
+/// baseline as several runs (separate processes), for `no_slower_than(baselines(...), tolerance)`,
+/// which then prices the run-to-run variation (the run as a random effect, `compare_runs`).
+/// \throws ReportError when a report cannot be read or does not hold exactly one experiment of
+///   that name; ConfigError for an empty list of paths.
+inline std::vector<Result> baselines(const std::vector<std::filesystem::path>& paths, const std::string& name) {
+  if (paths.empty()) throw ConfigError("baselines: no report paths given (one report per run of the baseline)");
+  std::vector<Result> runs;
+  runs.reserve(paths.size());
+  for (const auto& p : paths) runs.push_back(baseline(p, name));
+  return runs;
+}
+
 /// Matches a Result that is no slower than a baseline by more than a tolerance, at a confidence
 /// level, over the whole distribution: the ratios result / baseline of the median, p90 (both
 /// sides >= 100 samples) and p99 (>= 1000) of the per-step samples get percentile-bootstrap
@@ -103,6 +116,12 @@ inline Result baseline(const std::filesystem::path& path, const std::string& nam
 /// median (n <= 5 at 95 %), or when the two ran on different devices or backends (unless
 /// allow_other_device()).
 ///
+/// With several baseline runs (`baselines(paths, name)`: separate processes, as the issue "Same
+/// code, same verdict" asks), the check is `compare_runs`'s: every run's median is one observation
+/// of its side, the run is a random effect, and the one interval is a Student t interval of the
+/// ratio of geometric-mean medians with runs − 1 degrees of freedom (the tested result counts as
+/// one run), so a baseline whose runs spread widely cannot confirm a tight tolerance.
+///
 /// Stricter than `gauge-compare --fail-on-regression`, which fails only when a slowdown is shown
 /// (lo > 1 + threshold): a unit test asserts that performance is confirmed, a CI gate that a
 /// regression is.
@@ -111,10 +130,21 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   /// \param baseline the reference result (e.g. from `baseline(path, name)`).
   /// \param tolerance allowed slowdown as a fraction (0.03 = 3 %), finite and >= 0.
   /// \throws ConfigError for a negative or non-finite tolerance.
-  NoSlowerThan(Result baseline, double tolerance) : baseline_(std::move(baseline)), tolerance_(tolerance) {
+  NoSlowerThan(Result baseline, double tolerance) : NoSlowerThan(std::vector<Result>{std::move(baseline)}, tolerance) {}
+  /// \param baselines the reference as several runs of one experiment (same name), each from its
+  ///   own process: `baselines(paths, name)`.
+  /// \param tolerance allowed slowdown as a fraction (0.03 = 3 %), finite and >= 0.
+  /// \throws ConfigError for a negative or non-finite tolerance, an empty list, or runs that are not
+  ///   all of one experiment name.
+  NoSlowerThan(std::vector<Result> baselines, double tolerance) : baselines_(std::move(baselines)), tolerance_(tolerance) {
     if (!(tolerance >= 0) || !std::isfinite(tolerance))
       throw ConfigError("no_slower_than: tolerance must be a finite fraction >= 0 (0.03 = 3 %), got " +
                         gauge::detail::format_number(tolerance));
+    if (baselines_.empty()) throw ConfigError("no_slower_than: no baseline runs given");
+    for (const auto& b : baselines_)
+      if (b.name != baselines_.front().name)
+        throw ConfigError("no_slower_than: the baseline runs are of different experiments (\"" + baselines_.front().name +
+                          "\" and \"" + b.name + "\")");
   }
   /// Confidence level of the interval, in (0, 1) (default 0.95). ConfigError otherwise.
   NoSlowerThan& at_confidence(double level) {
@@ -145,13 +175,21 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   bool match(const Result& result) const override {
     const Metric m = options_.metric;
     if (result.status == Status::failed) return fail("the experiment failed: " + result.error.value_or("unknown error"));
-    if (baseline_.status == Status::failed) return fail("the baseline failed: " + baseline_.error.value_or("unknown error"));
-    if (!allow_other_device_ && (result.backend != baseline_.backend || result.device.name != baseline_.device.name))
-      return fail("the baseline ran on " + baseline_.device.name + " (" + baseline_.backend + "), this result on " +
-                  result.device.name + " (" + result.backend + "); allow_other_device() to compare anyway");
+    for (std::size_t k = 0; k < baselines_.size(); ++k) {
+      const Result& b = baselines_[k];
+      const std::string which = baselines_.size() == 1 ? "the baseline" : fmt::format("baseline run {}", k + 1);
+      if (b.status == Status::failed) return fail(which + " failed: " + b.error.value_or("unknown error"));
+      if (!allow_other_device_ && (result.backend != b.backend || result.device.name != b.device.name))
+        return fail(which + " ran on " + b.device.name + " (" + b.backend + "), this result on " + result.device.name + " (" +
+                    result.backend + "); allow_other_device() to compare anyway");
+    }
     // The whole distribution, as gauge-compare sees it: median, mean, p90 and p99 (as the sample
     // sizes allow; the median not when a side is bimodal), each interval at level 1 - alpha / k.
-    const ExperimentComparison e = compare_results(baseline_, result, options_);
+    // Several baseline runs: the run-level median interval of compare_runs.
+    std::vector<const Result*> runs;
+    for (const auto& b : baselines_) runs.push_back(&b);
+    const ExperimentComparison e =
+        runs.size() == 1 ? compare_results(*runs.front(), result, options_) : compare_runs(runs, {&result}, options_);
     if (e.deciding.empty()) return fail(e.reason);
     std::string detail_text, beyond;
     bool ok = true, shown_slower = false;
@@ -178,9 +216,12 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
                                e.ratio && e.decided_on == "cycles"
                                    ? fmt::format(" (time ratio {:.4f} [{:.4f}, {:.4f}])", e.ratio->estimate, e.ratio->low, e.ratio->high)
                                    : std::string());
-    outcome_ = fmt::format("{} {} vs {} (baseline, medians); new/base {}{}{}: {}", detail::metric_words(m, result),
+    outcome_ = fmt::format("{} {} vs {} (baseline{}, medians); new/base {}{}{}: {}", detail::metric_words(m, result),
                            gauge::detail::format_time(e.candidate_median_s), gauge::detail::format_time(e.base_median_s),
-                           detail_text, e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
+                           runs.size() == 1 ? std::string() : fmt::format(", geometric mean of {} runs", runs.size()), detail_text
+                           + (e.run_variation ? fmt::format(" (runs as a random effect: run-to-run SD {:.2f} %, {:g} degrees of freedom)",
+                                                            100 * e.run_variation->relative_sd, e.run_variation->degrees_of_freedom)
+                                              : std::string()), e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
                            ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance_)
                               : fmt::format("{} beyond 1 + {:g} %{}", beyond, 100 * tolerance_,
                                             shown_slower ? " (slower)" : " (cannot confirm: more samples or a quieter machine)"));
@@ -189,8 +230,8 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
 
   /// "is no slower than baseline "gemm" by more than 3 % at 95 % confidence: <the numbers>".
   std::string describe() const override {
-    return fmt::format("is no slower than baseline \"{}\" by more than {:g} % at {:g} % confidence{}{}", baseline_.name,
-                       100 * tolerance_, 100 * options_.confidence_level, outcome_.empty() ? "" : ": ", outcome_);
+    return fmt::format("is no slower than baseline \"{}\"{} by more than {:g} % at {:g} % confidence{}{}", baselines_.front().name,
+                       baselines_.size() == 1 ? std::string() : fmt::format(" ({} runs)", baselines_.size()), 100 * tolerance_, 100 * options_.confidence_level, outcome_.empty() ? "" : ": ", outcome_);
   }
 
  private:
@@ -199,7 +240,7 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     return false;
   }
 
-  Result baseline_;
+  std::vector<Result> baselines_;  ///< one or more runs of the baseline, never empty
   double tolerance_;
   CompareOptions options_;
   bool allow_other_device_ = false;
@@ -286,6 +327,14 @@ class ThroughputAtLeast : public detail::MatcherBase<Result> {
 /// more than `tolerance` (a fraction: 0.03 = 3 %) at `confidence`".
 inline NoSlowerThan no_slower_than(const Result& baseline, double tolerance = 0.03, double confidence = 0.95) {
   NoSlowerThan m(baseline, tolerance);
+  m.at_confidence(confidence);
+  return m;
+}
+
+/// The same against a baseline of several runs (`baselines(paths, name)`): the run-to-run
+/// variation is priced (see NoSlowerThan). \throws ConfigError as NoSlowerThan's constructor.
+inline NoSlowerThan no_slower_than(std::vector<Result> baselines, double tolerance = 0.03, double confidence = 0.95) {
+  NoSlowerThan m(std::move(baselines), tolerance);
   m.at_confidence(confidence);
   return m;
 }

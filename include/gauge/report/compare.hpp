@@ -1211,7 +1211,7 @@ inline std::pair<RatioInterval, RunVariation> run_level_ratio(const RunSide& a, 
 /// or time decide by ClockNormalization, over all runs. The first run of each side gives the
 /// settings' differences and the distribution figures shown beside.
 ///
-/// 	hrows ConfigError for invalid options or an empty side.
+/// \throws ConfigError for invalid options or an empty side.
 inline ExperimentComparison compare_runs(const std::vector<const Result*>& base, const std::vector<const Result*>& candidate,
                                          const CompareOptions& options = {}) {
   using namespace detail::compare;
@@ -1459,7 +1459,7 @@ inline std::vector<std::vector<const Result*>> group_runs(const std::vector<Stor
 /// its first (a side whose runs differ among themselves is not comparable either). Timers are
 /// compared from the first report of each side (detail::compare::compare_timers).
 ///
-/// 	hrows ConfigError for invalid options or an empty side.
+/// \throws ConfigError for invalid options or an empty side.
 inline Comparison compare_reports(const std::vector<StoredReport>& base, const std::vector<StoredReport>& candidate,
                                   const CompareOptions& options = {}) {
   using namespace detail::compare;

@@ -1,5 +1,5 @@
 // The warning catalogue (gauge/core/warnings.hpp) is the one list of warning codes: every
-// `warning_code::` constant in the headers is in it, and README.md's table says the same.
+// `warning_code::` constant in the headers is in it, and docs/method.md's table says the same.
 
 #include <filesystem>
 #include <fstream>
@@ -74,8 +74,8 @@ TEST_CASE("make_warning takes the severity from the catalogue", "[warnings]") {
   CHECK(gauge::make_warning("no_such_code", "x").severity == gauge::Severity::warning);
 }
 
-TEST_CASE("README.md's table of warnings equals the catalogue", "[warnings]") {
-  const std::string readme = read_file(std::string(GAUGE_SOURCE_DIR) + "/README.md");
+TEST_CASE("docs/method.md's table of warnings equals the catalogue", "[warnings]") {
+  const std::string readme = read_file(std::string(GAUGE_SOURCE_DIR) + "/docs/method.md");
   const auto start = readme.find("### Warnings");
   REQUIRE(start != std::string::npos);
   const std::regex row(R"re(\| `(\w+)` \| (\w+) \| ([^|]*) \| ([^|]*) \|)re");
@@ -84,7 +84,7 @@ TEST_CASE("README.md's table of warnings equals the catalogue", "[warnings]") {
   for (std::sregex_iterator it(section.begin(), section.end(), row), end; it != end; ++it, ++i) {
     REQUIRE(i < std::size(gauge::warning_catalogue));
     const auto& w = gauge::warning_catalogue[i];
-    INFO("README row " << i + 1 << ": " << (*it)[0]);
+    INFO("docs/method.md row " << i + 1 << ": " << (*it)[0]);
     CHECK((*it)[1] == w.code);
     CHECK((*it)[2] == gauge::to_string(w.severity));
     CHECK((*it)[3] == w.meaning);

@@ -87,7 +87,7 @@ struct Warning {
 
 
 /// One entry of the warning catalogue: a code gauge can emit, how much it should worry the
-/// reader, what it means, and the threshold that triggers it. README.md's table of warnings is
+/// reader, what it means, and the threshold that triggers it. docs/method.md's table of warnings is
 /// tested against this list (tests/test_warnings.cpp).
 struct WarningInfo {
   const char* code;       ///< the stable code (a `warning_code::` constant)
@@ -96,7 +96,7 @@ struct WarningInfo {
   const char* threshold;  ///< what triggers it (settings in Config, thresholds in gauge/protocol/diagnosis.hpp)
 };
 
-/// Every warning code gauge emits (Experiment, environment, Timer), in the README's order.
+/// Every warning code gauge emits (Experiment, environment, Timer), in the order of docs/method.md's table.
 inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::warmup_not_converged, Severity::warning, "warm-up hit its cap before the step time stopped drifting",
      "warmup.max_time / warmup.max_steps reached before warmup.drift_tolerance was met"},

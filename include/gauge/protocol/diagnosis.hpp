@@ -279,7 +279,7 @@ inline void rule_unknown_silenced(const Result& r, const RunFacts&, WarningSink&
   if (unknown.empty()) return;
   sink.add(warning_code::unknown_silenced_code, Severity::warning,
            fmt::format("silenced {} {}, which gauge never emits: a typo silences nothing. The codes are in "
-                       "gauge::warning_catalogue and README.md's table of warnings.",
+                       "gauge::warning_catalogue and docs/method.md's table of warnings.",
                        unknown.find(',') == std::string::npos ? "code" : "codes", unknown));
 }
 

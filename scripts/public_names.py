@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Counts gauge's public names and checks them against the README's table (issue "Compiled once").
+
+A public name is a name declared directly in namespace `gauge` (a type, function, variable, alias or
+namespace), or directly in one of the user-facing sub-namespaces `gauge::catch2` and `gauge::mpi`
+(written `catch2::X`, `mpi::X`). Everything in `gauge::detail` is machinery, and so is every name
+inside another sub-namespace of `gauge` (the namespace itself counts once, e.g. `warning_code`).
+
+The names come from the compiler, not from a text search: clang++ parses one translation unit that
+includes every public header under include/gauge/ (gauge/mpi.hpp and gauge/mpi/ only where <mpi.h>
+is found; gauge/catch2.hpp with Catch2 v2 or v3, whichever is installed) and lists every declaration
+(`-Xclang -ast-list`, which prints qualified names).
+
+The README's table is the one under the heading "## Public names": its first column holds each
+name in backticks (`Experiment`, `catch2::no_slower_than`). Exit status: 0 when the two sets agree
+(and prints the count), 1 when they differ (prints both differences), 2 when clang++ or the README
+table is missing, 77 (CTest's skip code) with --skip-without-clang when no clang++ exists.
+
+  scripts/public_names.py [--root DIR] [--list] [--skip-without-clang]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+USER_NAMESPACES = ("catch2", "mpi")
+
+
+def headers(root):
+    inc = os.path.join(root, "include")
+    out = []
+    for dirpath, _, files in os.walk(os.path.join(inc, "gauge")):
+        for f in files:
+            if f.endswith(".hpp"):
+                out.append(os.path.relpath(os.path.join(dirpath, f), inc).replace(os.sep, "/"))
+    return sorted(out)
+
+
+def mpi_include():
+    for d in ("/usr/lib/x86_64-linux-gnu/openmpi/include", "/usr/include/x86_64-linux-gnu/openmpi",
+              "/usr/lib/aarch64-linux-gnu/openmpi/include", "/usr/include/openmpi", "/usr/include"):
+        if os.path.isfile(os.path.join(d, "mpi.h")):
+            return d
+    return None
+
+
+def compiler_names(root, clang):
+    mpi = mpi_include()
+    hs = [h for h in headers(root) if mpi or not (h == "gauge/mpi.hpp" or h.startswith("gauge/mpi/"))]
+    # The implementation headers hold definitions only (their names are declared elsewhere).
+    with tempfile.NamedTemporaryFile("w", suffix=".cpp", delete=False) as f:
+        f.write("".join('#include <%s>\n' % h for h in hs))
+        tu = f.name
+    cmd = [clang, "-std=c++17", "-fsyntax-only", "-I", os.path.join(root, "include"), "-DOMPI_SKIP_MPICXX"]
+    for d in ("/usr/local/cuda/include",):
+        if os.path.isdir(d):
+            cmd += ["-isystem", d]
+    if mpi:
+        cmd += ["-isystem", mpi]
+    cmd += ["-Xclang", "-ast-list", tu]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.unlink(tu)
+    if p.returncode != 0:
+        sys.stderr.write("public_names: clang++ could not parse the public headers:\n" + p.stderr[-4000:])
+        sys.exit(2)
+    names = set()
+    for line in p.stdout.splitlines():
+        q = line.strip()
+        if not q.startswith("gauge::"):
+            continue
+        parts = q.split("::")[1:]
+        if not parts or not re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[0]) or parts[0] == "detail":
+            continue
+        if len(parts) == 1:
+            names.add(parts[0])
+        elif parts[0] in USER_NAMESPACES and len(parts) == 2 and re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[1]):
+            if parts[1] != "detail":
+                names.add(parts[0] + "::" + parts[1])
+    # A user-facing namespace is not itself a name in the table: its members are.
+    names -= set(USER_NAMESPACES)
+    return names
+
+
+def readme_names(root):
+    path = os.path.join(root, "README.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^## Public names[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not m:
+        sys.stderr.write("public_names: README.md has no section '## Public names'\n")
+        sys.exit(2)
+    names = set()
+    for row in m.group(1).splitlines():
+        if not row.startswith("|") or re.match(r"^\|\s*-", row):
+            continue
+        first = row.split("|")[1]
+        for n in re.findall(r"`([^`]+)`", first):
+            n = re.sub(r"\(.*", "", n).strip()  # `run()` or `gate(c)` name `run`, `gate`
+            n = re.sub(r"<.*", "", n).strip()   # `Experiment<Step>` names `Experiment`
+            if n.startswith("gauge::"):
+                n = n[len("gauge::"):]
+            if n:
+                names.add(n)
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--list", action="store_true", help="print every public name the compiler sees")
+    ap.add_argument("--skip-without-clang", action="store_true", help="exit 77 (skipped) where clang++ is missing")
+    a = ap.parse_args()
+    clang = shutil.which("clang++")
+    if not clang:
+        sys.stderr.write("public_names: clang++ not found (Debian: apt-get install clang)\n")
+        sys.exit(77 if a.skip_without_clang else 2)
+    seen = compiler_names(a.root, clang)
+    if a.list:
+        print("\n".join(sorted(seen)))
+    listed = readme_names(a.root)
+    missing, extra = sorted(seen - listed), sorted(listed - seen)
+    print("public names: %d in the headers, %d in README.md's table" % (len(seen), len(listed)))
+    if missing:
+        print("in the headers, not in the README's table (%d): %s" % (len(missing), " ".join(missing)))
+    if extra:
+        print("in the README's table, not a public name (%d): %s" % (len(extra), " ".join(extra)))
+    sys.exit(1 if missing or extra else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,318 @@
+#pragma once
+/// \file gauge/report/compare/render.hpp
+/// The renderings of a Comparison (gauge/report/compare.hpp) for `gauge-compare`: text for a
+/// terminal (`to_text`), GitHub-flavoured Markdown (`to_markdown`) and JSON (`to_json`), with the
+/// verdict rule in words (detail::compare::rule_text).
+
+#include "gauge/detail/fmt.hpp"
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "gauge/core/format.hpp"
+#include "gauge/core/two_sample.hpp"
+#include "gauge/core/verdict.hpp"
+#include "gauge/report/escape.hpp"
+#include "gauge/report/compare/types.hpp"
+#include "gauge/report/compare/differences.hpp"
+
+namespace gauge {
+
+namespace detail::compare {
+
+/// The verdict rule and methods in one paragraph, for the renderings.
+inline std::string rule_text(const CompareOptions& o) {
+  return fmt::format(
+      "Verdict: the ratio new/base of the median of {} per step (of SM cycles per step where the work scales with the "
+      "SM clock: --clock-normalization {}), of p90 (n >= 100) and, on a GPU, p99 (n >= 1000); the mean is shown, never "
+      "decides (except for a bimodal side too small for p90: then it prices the slow mode). One run per side: percentile-bootstrap intervals ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % "
+      "together (Bonferroni), widened by each side's stream effect (Student t), by drift between its rounds (its single "
+      "rounds, then blocks of 2, 4, ... consecutive rounds while at least 8 blocks remain, the largest widening kept: "
+      "Flyvbjerg & Petersen 1989) and by --run-spread; the median does not "
+      "decide when a side has two modes more than {:g} % apart and separated by their spread (Ashman's D > 2). Several runs per side: the run is a random effect (ratio "
+      "of the runs' geometric-mean medians, pooled between-run variance, Student t with runs - 2 degrees of freedom). "
+      "slower: the median's interval excludes 1 and its estimate is above 1 + {:g} %, or a tail's whole interval is above "
+      "it; faster: likewise below 1 - {:g} %, and none slower; same: the median's interval within 1 ± {:g} % (and, with one run per side on a GPU, no decile moved beyond "
+      "it with a two-sided Mann-Whitney U test at p < {:g}); otherwise inconclusive. Over several experiments: {}. "
+      "Without samples: the summaries' median intervals.",
+      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time",
+      to_string(o.clock_normalization), o.resamples, o.seed, 100 * o.confidence_level, 100 * o.threshold,
+      100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level,
+      o.multiplicity == Multiplicity::fdr    ? "Benjamini-Hochberg false-discovery rate at 1 - c"
+      : o.multiplicity == Multiplicity::fwer ? "Holm family-wise error rate at 1 - c"
+                                             : "no multiplicity control");
+}
+
+/// The verdict with "(bimodal)" or "(summary)" when it applies.
+inline std::string verdict_text(const ExperimentComparison& e) {
+  std::string v = to_string(e.verdict);
+  if (e.bimodal) v += " (bimodal)";
+  if (e.from_summary) v += " (summary)";
+  return v;
+}
+
+/// The statistic the table shows: the median, or the first deciding one when the median does
+/// not decide (a bimodal side: its median jumps between modes and must not be read as a change).
+inline const StatisticRatio* shown_statistic(const ExperimentComparison& e) {
+  if (e.headline) return &*e.headline;
+  if (e.statistics.empty()) return nullptr;
+  if (e.deciding.empty() || e.deciding.front() == Statistic::median || e.statistics.front().statistic != Statistic::median)
+    return &e.statistics.front();
+  for (const auto& s : e.statistics)
+    if (s.statistic == e.deciding.front()) return &s;
+  return &e.statistics.front();
+}
+inline std::string ratio_text(const ExperimentComparison& e) {
+  const StatisticRatio* s = shown_statistic(e);
+  if (!s) return "-";
+  std::string name = s->statistic == Statistic::median ? "" : std::string(to_string(s->statistic)) + " ";
+  if (e.decided_on == "cycles") name = "cycles " + name;
+  auto num = [](double x) { return std::fabs(x) >= 1e4 || (x != 0 && std::fabs(x) < 1e-3) ? fmt::format("{:.4e}", x) : fmt::format("{:.4f}", x); };
+  return fmt::format("{}{} [{}, {}]", name, num(s->interval.estimate), num(s->interval.low), num(s->interval.high));
+}
+inline std::string change_text(const ExperimentComparison& e) {
+  const StatisticRatio* s = shown_statistic(e);
+  return s ? signed_percent(s->interval.estimate - 1) : "-";
+}
+inline std::string p_text(const ExperimentComparison& e) {
+  // Over several runs per side the p-value is the run level's Student t, marked so.
+  return e.mann_whitney ? format_p(e.mann_whitney->p_value)
+         : e.p_value    ? format_p(*e.p_value) + (e.run_variation ? " t" : "")
+                        : "-";
+}
+/// Text for a Markdown table cell: control characters visible, '\\' and '|' escaped
+/// (detail::escape::markdown_cell).
+inline std::string md_cell(const std::string& s) { return detail::escape::markdown_cell(s); }
+
+}  // namespace detail::compare
+
+/// The comparison as text for a terminal: sources, settings, one line per experiment (medians,
+/// ratio with its interval, change, p-value, verdict), the reasons, differences, unmatched
+/// experiments and the verdict rule. Ends with a newline.
+inline std::string to_text(const Comparison& c) {
+  using namespace detail::compare;
+  auto sources = [](const std::string& first, const std::vector<std::string>& all) {
+    return all.size() > 1 ? fmt::format("{} (+{} more: {} runs)", first, all.size() - 1, all.size()) : first;
+  };
+  std::string out = fmt::format("base: {}\nnew:  {}\n", sources(c.base_source, c.base_sources),
+                                sources(c.candidate_source, c.candidate_sources));
+  const std::string ci_head = fmt::format("new/base [{:g} % CI]", 100 * c.options.confidence_level);
+  std::size_t width = 10;
+  for (const auto& e : c.experiments) width = std::max(width, e.label.size());
+  out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", "experiment", width, "base median", "new median",
+                     ci_head, "change", "p (U)", "verdict");
+  for (const auto& e : c.experiments) {
+    out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", detail::escape::visible(e.label), width,
+                       detail::format_time(e.base_median_s), detail::format_time(e.candidate_median_s), ratio_text(e),
+                       change_text(e), p_text(e), verdict_text(e));
+  }
+  for (const auto& e : c.experiments) {
+    out += fmt::format("  {}: {}: {}\n", detail::escape::visible(e.label), verdict_text(e), detail::escape::visible(e.reason));
+    for (const auto& dd : e.dimension_differences) out += fmt::format("    ignored dimension {}\n", dd);
+    for (const auto& n : e.notes) out += fmt::format("    {}\n", detail::escape::visible(n));
+  }
+  if (!c.multiplicity_rule.empty()) out += "over the experiments: " + c.multiplicity_rule + "\n";
+  bool any_invalid = !c.comparable();
+  if (any_invalid) out += "NOT COMPARABLE: differences that can change the numbers without a change of code:\n";
+  for (const auto& d : c.environment_differences)
+    if (d.invalidates) out += fmt::format("  ! {}: {} → {}\n", d.what, d.base, d.candidate);
+  for (const auto& e : c.experiments)
+    for (const auto& d : e.differences)
+      if (d.invalidates) out += fmt::format("  ! {}: {}: {} → {}\n", e.label, d.what, d.base, d.candidate);
+  std::string notes;
+  for (const auto& d : c.environment_differences)
+    if (!d.invalidates) notes += fmt::format("  {}: {} → {}\n", d.what, d.base, d.candidate);
+  for (const auto& e : c.experiments)
+    for (const auto& d : e.differences)
+      if (!d.invalidates) notes += fmt::format("  {}: {}: {} → {}\n", e.label, d.what, d.base, d.candidate);
+  if (!notes.empty()) out += "other differences:\n" + notes;
+  if (!any_invalid) out += "environment: no difference that invalidates the comparison\n";
+  for (const auto& l : c.only_in_base) out += "only in base: " + l + "\n";
+  for (const auto& l : c.only_in_candidate) out += "only in new:  " + l + "\n";
+  for (const auto& n : c.notes) out += "note: " + n + "\n";
+  out += rule_text(c.options) + "\n";
+  return out;
+}
+
+/// The comparison as GitHub-flavoured Markdown: a table of experiments, then the differences,
+/// unmatched experiments and the verdict rule. Ends with a newline.
+inline std::string to_markdown(const Comparison& c) {
+  using namespace detail::compare;
+  auto runs = [](const std::vector<std::string>& all) { return all.size() > 1 ? fmt::format(" ({} runs)", all.size()) : std::string(); };
+  std::string out = fmt::format("**base** `{}`{} → **new** `{}`{}\n\n", md_cell(c.base_source), runs(c.base_sources),
+                                md_cell(c.candidate_source), runs(c.candidate_sources));
+  out += fmt::format("| experiment | base median | new median | new/base [{:g} % CI] | change | p (U test) | verdict |\n",
+                     100 * c.options.confidence_level);
+  out += "|---|---:|---:|---|---:|---:|---|\n";
+  if (c.experiments.empty()) out += "| (no experiment matched: see below) | | | | | | |\n";
+  for (const auto& e : c.experiments)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | **{}** |\n", detail::escape::markdown_name(e.label), detail::format_time(e.base_median_s),
+                       detail::format_time(e.candidate_median_s), ratio_text(e), change_text(e), p_text(e), verdict_text(e));
+  out += "\n";
+  for (const auto& e : c.experiments) {
+    out += fmt::format("- {}: {}\n", detail::escape::markdown_name(e.label), md_cell(e.reason));
+    for (const auto& dd : e.dimension_differences) out += fmt::format("  - ignored dimension {}\n", md_cell(dd));
+    for (const auto& n : e.notes) out += fmt::format("  - {}\n", md_cell(n));
+  }
+  if (!c.multiplicity_rule.empty()) out += "\nOver the experiments: " + md_cell(c.multiplicity_rule) + ".\n";
+  std::string invalid, other;
+  for (const auto& d : c.environment_differences)
+    (d.invalidates ? invalid : other) += fmt::format("- {}: `{}` → `{}`\n", md_cell(d.what), md_cell(d.base), md_cell(d.candidate));
+  for (const auto& e : c.experiments)
+    for (const auto& d : e.differences)
+      (d.invalidates ? invalid : other) +=
+          fmt::format("- {}: {}: `{}` → `{}`\n", detail::escape::markdown_name(e.label), md_cell(d.what), md_cell(d.base), md_cell(d.candidate));
+  if (!invalid.empty()) out += "\n**Not comparable**: differences that can change the numbers without a change of code:\n\n" + invalid;
+  else out += "\nEnvironment: no difference that invalidates the comparison.\n";
+  if (!other.empty()) out += "\nOther differences:\n\n" + other;
+  if (!c.only_in_base.empty() || !c.only_in_candidate.empty()) out += "\n";
+  for (const auto& l : c.only_in_base) out += "- only in base: " + detail::escape::markdown_name(l) + "\n";
+  for (const auto& l : c.only_in_candidate) out += "- only in new: " + detail::escape::markdown_name(l) + "\n";
+  for (const auto& n : c.notes) out += "- note: " + md_cell(n) + "\n";
+  out += "\n" + rule_text(c.options) + "\n";
+  return out;
+}
+
+/// EnvironmentDifference → {"what", "base", "new", "invalidates"}.
+inline void to_json(nlohmann::json& j, const EnvironmentDifference& d) {
+  j = nlohmann::json{{"what", d.what}, {"base", d.base}, {"new", d.candidate}, {"invalidates", d.invalidates}};
+}
+
+/// ExperimentComparison → every field; times in seconds (`_s`), null where undefined.
+inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
+  auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json dims = nlohmann::json::object();
+  for (const auto& kv : e.dimensions) {
+    const std::string& key = kv.first;
+    std::visit([&](const auto& x) { dims[key] = x; }, kv.second);
+  }
+  // Over several runs per side the deciding intervals are the run level's (RunVariation::method).
+  auto interval = [&e](const RatioInterval& r) {
+    return nlohmann::json{{"estimate", r.estimate}, {"low", r.low},         {"high", r.high},
+                          {"level", r.level},       {"resamples", r.resamples}, {"seed", r.seed},
+                          {"method", e.run_variation ? RunVariation::method : RatioInterval::method}};
+  };
+  auto modes = [](const std::optional<Modes>& m) {
+    if (!m) return nlohmann::json(nullptr);
+    auto one = [](const Mode& x) {
+      return nlohmann::json{{"median_s", x.median}, {"weight", x.weight}, {"n", x.n}, {"low_s", x.low}, {"high_s", x.high}};
+    };
+    return nlohmann::json{{"bimodal", m->bimodal}, {"lower", one(m->lower)}, {"upper", one(m->upper)},
+                          {"middle_fraction", m->middle_fraction}, {"method", Modes::method}};
+  };
+  nlohmann::json ratio = nullptr, mw = nullptr, stats = nlohmann::json::array(), deciding = nlohmann::json::array();
+  if (e.ratio) ratio = interval(*e.ratio);
+  for (const auto& st : e.statistics) {
+    nlohmann::json one = interval(st.interval);
+    one["statistic"] = to_string(st.statistic);
+    stats.push_back(std::move(one));
+  }
+  for (Statistic st : e.deciding) deciding.push_back(to_string(st));
+  nlohmann::json shift = nullptr;
+  if (e.largest_decile_shift) shift = {{"percentile", e.largest_decile_shift->first}, {"change", e.largest_decile_shift->second}};
+  if (e.mann_whitney)
+    mw = {{"u", e.mann_whitney->u}, {"p_value", e.mann_whitney->p_value}, {"z", opt(e.mann_whitney->z)},
+          {"method", e.mann_whitney->method}, {"n1", e.mann_whitney->n1}, {"n2", e.mann_whitney->n2}};
+  nlohmann::json clock = nullptr, runs = nullptr, headline = nullptr;
+  if (e.clock)
+    clock = {{"source", e.clock->source},
+             {"base_sm_clock_mhz", e.clock->base_sm_clock_mhz},
+             {"new_sm_clock_mhz", e.clock->candidate_sm_clock_mhz},
+             {"relative_difference", e.clock->relative_difference},
+             {"scales_with_clock", e.clock->scales_with_clock},
+             {"rule", e.clock->rule},
+             {"explains_difference", e.clock->explains_difference}};
+  if (e.run_variation)
+    runs = {{"base_medians", e.run_variation->base_medians},
+            {"new_medians", e.run_variation->candidate_medians},
+            {"relative_sd", e.run_variation->relative_sd},
+            {"degrees_of_freedom", e.run_variation->degrees_of_freedom},
+            {"t_quantile", e.run_variation->t_quantile},
+            {"between_variance", e.run_variation->between_variance},
+            {"within_variance", e.run_variation->within_variance},
+            {"method", RunVariation::method}};
+  if (e.headline) {
+    headline = interval(e.headline->interval);
+    headline["statistic"] = to_string(e.headline->statistic);
+  }
+  j = nlohmann::json{{"name", e.name},
+                     {"label", e.label},
+                     {"dimensions", dims},
+                     {"dimension_differences", e.dimension_differences},
+                     {"metric", to_string(e.metric)},
+                     {"base_n", e.base_n},
+                     {"new_n", e.candidate_n},
+                     {"base_median_s", opt(e.base_median_s)},
+                     {"new_median_s", opt(e.candidate_median_s)},
+                     {"ratio", ratio},
+                     {"statistics", stats},
+                     {"deciding", deciding},
+                     {"largest_decile_shift", shift},
+                     {"bimodal", e.bimodal},
+                     {"base_modes", modes(e.base_modes)},
+                     {"new_modes", modes(e.candidate_modes)},
+                     {"from_summary", e.from_summary},
+                     {"stream_variance", opt(e.stream_variance)},
+                     {"stream_half_width", opt(e.stream_half_width)},
+                     {"mann_whitney", mw},
+                     {"base_runs", e.base_runs},
+                     {"new_runs", e.candidate_runs},
+                     {"decided_on", e.decided_on},
+                     {"clock_normalized_ratio", e.clock_normalized_ratio ? interval(*e.clock_normalized_ratio) : nlohmann::json(nullptr)},
+                     {"clock", clock},
+                     {"run_variation", runs},
+                     {"p_value", opt(e.p_value)},
+                     {"headline", headline},
+                     {"notes", e.notes},
+                     {"verdict", to_string(e.verdict)},
+                     {"reason", e.reason},
+                     {"base_failed", e.base_failed},
+                     {"new_failed", e.candidate_failed},
+                     {"regression", e.regression()},
+                     {"comparable", e.comparable()},
+                     {"differences", e.differences}};
+}
+
+/// Comparison → {"schema": "gauge.comparison", "options", "base", "new", "comparable",
+/// "any_regression", "environment_differences", "experiments", "only_in_base", "only_in_new", "rule"}.
+inline void to_json(nlohmann::json& j, const Comparison& c) {
+  const auto& o = c.options;
+  j = nlohmann::json{
+      {"schema", "gauge.comparison"},
+      {"schema_version", "1.3.0"},
+      {"options",
+       {{"threshold", o.threshold},
+        {"confidence_level", o.confidence_level},
+        {"resamples", o.resamples},
+        {"seed", o.seed},
+        {"metric", to_string(o.metric)},
+        {"ignored_dimensions", o.ignored_dimensions},
+        {"clock_tolerance", o.clock_tolerance},
+        {"clock_normalization", to_string(o.clock_normalization)},
+        {"run_spread", o.run_spread},
+        {"multiplicity", to_string(o.multiplicity)}}},
+      {"base", c.base_source},
+      {"new", c.candidate_source},
+      {"comparable", c.comparable()},
+      {"any_regression", c.any_regression()},
+      {"any_inconclusive", c.any_inconclusive()},
+      {"environment_differences", c.environment_differences},
+      {"experiments", c.experiments},
+      {"only_in_base", c.only_in_base},
+      {"only_in_new", c.only_in_candidate},
+      {"notes", c.notes},
+      {"base_reports", c.base_sources},
+      {"new_reports", c.candidate_sources},
+      {"multiplicity_rule", c.multiplicity_rule},
+      {"rule", detail::compare::rule_text(o)},
+  };
+}
+
+}  // namespace gauge

@@ -1,0 +1,278 @@
+#pragma once
+/// \file gauge/report/compare/reports.hpp
+/// Whole reports (gauge/report/compare.hpp): the rows of their Timers, the device's memory
+/// bandwidth from an environment, the multiplicity rule over the experiments and the grouping of
+/// results into runs (in detail::compare), and `compare_reports`, of several reports per side or
+/// of two.
+
+#include "gauge/detail/fmt.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/environment.hpp"
+#include "gauge/core/error.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/timer_summary.hpp"
+#include "gauge/core/two_sample.hpp"
+#include "gauge/core/verdict.hpp"
+#include "gauge/report/read.hpp"
+#include "gauge/report/speedup_check.hpp"
+#include "gauge/report/compare/runs.hpp"
+
+namespace gauge {
+
+namespace detail::compare {
+
+/// A Timer's window summary as a Result without samples, for compare_results (which then
+/// compares the summaries' median intervals: a Timer keeps no per-step samples).
+inline Result timer_row(const std::string& label, const std::string& backend, const Summary& s) {
+  Result r;
+  r.name = label;
+  r.backend = backend;
+  r.time_label = backend == "host" ? "CPU time" : "GPU time";
+  r.gpu_time = s;
+  return r;
+}
+
+/// Appends the comparison of the Timers of both reports, matched by name, then their steps and
+/// regions (by name): rows "timer:<timer>/step" (the window's GPU time per step) and
+/// "timer:<timer>/<region>" (the region's time per step over the window). Unmatched Timers and
+/// regions are listed as only in one report, like experiments.
+inline void compare_timers(Comparison& out, const StoredReport& base, const StoredReport& candidate,
+                           const CompareOptions& options) {
+  for (const TimerSummary& a : base.timers) {
+    const auto b = std::find_if(candidate.timers.begin(), candidate.timers.end(),
+                                [&](const TimerSummary& t) { return t.name == a.name; });
+    const std::string prefix = "timer:" + a.name + "/";
+    if (b == candidate.timers.end()) {
+      out.only_in_base.push_back(prefix + "step");
+      continue;
+    }
+    auto add = [&](const std::string& label, const Summary& x, const Summary& y) {
+      ExperimentComparison e = compare_results(timer_row(label, a.backend, x), timer_row(label, b->backend, y), options);
+      e.differences.clear();  // a Timer records no device or method of its own: the environment's differences apply
+      out.experiments.push_back(std::move(e));
+    };
+    add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s);
+    for (const TimerRegionSummary& ra : a.regions) {
+      const auto rb = std::find_if(b->regions.begin(), b->regions.end(),
+                                   [&](const TimerRegionSummary& r) { return r.name == ra.name; });
+      if (rb == b->regions.end()) out.only_in_base.push_back(prefix + ra.name);
+      else add(prefix + ra.name, ra.window.time_per_step_s, rb->window.time_per_step_s);
+    }
+    for (const TimerRegionSummary& rb : b->regions)
+      if (std::none_of(a.regions.begin(), a.regions.end(), [&](const TimerRegionSummary& r) { return r.name == rb.name; }))
+        out.only_in_candidate.push_back(prefix + rb.name);
+  }
+  for (const TimerSummary& b : candidate.timers)
+    if (std::none_of(base.timers.begin(), base.timers.end(), [&](const TimerSummary& t) { return t.name == b.name; }))
+      out.only_in_candidate.push_back("timer:" + b.name + "/step");
+}
+
+}  // namespace detail::compare
+
+namespace detail::compare {
+
+/// The device's memory bandwidth from an environment, bytes/s: 2 (double data rate) × the peak
+/// memory clock × the bus width / 8, of GPU `ordinal` (or the first); nullopt when unknown.
+inline std::optional<double> memory_bandwidth(const Environment& env, int ordinal) {
+  const CudaDeviceInfo* d = nullptr;
+  for (const auto& x : env.cuda.devices)
+    if (x.ordinal == ordinal) d = &x;
+  if (!d && !env.cuda.devices.empty()) d = &env.cuda.devices.front();
+  if (!d || !d->memory_clock_max_mhz || !d->memory_bus_width_bits || !(*d->memory_clock_max_mhz > 0) || *d->memory_bus_width_bits <= 0)
+    return std::nullopt;
+  return 2.0 * *d->memory_clock_max_mhz * 1e6 * static_cast<double>(*d->memory_bus_width_bits) / 8.0;
+}
+
+/// Applies the multiplicity rule over the experiments: a `faster` or `slower` whose p-value does
+/// not pass Benjamini–Hochberg's step-up (FDR) or Holm's step-down (FWER) at 1 − c becomes `same`
+/// when its median's interval lies within 1 ± t, else `inconclusive`, with the reason.
+inline void apply_multiplicity(Comparison& out, const CompareOptions& o) {
+  std::vector<std::size_t> tested;
+  for (std::size_t i = 0; i < out.experiments.size(); ++i)
+    if (out.experiments[i].p_value) tested.push_back(i);
+  const std::size_t m = tested.size();
+  if (m < 2 || o.multiplicity == Multiplicity::none) {
+    out.multiplicity_rule = m < 2 ? "" : fmt::format("none: each of {} experiments at {:g} % on its own", m, 100 * o.confidence_level);
+    return;
+  }
+  const double alpha = 1 - o.confidence_level;
+  std::sort(tested.begin(), tested.end(),
+            [&](std::size_t a, std::size_t b) { return *out.experiments[a].p_value < *out.experiments[b].p_value; });
+  std::vector<bool> significant(out.experiments.size(), false);
+  if (o.multiplicity == Multiplicity::fdr) {
+    std::size_t k = 0;  // the largest rank whose p <= rank alpha / m
+    for (std::size_t r = 1; r <= m; ++r)
+      if (*out.experiments[tested[r - 1]].p_value <= static_cast<double>(r) * alpha / static_cast<double>(m)) k = r;
+    for (std::size_t r = 0; r < k; ++r) significant[tested[r]] = true;
+    out.multiplicity_rule = fmt::format("Benjamini-Hochberg false-discovery rate {:g} % over {} experiments", 100 * alpha, m);
+  } else {
+    for (std::size_t r = 0; r < m; ++r) {
+      if (*out.experiments[tested[r]].p_value > alpha / static_cast<double>(m - r)) break;
+      significant[tested[r]] = true;
+    }
+    out.multiplicity_rule = fmt::format("Holm family-wise error rate {:g} % over {} experiments", 100 * alpha, m);
+  }
+  for (std::size_t i : tested) {
+    auto& e = out.experiments[i];
+    if (significant[i] || (e.verdict != Verdict::slower && e.verdict != Verdict::faster)) continue;
+    const auto& med = e.statistics.empty() ? e.ratio : std::optional<RatioInterval>(e.statistics.front().interval);
+    const bool within = med && med->low >= 1 - o.threshold && med->high <= 1 + o.threshold;
+    e.reason = fmt::format("{} (p = {}) does not hold under the {}: {}", to_string(e.verdict), format_p(*e.p_value),
+                           out.multiplicity_rule, e.reason);
+    e.verdict = within ? Verdict::same : Verdict::inconclusive;
+  }
+}
+
+/// Results of `reports` grouped by name and matching key, in order of first appearance: each
+/// group is one experiment's runs on that side.
+inline std::vector<std::vector<const Result*>> group_runs(const std::vector<StoredReport>& reports,
+                                                         const std::set<std::string>& ignored) {
+  std::vector<std::vector<const Result*>> groups;
+  for (const auto& rep : reports)
+    for (const auto& r : rep.results) {
+      const Dimensions key = matching_key(r.dimensions, ignored);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const std::vector<const Result*>& g) {
+        return g.front()->name == r.name && matching_key(g.front()->dimensions, ignored) == key;
+      });
+      if (it == groups.end()) groups.push_back({&r});
+      else it->push_back(&r);
+    }
+  return groups;
+}
+
+}  // namespace detail::compare
+
+/// Compares several reports per side (each a run of the same benchmarks, e.g. from separate
+/// processes): experiments are matched by name and dimensions (those in
+/// `options.ignored_dimensions` left out); all results of one name and dimensions on one side,
+/// across its reports (and the repetitions within one), are that experiment's runs, compared by
+/// compare_runs; then the multiplicity rule (Multiplicity) over all experiments. Environment
+/// differences: between the first report of each side, and between every report of a side and
+/// its first (a side whose runs differ among themselves is not comparable either). Timers are
+/// compared from the first report of each side (detail::compare::compare_timers).
+///
+/// \throws ConfigError for invalid options or an empty side.
+inline Comparison compare_reports(const std::vector<StoredReport>& base, const std::vector<StoredReport>& candidate,
+                                  const CompareOptions& options = {}) {
+  using namespace detail::compare;
+  validate(options);
+  if (base.empty() || candidate.empty()) throw ConfigError("compare_reports: each side needs at least one report");
+  Comparison out;
+  out.options = options;
+  out.base_source = base.front().source;
+  out.candidate_source = candidate.front().source;
+  for (const auto& r : base) out.base_sources.push_back(r.source);
+  for (const auto& r : candidate) out.candidate_sources.push_back(r.source);
+  out.environment_differences = environment_differences(base.front().environment, candidate.front().environment);
+  auto within_side = [&](const std::vector<StoredReport>& side, const char* which) {
+    for (std::size_t i = 1; i < side.size(); ++i)
+      for (auto d : environment_differences(side.front().environment, side[i].environment))
+        if (d.invalidates)
+          out.environment_differences.push_back({std::string(which) + " report " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});
+  };
+  within_side(base, "base");
+  within_side(candidate, "new");
+  const auto groups_a = group_runs(base, options.ignored_dimensions);
+  const auto groups_b = group_runs(candidate, options.ignored_dimensions);
+  std::vector<bool> used(groups_b.size(), false);
+  std::vector<const Result*> matched_base;
+  for (const auto& ga : groups_a) {
+    const Result& a = *ga.front();
+    const Dimensions key = matching_key(a.dimensions, options.ignored_dimensions);
+    std::size_t j = 0;
+    for (; j < groups_b.size(); ++j)
+      if (!used[j] && groups_b[j].front()->name == a.name && matching_key(groups_b[j].front()->dimensions, options.ignored_dimensions) == key)
+        break;
+    if (j == groups_b.size()) {
+      out.only_in_base.push_back(full_label(a));
+      continue;
+    }
+    used[j] = true;
+    CompareOptions o = options;
+    if (!o.memory_bandwidth_bytes_per_s) o.memory_bandwidth_bytes_per_s = memory_bandwidth(base.front().environment, a.device.ordinal);
+    out.experiments.push_back(compare_runs(ga, groups_b[j], o));
+    matched_base.push_back(&a);
+  }
+  for (std::size_t j = 0; j < groups_b.size(); ++j)
+    if (!used[j]) out.only_in_candidate.push_back(full_label(*groups_b[j].front()));
+  // Hints: an unmatched pair of the same name differs in some dimensions.
+  std::set<std::string> hinted;
+  for (const auto& ga : groups_a) {
+    const Result& a = *ga.front();
+    if (hinted.count(a.name)) continue;
+    bool matched = false;
+    for (const auto& e : out.experiments) matched = matched || (e.name == a.name && e.dimensions == a.dimensions);
+    if (matched) continue;
+    for (std::size_t j = 0; j < groups_b.size(); ++j) {
+      const Result& b = *groups_b[j].front();
+      if (used[j] || b.name != a.name) continue;
+      std::set<std::string> keys;
+      std::string changes;
+      for (const auto& [k, v] : a.dimensions) {
+        const auto it = b.dimensions.find(k);
+        if (it == b.dimensions.end() || !(it->second == v)) {
+          keys.insert(k);
+          changes += (changes.empty() ? "" : ", ") + k + ": " + gauge::to_string(v) + " → " +
+                     (it == b.dimensions.end() ? std::string("-") : gauge::to_string(it->second));
+        }
+      }
+      for (const auto& [k, v] : b.dimensions)
+        if (!a.dimensions.count(k)) {
+          keys.insert(k);
+          changes += (changes.empty() ? "" : ", ") + k + ": - → " + gauge::to_string(v);
+        }
+      std::string flags;
+      for (const auto& k : keys) flags += " --ignore-dimension " + k;
+      out.notes.push_back(a.name + ": unmatched; the new report has an experiment of that name whose dimensions differ (" +
+                          changes + "):" + flags + " compares them");
+      hinted.insert(a.name);
+      break;
+    }
+  }
+  // Labels: the name alone, unless other matched experiments share it; then the dimensions that
+  // tell them apart.
+  for (std::size_t i = 0; i < out.experiments.size(); ++i) {
+    std::set<std::string> varying;
+    for (std::size_t j = 0; j < out.experiments.size(); ++j) {
+      if (j == i || matched_base[j]->name != matched_base[i]->name) continue;
+      for (const auto& [k, v] : matched_base[i]->dimensions) {
+        const auto it = matched_base[j]->dimensions.find(k);
+        if (it == matched_base[j]->dimensions.end() || !(it->second == v)) varying.insert(k);
+      }
+      for (const auto& [k, v] : matched_base[j]->dimensions)
+        if (!matched_base[i]->dimensions.count(k)) varying.insert(k);
+    }
+    if (!varying.empty())
+      out.experiments[i].label = matched_base[i]->name + " [" + dimensions_text(matched_base[i]->dimensions, varying) + "]";
+  }
+  apply_multiplicity(out, options);
+  // A speed-up beyond 10x: check that the step still does its work (issue "Speed of light").
+  for (auto& e : out.experiments)
+    if (e.base_median_s && e.candidate_median_s && std::isfinite(*e.base_median_s) && std::isfinite(*e.candidate_median_s) &&
+        *e.base_median_s >= 0 && *e.candidate_median_s >= 0)
+      if (const auto w = implausible_speedup_warning(*e.base_median_s, *e.candidate_median_s, e.label))
+        e.notes.push_back(w->code + ": " + w->message);
+  compare_timers(out, base.front(), candidate.front(), options);
+  return out;
+}
+
+/// Compares two reports: compare_reports({base}, {candidate}, options). An experiment that
+/// appears several times in one report (the suite runner's `--repetitions`) has that many runs.
+///
+/// \param base the reference report; \param candidate the new one.
+/// \throws ConfigError for invalid options.
+inline Comparison compare_reports(const StoredReport& base, const StoredReport& candidate, const CompareOptions& options = {}) {
+  return compare_reports(std::vector<StoredReport>{base}, std::vector<StoredReport>{candidate}, options);
+}
+
+}  // namespace gauge

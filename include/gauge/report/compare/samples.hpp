@@ -1,0 +1,401 @@
+#pragma once
+/// \file gauge/report/compare/samples.hpp
+/// The statistics behind one experiment's verdict (gauge/report/compare.hpp), in detail::compare:
+/// the verdict from both sides' summaries when a side stored no samples, the widening of every
+/// interval by the stream and round effects, p-values, the separation of two modes, and
+/// `compare_samples`, the verdict from both sides' samples (rules 1–3 at `Verdict`).
+
+#include "gauge/detail/fmt.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/format.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/stream_effect.hpp"
+#include "gauge/core/two_sample.hpp"
+#include "gauge/core/verdict.hpp"
+#include "gauge/report/compare/differences.hpp"
+
+namespace gauge {
+
+namespace detail::compare {
+
+/// Type-7 median of a copy of `v` (n >= 1).
+inline double sorted_median(std::vector<double> v) { return median_in_place(v); }
+
+/// "median +30.00 % [+29.1, +30.9]"-style text of a ratio.
+inline std::string statistic_text(const StatisticRatio& s) {
+  if (s.interval.resamples == 0) return fmt::format("{} {:.4f}", to_string(s.statistic), s.interval.estimate);
+  return fmt::format("{} {:.4f} [{:.4f}, {:.4f}]", to_string(s.statistic), s.interval.estimate, s.interval.low,
+                     s.interval.high);
+}
+
+/// "1.000 ms (52 %) and 1.250 ms (48 %)": the two modes of a split.
+inline std::string modes_text(const Modes& m) {
+  return fmt::format("{} ({:.0f} %) and {} ({:.0f} %)", format_time(m.lower.median), 100 * m.lower.weight,
+                     format_time(m.upper.median), 100 * m.upper.weight);
+}
+
+/// Verdict from both sides' summaries when a side stored no samples (rule 4 at `Verdict`); false
+/// when a summary lacks the median's interval.
+inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o) {
+  // A summary of no samples has no median, whatever else it claims.
+  if (sa.n == 0 || sb.n == 0) return false;
+  if (!sa.median_ci || !sb.median_ci || !sa.p50 || !sb.p50 || !(sa.median_ci->low > 0) || !(sb.median_ci->low > 0))
+    return false;
+  const double t = o.threshold;
+  c.from_summary = true;
+  c.base_median_s = sa.p50;
+  c.candidate_median_s = sb.p50;
+  StatisticRatio med;
+  med.statistic = Statistic::median;
+  med.interval.estimate = *sb.p50 / *sa.p50;
+  med.interval.low = sb.median_ci->low / sa.median_ci->high;
+  med.interval.high = sb.median_ci->high / sa.median_ci->low;
+  med.interval.level = std::max(0.0, 1 - (1 - sa.median_ci->level) - (1 - sb.median_ci->level));
+  c.ratio = med.interval;
+  c.statistics.push_back(med);
+  c.deciding = {Statistic::median};
+  std::string moved;
+  auto point = [&](Statistic st, const std::optional<double>& x, const std::optional<double>& y) {
+    if (!x || !y || !(*x > 0)) return;
+    StatisticRatio r;
+    r.statistic = st;
+    r.interval.estimate = r.interval.low = r.interval.high = *y / *x;
+    c.statistics.push_back(r);
+    if (r.interval.estimate > 1 + t || r.interval.estimate < 1 - t)
+      moved += (moved.empty() ? "" : ", ") + statistic_text(r);
+  };
+  point(Statistic::mean, sa.mean, sb.mean);
+  point(Statistic::p90, sa.p90, sb.p90);
+  point(Statistic::p99, sa.p99, sb.p99);
+  const auto& r = med.interval;
+  const std::string head = fmt::format("from the summaries (a side stored no samples): median new/base {:.4f} [{:.4f}, {:.4f}] "
+                                       "at >= {:g} %", r.estimate, r.low, r.high, 100 * r.level);
+  if (r.low > 1 + t) {
+    c.verdict = Verdict::slower;
+    c.reason = fmt::format("{}: the whole interval is above 1 + {:g} %", head, 100 * t);
+  } else if (r.high < 1 - t && moved.empty()) {
+    c.verdict = Verdict::faster;
+    c.reason = fmt::format("{}: the whole interval is below 1 - {:g} %", head, 100 * t);
+  } else if (r.low >= 1 - t && r.high <= 1 + t && moved.empty()) {
+    c.verdict = Verdict::same;
+    c.reason = fmt::format("{}: within 1 ± {:g} %, and the mean, p90 and p99 moved less than that (tails not tested: "
+                           "store samples to test them)", head, 100 * t);
+  } else {
+    c.verdict = Verdict::inconclusive;
+    c.reason = moved.empty()
+                   ? fmt::format("{} straddles a bound of 1 ± {:g} %; store samples for a sharper comparison", head, 100 * t)
+                   : fmt::format("{}; but {} moved beyond 1 ± {:g} %, with no interval without samples: store samples "
+                                 "(max_samples_in_report) to decide", head, moved, 100 * t);
+  }
+  return true;
+}
+
+/// A side's stream effect as a relative variance of its median (0 when none), and its streams.
+inline double relative_stream_variance(const Result& r) {
+  const auto& st = r.streams;
+  if (!st.excess_variance_s2 || !(*st.excess_variance_s2 > 0) || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0) || st.count < 2) return 0;
+  return *st.excess_variance_s2 / (*r.gpu_time.p50 * *r.gpu_time.p50);
+}
+
+/// Widens every ratio's bootstrap interval by both sides' stream effect: the bootstrap resamples
+/// samples, which shares one draw of each stream's effect; a rerun draws new streams, shifting the
+/// whole distribution (gauge/core/stream_effect.hpp). On the log scale each bound moves out to
+/// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
+/// degrees of freedom among the sides that have an effect.
+/// Widens one interval on the log scale by the relative variance `add` (bounds move out to
+/// sqrt(d² + add)).
+inline void widen_interval(RatioInterval& i, double add) {
+  if (!(add > 0) || !(i.estimate > 0 && i.low > 0 && i.high > 0)) return;
+  const double dl = std::log(i.estimate / i.low), dh = std::log(i.high / i.estimate);
+  i.low = i.estimate * std::exp(-std::sqrt(dl * dl + add));
+  i.high = i.estimate * std::exp(std::sqrt(dh * dh + add));
+}
+
+/// The stream effect's widening t² (v_base + v_new) at `level` (0 when neither side has one).
+inline double stream_widening(const Result& base, const Result& candidate, double level) {
+  const double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
+  if (!(va + vb > 0)) return 0;
+  std::size_t streams = 0;
+  if (va > 0) streams = base.streams.count;
+  if (vb > 0) streams = streams ? std::min(streams, candidate.streams.count) : candidate.streams.count;
+  const double t = detail::student_t_quantile((1 + level) / 2, static_cast<double>(streams - 1));
+  return t * t * (va + vb);
+}
+
+/// The round effect of one side: the rounds of a run are clusters of its samples in time (the
+/// background load, the thermal state and the clock move between them), so, as the streams are
+/// (gauge/core/stream_effect.hpp), the cluster-robust variance of the round medians beyond the
+/// samples' own interval is a variance the bootstrap misses. Noise that drifts over many rounds
+/// (a shared CPU's load, a power-capped clock) makes neighbouring rounds alike, and then single
+/// rounds understate it; so the rounds are also grouped into blocks of 2, 4, 8, … consecutive
+/// rounds (the blocking method of Flyvbjerg & Petersen 1989, "Error estimates on averages of
+/// correlated data", J. Chem. Phys. 91, 461), while at least `min_blocks` (8) blocks remain, and the
+/// level whose widening t² × excess is largest is kept: an estimate that grows with the block size
+/// is correlation that a shorter block hid. Returns the excess relative to the median² and the
+/// number of blocks of that level (the Student t's clusters), or {0, 0} where `samples` (in the
+/// order taken) does not match the result's rounds or there are fewer than 2.
+inline std::pair<double, std::size_t> relative_round_variance(const Result& r, const std::vector<double>& samples, double level) {
+  constexpr std::size_t min_blocks = 8;
+  const auto& rs = r.sampling.round_samples;
+  std::size_t total = 0;
+  for (std::size_t n : rs) total += n;
+  if (rs.size() < 2 || total != samples.size()) return {0, 0};
+  std::vector<std::pair<std::size_t, std::size_t>> rounds;  // [begin, end) of each non-empty round, in order
+  std::size_t at = 0;
+  for (std::size_t n : rs) {
+    if (n > 0) rounds.emplace_back(at, at + n);
+    at += n;
+  }
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  const auto ci = median_confidence_interval(sorted, level);
+  const double m = percentile_unchecked(sorted, 50);
+  if (!ci || !(m > 0) || rounds.size() < 2) return {0, 0};
+  double best_widening = 0, best_excess = 0;
+  std::size_t best_blocks = rounds.size();
+  for (std::size_t size = 1; size == 1 || rounds.size() / size >= min_blocks; size *= 2) {
+    const std::size_t blocks = rounds.size() / size;  // the last block takes the rounds left over
+    if (blocks < 2) break;
+    std::vector<double> medians;
+    std::vector<std::size_t> counts;
+    for (std::size_t j = 0; j < blocks; ++j) {
+      const std::size_t first = rounds[j * size].first;
+      const std::size_t last = j + 1 == blocks ? rounds.back().second : rounds[(j + 1) * size - 1].second;
+      std::vector<double> v(samples.begin() + static_cast<std::ptrdiff_t>(first), samples.begin() + static_cast<std::ptrdiff_t>(last));
+      counts.push_back(v.size());
+      medians.push_back(median_in_place(v));
+    }
+    const auto w = widen_for_streams(medians, counts, m, *ci, level);
+    if (!w || !(w->excess_variance > 0)) continue;
+    const double widening = w->t_quantile * w->t_quantile * w->excess_variance;
+    if (widening > best_widening) best_widening = widening, best_excess = w->excess_variance, best_blocks = blocks;
+  }
+  if (!(best_excess > 0)) return {0, rounds.size()};
+  return {best_excess / (m * m), best_blocks};
+}
+
+inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base, const Result& candidate, double level,
+                                    const std::vector<double>& a = {}, const std::vector<double>& b = {}) {
+  double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
+  std::size_t streams = 0;
+  if (va > 0) streams = base.streams.count;
+  if (vb > 0) streams = streams ? std::min(streams, candidate.streams.count) : candidate.streams.count;
+  // The rounds, where they say more than the streams (every round ran on one stream, so the round
+  // effect holds the stream effect): the larger variance with its clusters.
+  const auto ra = relative_round_variance(base, a, level), rb = relative_round_variance(candidate, b, level);
+  if (ra.first + rb.first > va + vb) {
+    va = ra.first;
+    vb = rb.first;
+    streams = std::min(ra.second ? ra.second : rb.second, rb.second ? rb.second : ra.second);
+    c.notes.push_back(fmt::format("rounds as clusters: the medians of blocks of consecutive rounds vary beyond the samples' "
+                                  "own interval (relative sd {:.3f} % base, {:.3f} % new), which widens every interval "
+                                  "(Student t, {} blocks)",
+                                  100 * std::sqrt(va), 100 * std::sqrt(vb), streams));
+  }
+  if (!(va + vb > 0) || streams < 2) return;
+  const double t = detail::student_t_quantile((1 + level) / 2, static_cast<double>(streams - 1));
+  const double add = t * t * (va + vb);
+  for (auto& s : c.statistics) {
+    auto& i = s.interval;
+    if (!(i.estimate > 0 && i.low > 0 && i.high > 0)) continue;
+    const double dl = std::log(i.estimate / i.low), dh = std::log(i.high / i.estimate);
+    i.low = i.estimate * std::exp(-std::sqrt(dl * dl + add));
+    i.high = i.estimate * std::exp(std::sqrt(dh * dh + add));
+  }
+  c.stream_variance = va + vb;
+  c.stream_half_width = t * std::sqrt(va + vb);
+}
+
+/// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`).
+/// Two-sided p-value of "ratio = 1" from an interval at `level`, normal on the log scale: the
+/// half-width on the side of 1 is z_{(1+level)/2} standard errors.
+inline double p_value_of(const RatioInterval& i, double level) {
+  if (!(i.estimate > 0 && i.low > 0 && i.high > 0)) return 1;
+  const double d = std::log(i.estimate);
+  const double half = d >= 0 ? std::log(i.estimate / i.low) : std::log(i.high / i.estimate);
+  if (!(half > 0)) return d == 0 ? 1 : 0;
+  const double se = half / detail::normal_quantile((1 + level) / 2);
+  return std::erfc(std::fabs(d) / se / std::sqrt(2.0));
+}
+
+/// Keeps `m` bimodal only when its two groups are apart relative to their own spread: Ashman's
+/// D = sqrt(2) |m_upper − m_lower| / sqrt(s_lower² + s_upper²) > 2 (Ashman, Bird & Zepf 1994,
+/// "Detecting bimodality in astronomical datasets", AJ 108, 2348), with each group's robust
+/// spread s = IQR / 1.349 (type-7 quartiles). A heavy tail split off a body is wide, so it is a
+/// tail, not a mode; two clock states of a GPU are two narrow groups.
+inline void separated_modes(Modes& m, const std::vector<double>& sorted) {
+  if (!m.bimodal || m.lower.n == 0 || m.lower.n >= sorted.size()) return;
+  const std::vector<double> lo(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(m.lower.n));
+  const std::vector<double> hi(sorted.begin() + static_cast<std::ptrdiff_t>(m.lower.n), sorted.end());
+  auto spread = [](const std::vector<double>& g) { return (percentile_unchecked(g, 75) - percentile_unchecked(g, 25)) / 1.349; };
+  const double sl = spread(lo), su = spread(hi);
+  const double denominator = std::sqrt(sl * sl + su * su);
+  const double d = denominator > 0 ? std::sqrt(2.0) * std::fabs(m.upper.median - m.lower.median) / denominator
+                                   : std::numeric_limits<double>::infinity();
+  if (!(d > 2)) m.bimodal = false;
+}
+
+/// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`). `unit` scales
+/// one timer tick into the samples' unit (1 for seconds; the clock in Hz for cycles).
+inline void compare_samples(ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
+                            const Result& base, const Result& candidate, const CompareOptions& o,
+                            double unit_a = 1, double unit_b = 1) {
+  const double t = o.threshold, alpha = 1 - o.confidence_level;
+  // Per-step distributions compare only where both sides sampled the same number of steps per
+  // sample (a sample of k steps is their mean, whose spread shrinks with k).
+  const bool same_k = base.sampling.steps_per_sample == candidate.sampling.steps_per_sample;
+  // Modes: their medians must be more than two ticks of each side's timer and t × the median
+  // apart; modes closer than the threshold cannot move the median by a material amount.
+  std::vector<double> sa = a, sb = b;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  if (same_k) {
+    c.base_modes = find_modes(sa, std::max(2 * base.sampling.resolution_per_step() * unit_a, t * sorted_median(sa)));
+    c.candidate_modes = find_modes(sb, std::max(2 * candidate.sampling.resolution_per_step() * unit_b, t * sorted_median(sb)));
+    separated_modes(*c.base_modes, sa);
+    separated_modes(*c.candidate_modes, sb);
+    c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
+  }
+  // Statistics: the sample sizes decide which tails have >= 10 values beyond them. The mean is
+  // shown, never decides (background load moves the mean of a heavy-tailed sample); p90 decides
+  // where both sides took the same steps per sample (a slow minority of steps), p99 only on a GPU
+  // (on the host backend the last percent is the OS's scheduling, not the step's).
+  const std::size_t n = std::min(a.size(), b.size());
+  std::vector<Statistic> stats = {Statistic::median, Statistic::mean};
+  if (n >= 100) stats.push_back(Statistic::p90);
+  if (n >= 1000) stats.push_back(Statistic::p99);
+  const bool host = base.backend == "host" || candidate.backend == "host";
+  const bool tails_decide = same_k && !host;
+  for (Statistic st : stats) {
+    if (st == Statistic::mean) continue;
+    if (st == Statistic::median && c.bimodal) continue;
+    if (st == Statistic::p90 && !same_k) continue;
+    if (st == Statistic::p99 && !tails_decide) continue;
+    c.deciding.push_back(st);
+  }
+  // A bimodal side with too few samples for p90: only the mean prices the slow mode (a slow
+  // minority of 20 % of the steps leaves the median put), so it decides here, and only here.
+  if (c.deciding.empty()) c.deciding.push_back(Statistic::mean);
+  if (!same_k)
+    c.notes.push_back(fmt::format("steps per sample differ ({} base, {} new): only the medians are compared, not the "
+                                  "distributions (a sample of k steps is their mean)",
+                                  base.sampling.steps_per_sample, candidate.sampling.steps_per_sample));
+  const double each = 1 - alpha / static_cast<double>(c.deciding.size());
+  c.statistics = bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
+  if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each, a, b);
+  // Known run-to-run spread (one run per side): each side's median moves by it between runs.
+  if (o.run_spread > 0) {
+    const double z = detail::normal_quantile((1 + each) / 2);
+    for (auto& st : c.statistics) widen_interval(st.interval, 2 * z * z * o.run_spread * o.run_spread);
+  }
+  c.ratio = c.statistics.front().interval;
+  c.mann_whitney = mann_whitney_u(a, b);
+  int worst = 10;
+  double shift = 0;
+  for (int d = 10; d <= 90; d += 10) {
+    const double r = percentile_unchecked(sb, d) / percentile_unchecked(sa, d);
+    if (std::fabs(r - 1) > std::fabs(shift)) shift = r - 1, worst = d;
+  }
+  c.largest_decile_shift = std::make_pair(worst, shift);
+
+  // Each deciding statistic: slower when its interval excludes 1 and its estimate exceeds 1 + t
+  // (significant and material; the rule of airspeed velocity's `asv compare`), faster likewise;
+  // the median's interval must lie within 1 ± t for `same`.
+  std::string above, below, undecided;
+  double p_min = 1;
+  const StatisticRatio* decided = nullptr;
+  for (const auto& s : c.statistics) {
+    if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) == c.deciding.end()) continue;
+    const auto& i = s.interval;
+    p_min = std::min(p_min, p_value_of(i, each));
+    auto add = [&](std::string& list) { list += (list.empty() ? "" : ", ") + statistic_text(s); };
+    // A tail (p90, p99) decides only when its whole interval lies beyond 1 ± t: background load
+    // moves a tail between runs by more than it moves the median, so "significant" is not enough.
+    const bool median = s.statistic == Statistic::median;
+    if (median ? (i.low > 1 && i.estimate > 1 + t) : i.low > 1 + t) {
+      add(above);
+      if (!decided || median) decided = &s;
+    } else if (median ? (i.high < 1 && i.estimate < 1 - t) : i.high < 1 - t) {
+      add(below);
+      if (!decided) decided = &s;
+    } else if (median && (i.low < 1 - t || i.high > 1 + t)) {
+      add(undecided);
+    }
+  }
+  c.p_value = std::min(1.0, p_min * static_cast<double>(c.deciding.size()));
+  if (!decided)
+    for (const auto& s : c.statistics)
+      if (!decided && s.statistic == c.deciding.front()) decided = &s;
+  c.headline = decided ? *decided : c.statistics.front();
+  const std::string level = fmt::format("intervals at {:.4g} % each, {:g} % together", 100 * each, 100 * o.confidence_level);
+  const std::string test = fmt::format("Mann-Whitney p = {}", format_p(c.mann_whitney->p_value));
+  // Both sides have the same two modes (each mode's median within 1 ± t): a shift of weight
+  // between them moves the median and the deciles near the gap, but its cost shows in the mean
+  // and the tails, which decide.
+  const bool modes_match = c.base_modes && c.candidate_modes && c.base_modes->bimodal && c.candidate_modes->bimodal &&
+                           std::fabs(c.candidate_modes->lower.median / c.base_modes->lower.median - 1) <= t &&
+                           std::fabs(c.candidate_modes->upper.median / c.base_modes->upper.median - 1) <= t;
+  std::string modes;
+  if (c.bimodal) {
+    modes = "bimodal: ";
+    if (c.base_modes->bimodal) modes += "base modes " + modes_text(*c.base_modes);
+    if (c.candidate_modes->bimodal)
+      modes += std::string(c.base_modes->bimodal ? "; " : "") + "new modes " + modes_text(*c.candidate_modes);
+    if (c.base_modes->bimodal && c.candidate_modes->bimodal)
+      modes += fmt::format(" (mode ratios {:.4f} and {:.4f})", c.candidate_modes->lower.median / c.base_modes->lower.median,
+                           c.candidate_modes->upper.median / c.base_modes->upper.median);
+    modes += "; the median jumps between the modes, so it does not decide; ";
+  }
+  if (!above.empty()) {
+    c.verdict = Verdict::slower;
+    c.reason = fmt::format("{}{} above 1 + {:g} % ({}){}", modes, above, 100 * t, level,
+                           below.empty() ? "" : "; faster at " + below);
+  } else if (!below.empty()) {
+    c.verdict = Verdict::faster;
+    c.reason = fmt::format("{}{} below 1 - {:g} % ({})", modes, below, 100 * t, level);
+  } else if (!undecided.empty()) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}{} straddles a bound of 1 ± {:g} % ({}): more samples or a quieter machine would decide",
+                           modes, undecided, 100 * t, level);
+  } else if (same_k && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but the modes differ and the distributions "
+                           "too ({} < {:g}; p{} moved {:+.2f} %): a mode appeared, vanished or moved; look at the plots",
+                           modes, 100 * t, level, test, alpha, worst, 100 * shift);
+  } else if (same_k && tails_decide && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && !c.bimodal) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the median, mean and tails are within 1 ± {:g} %, but the distributions differ ({} < {:g}) "
+                           "and their p{} moved {:+.2f} %: part of the steps changed; look at the plots",
+                           modes, 100 * t, test, alpha, worst, 100 * shift);
+  } else if (c.stream_half_width && !(*c.stream_half_width <= t)) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the estimates are within 1 ± {:g} %, but the streams' effect alone makes every interval "
+                           "±{:.3g} % wide: no run on these streams can show the two equal within the threshold",
+                           modes, 100 * t, 100 * *c.stream_half_width);
+  } else {
+    c.verdict = Verdict::same;
+    std::string all;
+    for (const auto& s : c.statistics)
+      if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) != c.deciding.end())
+        all += (all.empty() ? "" : ", ") + statistic_text(s);
+    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {}){}", modes, all, 100 * t, level, test,
+                           modes_match && c.mann_whitney->p_value < alpha
+                               ? fmt::format("; the same modes, their weights moved ({:.0f} % → {:.0f} % in the lower one)",
+                                             100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)
+                               : "");
+  }
+}
+
+}  // namespace detail::compare
+
+}  // namespace gauge

@@ -3,7 +3,8 @@
 
 A public name is a name declared directly in namespace `gauge` (a type, function, variable, alias or
 namespace), or directly in one of the user-facing sub-namespaces `gauge::catch2` and `gauge::mpi`
-(written `catch2::X`, `mpi::X`). Everything in `gauge::detail` is machinery, and so is every name
+(written `catch2::X`, `mpi::X`), and a macro the table lists that a public header #defines
+(`GAUGE_BENCHMARK`). Everything in `gauge::detail` is machinery, and so is every name
 inside another sub-namespace of `gauge` (the namespace itself counts once, e.g. `warning_code`).
 
 The names come from the compiler, not from a text search: clang++ parses one translation unit that
@@ -109,6 +110,18 @@ def readme_names(root):
     return names
 
 
+def macro_defined(root, name):
+    inc = os.path.join(root, "include", "gauge")
+    pattern = re.compile(r"^\s*#\s*define\s+" + re.escape(name) + r"\b", re.M)
+    for dirpath, _, files in os.walk(inc):
+        for f in files:
+            if f.endswith(".hpp"):
+                with open(os.path.join(dirpath, f), encoding="utf-8") as h:
+                    if pattern.search(h.read()):
+                        return True
+    return False
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -123,6 +136,11 @@ def main():
     if a.list:
         print("\n".join(sorted(seen)))
     listed = readme_names(a.root)
+    # Macros (GAUGE_BENCHMARK, ...) are not declarations: a listed macro must be #defined in a
+    # public header, and then counts as a public name.
+    for n in sorted(x for x in listed if re.match(r"^GAUGE_[A-Z0-9_]+$", x)):
+        if macro_defined(a.root, n):
+            seen.add(n)
     missing, extra = sorted(seen - listed), sorted(listed - seen)
     print("public names: %d in the headers, %d in README.md's table" % (len(seen), len(listed)))
     if missing:

@@ -107,11 +107,6 @@ inline double relative_stream_variance(const Result& r) {
   return *st.excess_variance_s2 / (*r.gpu_time.p50 * *r.gpu_time.p50);
 }
 
-/// Widens every ratio's bootstrap interval by both sides' stream effect: the bootstrap resamples
-/// samples, which shares one draw of each stream's effect; a rerun draws new streams, shifting the
-/// whole distribution (gauge/core/stream_effect.hpp). On the log scale each bound moves out to
-/// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
-/// degrees of freedom among the sides that have an effect.
 /// Widens one interval on the log scale by the relative variance `add` (bounds move out to
 /// sqrt(d² + add)).
 inline void widen_interval(RatioInterval& i, double add) {
@@ -184,6 +179,11 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
   return {best_excess / (m * m), best_blocks};
 }
 
+/// Widens every ratio's bootstrap interval by both sides' stream effect: the bootstrap resamples
+/// samples, which shares one draw of each stream's effect; a rerun draws new streams, shifting the
+/// whole distribution (gauge/core/stream_effect.hpp). On the log scale each bound moves out to
+/// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
+/// degrees of freedom among the sides that have an effect.
 inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base, const Result& candidate, double level,
                                     const std::vector<double>& a = {}, const std::vector<double>& b = {}) {
   double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
@@ -216,7 +216,6 @@ inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base,
   c.stream_half_width = t * std::sqrt(va + vb);
 }
 
-/// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`).
 /// Two-sided p-value of "ratio = 1" from an interval at `level`, normal on the log scale: the
 /// half-width on the side of 1 is z_{(1+level)/2} standard errors.
 inline double p_value_of(const RatioInterval& i, double level) {

@@ -1,0 +1,68 @@
+#pragma once
+/// \file gauge/env/host/environment_variables.hpp
+/// The environment variables that change how CUDA code, cuBLAS or OpenMP behave, and gauge's own
+/// (GAUGE_*), as the process sees them (`relevant_environment_variables()`). Part of
+/// gauge/env/host.hpp.
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#if !defined(_GNU_SOURCE)
+// <unistd.h> declares `environ` only with _GNU_SOURCE (which g++ and clang++ define on Linux).
+extern "C" char** environ;
+#endif
+
+namespace gauge {
+
+/// The fixed list of environment variables `relevant_environment_variables()` always reports
+/// (set or not), in this order: they change how CUDA code, cuBLAS or OpenMP behave.
+/// - CUDA_VISIBLE_DEVICES: which GPUs the process sees, and their order.
+/// - CUDA_MODULE_LOADING: LAZY / EAGER module loading (first-launch cost).
+/// - CUDA_LAUNCH_BLOCKING: 1 makes every launch synchronous (distorts timings).
+/// - CUDA_DEVICE_MAX_CONNECTIONS: number of hardware work queues (concurrency between streams).
+/// - CUDA_CACHE_DISABLE: disables the JIT (PTX) cache.
+/// - CUDA_FORCE_PTX_JIT: forces JIT compilation of PTX instead of using SASS.
+/// - CUDA_DISABLE_PTX_JIT: forbids JIT compilation of PTX.
+/// - CUBLAS_WORKSPACE_CONFIG: cuBLAS workspace size (deterministic mode).
+/// - NVIDIA_TF32_OVERRIDE: 0 disables TF32 in cuBLAS/cuDNN.
+/// - OMP_NUM_THREADS: OpenMP thread count of host code.
+inline constexpr std::array<const char*, 10> relevant_environment_variable_names = {
+    "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING",
+    "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_MAX_CONNECTIONS",
+    "CUDA_CACHE_DISABLE",   "CUDA_FORCE_PTX_JIT",
+    "CUDA_DISABLE_PTX_JIT", "CUBLAS_WORKSPACE_CONFIG",
+    "NVIDIA_TF32_OVERRIDE", "OMP_NUM_THREADS"};
+
+/// Reads the process's real environment (not a fake root): every name of
+/// `relevant_environment_variable_names` in that order, with its value or `nullopt` when unset,
+/// then every set variable whose name starts with "GAUGE_", sorted by name.
+inline std::vector<std::pair<std::string, std::optional<std::string>>>
+relevant_environment_variables() {
+  std::vector<std::pair<std::string, std::optional<std::string>>> vars;
+  for (const char* name : relevant_environment_variable_names) {
+    const char* value = std::getenv(name);
+    vars.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+  }
+  std::map<std::string, std::string> gauge_vars;
+  if (environ != nullptr) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string_view entry(*e);
+      if (entry.rfind("GAUGE_", 0) != 0) continue;
+      const auto eq = entry.find('=');
+      if (eq == std::string_view::npos) continue;
+      gauge_vars.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+    }
+  }
+  for (auto& [name, value] : gauge_vars) vars.emplace_back(name, std::move(value));
+  return vars;
+}
+
+}  // namespace gauge

@@ -1,0 +1,159 @@
+#pragma once
+/// \file gauge/suite/implementation_plan.hpp
+/// The runner's planning (`plan_points`, gauge/suite/runner.hpp declares it): --axis replacing
+/// axis values, --filter, the devices --device asks for, the bound on the number of points, and
+/// the points in order (the last axis varies fastest).
+/// A compiled part of gauge/suite/implementation.hpp, which includes it: host code only, and
+/// empty under GAUGE_LINKS_SUITE_IMPLEMENTATION, as that header is.
+
+#if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)
+
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gauge/detail/cuda_available.hpp"
+#include "gauge/detail/fmt.hpp"
+#include "gauge/suite/axes.hpp"
+#include "gauge/suite/registry.hpp"
+#include "gauge/suite/runner.hpp"
+
+#if GAUGE_HAS_CUDA_RUNTIME
+#include <cuda_runtime.h>
+#endif
+
+namespace gauge {
+namespace detail::suite {
+
+inline int cuda_device_count() {
+#if GAUGE_HAS_CUDA_RUNTIME
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) throw UsageError(std::string("--device all: cudaGetDeviceCount failed: ") + cudaGetErrorString(e));
+  return n;
+#else
+  throw UsageError("--device: this program was built without CUDA (GAUGE_NO_CUDA): there is no device to choose");
+#endif
+}
+
+/// The devices --device asks for (empty: the current device).
+inline std::vector<int> devices_of(const RunOptions& o, const SuiteIo& io) {
+  if (!o.device) return {};
+  const std::string& d = *o.device;
+  if (d == "all") {
+    const int n = io.device_count ? io.device_count() : cuda_device_count();
+    if (n <= 0) throw UsageError("--device all: no CUDA device found");
+    std::vector<int> out;
+    for (int i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  std::int64_t v = -1;
+  try {
+    v = axes::parse_int(d);
+  } catch (const AxisError&) {
+    throw UsageError("--device '" + d + "': expected a device ordinal (0, 1, ...) or 'all'");
+  }
+  if (v < 0 || v > 1023) throw UsageError("--device '" + d + "': expected a device ordinal (0, 1, ...) or 'all'");
+  if (io.device_count || GAUGE_HAS_CUDA_RUNTIME) {
+    const int n = io.device_count ? io.device_count() : cuda_device_count();
+    if (v >= n) throw UsageError("--device '" + d + "': there are " + std::to_string(n) + " devices (0 to " + std::to_string(n - 1) + ")");
+  } else {
+    cuda_device_count();  // throws: no CUDA in this build
+  }
+  return {static_cast<int>(v)};
+}
+
+}  // namespace detail::suite
+
+std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& o, const SuiteIo& io) {
+  // --axis: each must name an axis of some benchmark; its values are parsed per benchmark's kind.
+  std::vector<std::vector<Axis>> axes;
+  for (const auto& b : registry.benchmarks()) axes.push_back(b->axes());
+  for (const std::string& text : o.axes) {
+    try {
+      const AxisOverride ov = parse_axis_override(text);
+      bool found = false;
+      for (auto& list : axes)
+        for (auto& a : list)
+          if (a.name == ov.name) {
+            auto [values, pow2] = parse_axis_values(a.kind, ov.values_text, a.values, ov.power_of_two);
+            a.values = std::move(values);
+            a.power_of_two = pow2;
+            found = true;
+          }
+      if (!found) {
+        std::string names;
+        for (const auto& list : axes)
+          for (const auto& a : list)
+            if (names.find("'" + a.name + "'") == std::string::npos) names += (names.empty() ? "" : ", ") + ("'" + a.name + "'");
+        throw AxisError("no benchmark has an axis '" + ov.name + "' (axes: " + (names.empty() ? "none" : names) + ")");
+      }
+    } catch (const AxisError& e) {
+      throw UsageError("--axis '" + text + "': " + e.what());
+    }
+  }
+  std::optional<std::regex> filter;
+  if (o.filter) {
+    try {
+      filter.emplace(*o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--filter '" + *o.filter + "': not a regular expression (" + e.what() + ")");
+    }
+  }
+  const std::vector<int> devices = detail::suite::devices_of(o, io);
+  std::vector<std::optional<int>> device_list;
+  if (devices.empty()) device_list.push_back(std::nullopt);
+  for (int d : devices) device_list.emplace_back(d);
+
+  // The product of the axes (times the devices) is bounded before anything is planned: 10^5
+  // values on each of two axes would be 10^10 points.
+  for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
+    double product = static_cast<double>(device_list.size());
+    std::string sizes;
+    for (const auto& a : axes[bi]) {
+      product *= static_cast<double>(a.values.size());
+      sizes += (sizes.empty() ? "" : " x ") + std::to_string(a.values.size()) + " (" + a.name + ")";
+    }
+    if (product > static_cast<double>(max_points))
+      throw UsageError("benchmark '" + registry.benchmarks()[bi]->name() + "' would have " + fmt::format("{:.3g}", product) +
+                       " points (" + sizes + (device_list.size() > 1 ? " x " + std::to_string(device_list.size()) + " devices" : "") +
+                       "), more than " + std::to_string(max_points) + ": narrow its axes with --axis");
+  }
+  std::vector<PlannedPoint> out;
+  for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
+    const Benchmark& b = *registry.benchmarks()[bi];
+    const std::vector<Axis>& list = axes[bi];
+    std::vector<std::size_t> idx(list.size(), 0);  // odometer: the last axis varies fastest
+    for (bool more = true; more;) {
+      for (const auto& device : device_list) {
+        PlannedPoint p;
+        p.benchmark = &b;
+        p.device = device;
+        p.device_dimension = device_list.size() > 1;
+        p.label = b.name();
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          p.values.emplace_back(list[i].name, list[i].values[idx[i]]);
+          p.label += "/" + list[i].name + "=" + to_string(list[i].values[idx[i]]);
+        }
+        if (p.device_dimension) p.label += "/device=" + std::to_string(*device);
+        if (!filter || std::regex_search(p.label, *filter)) out.push_back(std::move(p));
+      }
+      more = false;
+      for (std::size_t i = list.size(); i-- > 0;) {
+        if (++idx[i] < list[i].values.size()) {
+          more = true;
+          break;
+        }
+        idx[i] = 0;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gauge
+
+#endif  // !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)

@@ -1,0 +1,309 @@
+#pragma once
+/// \file gauge/suite/implementation_run.hpp
+/// The runner's run of the planned points (`run_suite`, gauge/suite/runner.hpp declares it): the
+/// progress line on a terminal (`detail::suite::ProgressDisplay`), --profile, the rounds of
+/// --repetitions, the JSON report kept on disk as it goes, and the tables or report on stdout.
+/// A compiled part of gauge/suite/implementation.hpp, which includes it: host code only, and
+/// empty under GAUGE_LINKS_SUITE_IMPLEMENTATION, as that header is.
+
+#if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gauge/core/skipped.hpp"
+#include "gauge/detail/fmt.hpp"
+#include "gauge/detail/suite_points.hpp"
+#include "gauge/env/environment.hpp"
+#include "gauge/report/console.hpp"
+#include "gauge/report/dump.hpp"
+#include "gauge/report/export.hpp"
+#include "gauge/report/json.hpp"
+#include "gauge/suite/interleave_run.hpp"
+#include "gauge/suite/nvtx.hpp"
+#include "gauge/suite/progress.hpp"
+#include "gauge/suite/registry.hpp"
+#include "gauge/suite/runner.hpp"
+#include "gauge/suite/table.hpp"
+
+namespace gauge {
+namespace detail::suite {
+
+/// The progress line: redrawn in place on a terminal by a ticker thread (every 0.5 s, so the
+/// elapsed time moves during a long point), once the run is older than progress_delay.
+class ProgressDisplay {
+ public:
+  ProgressDisplay(std::FILE* err, bool enabled, std::function<double()> clock)
+      : err_(err), enabled_(enabled), clock_(std::move(clock)), start_(clock_()) {
+    if (enabled_) ticker_ = std::thread([this] { tick(); });
+  }
+  ~ProgressDisplay() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    if (drawn_) std::fputs("\r\033[K", err_), std::fflush(err_);
+  }
+  void begin(std::size_t index, std::size_t total, const std::string& label, std::size_t repetition = 1,
+             std::size_t repetitions = 1) {
+    std::lock_guard<std::mutex> lock(m_);
+    state_.index = index;
+    state_.total = total;
+    state_.label = label;
+    state_.repetition = repetition;
+    state_.repetitions = repetitions;
+    state_.median_so_far_s.reset();
+    state_.samples_so_far = 0;
+    draw_locked();
+  }
+  /// After a measured round of the running point (no drawing here: the ticker redraws).
+  void round(double median_s, std::size_t samples) {
+    std::lock_guard<std::mutex> lock(m_);
+    state_.median_so_far_s = median_s;
+    state_.samples_so_far = samples;
+  }
+  void end(const std::optional<double>& median_s) {
+    std::lock_guard<std::mutex> lock(m_);
+    ++state_.finished;
+    if (median_s) state_.last_median_s = median_s;
+    state_.median_so_far_s.reset();
+  }
+  /// Clears the line before other text goes to stderr.
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (drawn_) std::fputs("\r\033[K", err_), std::fflush(err_);
+    drawn_ = false;
+  }
+
+ private:
+  void draw_locked() {
+    if (!enabled_) return;
+    state_.elapsed_s = clock_() - start_;
+    if (state_.elapsed_s < to_seconds(progress_delay) || state_.total == 0) return;
+    std::fprintf(err_, "\r\033[K%s", progress_line(state_).c_str());
+    std::fflush(err_);
+    drawn_ = true;
+  }
+  void tick() {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(500));
+      if (!stop_) draw_locked();
+    }
+  }
+
+  std::FILE* err_;
+  bool enabled_;
+  std::function<double()> clock_;
+  double start_;
+  ProgressState state_;
+  bool drawn_ = false;
+  bool stop_ = false;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread ticker_;
+};
+
+}  // namespace detail::suite
+
+SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& o, const SuiteIo& io) {
+  using namespace detail::suite;
+  const auto clock = io.clock ? io.clock : std::function<double()>(steady_seconds);
+  const double t0 = clock();
+  SuiteSummary summary;
+  summary.points = points.size();
+  if (o.repetitions == 0) throw UsageError("run_suite: RunOptions::repetitions must be >= 1, got 0");
+  const std::size_t repetitions = o.repetitions;
+  summary.repetitions = repetitions;
+  const bool terminal = io.err_is_terminal ? *io.err_is_terminal : ::isatty(::fileno(io.err)) != 0;
+
+  if (o.profile) {
+    for (const PlannedPoint& pp : points) {
+      Config c;
+      std::string error = configure_point(c, pp, o).value_or("");
+      Point p(pp.benchmark->name(), pp.values, c, PointMode::profile, o.profile_settings);
+      if (pp.device_dimension) p.add_dimension("device", std::int64_t{*pp.device});
+      if (error.empty()) try {
+        pp.benchmark->body()(p);
+        if (!p.skip_reason() && !p.ran()) error = "the benchmark neither ran nor skipped the point";
+      } catch (const std::exception& e) {
+        error = e.what();
+      } catch (...) {
+        error = "unknown exception";
+      }
+      if (!error.empty()) {
+        ++summary.failed;
+        std::fprintf(io.err, "gauge: %s: failed: %s\n", pp.label.c_str(), error.c_str());
+      } else if (p.skip_reason()) {
+        ++summary.skipped;
+        if (!o.quiet) std::fprintf(io.err, "gauge: %s: skipped: %s\n", pp.label.c_str(), p.skip_reason()->c_str());
+      } else {
+        ++summary.ok;
+        if (!o.quiet)
+          std::fprintf(io.err, "gauge: %s: profiled one step after %zu warm-up steps\n", pp.label.c_str(),
+                       p.profile_warmup_steps());
+      }
+    }
+    summary.wall_time_s = clock() - t0;
+    summary.exit_code = summary.failed ? 1 : 0;
+    return summary;
+  }
+
+  if (!o.out.empty()) check_writable(o.out);  // before anything is measured
+  const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
+  std::vector<Result> results;
+  std::vector<SkippedPoint> skipped;
+  // Rows per benchmark, in run order: {point, true, i} a result, {point, false, i} a skipped point.
+  struct Row {
+    std::size_t point;
+    bool is_result;
+    std::size_t index;
+  };
+  std::map<const Benchmark*, std::vector<Row>> rows;
+  std::vector<bool> point_skipped(points.size(), false);  // skipped in an earlier round: not run again
+  // A write that fails (the disk filled, the folder went away) loses nothing already measured:
+  // the run goes on, the tables are printed, and the run ends with exit 74 naming the file.
+  std::optional<std::string> write_error;
+  auto write_report = [&] {
+    if (o.out.empty()) return;
+    try {
+      write_file_atomic(o.out, json_dump(report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n");
+      write_error.reset();
+    } catch (const std::exception& e) {
+      if (!write_error) std::fprintf(io.err, "\ngauge: warning: %s (the run goes on; it is tried again)\n", e.what());
+      write_error = e.what();
+    }
+  };
+  double last_write = clock();
+  {
+    ProgressDisplay progress(io.err, terminal && !o.quiet, clock);
+    // Rounds over the whole suite: every point once, then every point again, ... (--repetitions).
+    for (std::size_t run = 0; run < repetitions * points.size(); ++run) {
+      const std::size_t round = run / points.size(), i = run % points.size();
+      if (point_skipped[i]) continue;
+      const PlannedPoint& pp = points[i];
+      progress.begin(run + 1, repetitions * points.size(), pp.label, round + 1, repetitions);
+      Config c;
+      std::optional<std::string> error = configure_point(c, pp, o);
+      Point p(pp.benchmark->name(), pp.values, c, PointMode::measure);
+      if (pp.device_dimension) p.add_dimension("device", std::int64_t{*pp.device});
+      p.set_on_round([&progress](double median_s, std::size_t samples) { progress.round(median_s, samples); });
+      if (!error) {
+        NvtxRange range(pp.label);
+        try {
+          pp.benchmark->body()(p);
+        } catch (const std::exception& e) {
+          error = std::string("the benchmark threw: ") + e.what();
+        } catch (...) {
+          error = "the benchmark threw an unknown exception";
+        }
+      }
+      std::optional<double> median;
+      if (p.skip_reason() && !p.result()) {
+        skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
+        rows[pp.benchmark].push_back(Row{i, false, skipped.size() - 1});
+        point_skipped[i] = true;
+        ++summary.skipped;
+      } else {
+        Result r;
+        if (p.result()) {
+          r = std::move(*p.result());
+          if (error) {  // threw after run(): keep what was measured, failed
+            r.status = Status::failed;
+            r.error = r.error ? *r.error + "; " + *error : *error;
+          }
+        } else {
+          r = failed_point(p, c, error.value_or("the benchmark neither ran nor skipped the point (call p.run(step) or p.skip(reason))"));
+        }
+        if (repetitions > 1) r.repetition = round;
+        summary.points_time_s += r.total_time_s;
+        if (r.status == Status::ok) ++summary.ok;
+        else ++summary.failed;
+        median = r.gpu_time.p50;
+        results.push_back(std::move(r));
+        rows[pp.benchmark].push_back(Row{i, true, results.size() - 1});
+      }
+      progress.end(median);
+      // Keep what was measured on disk as it goes (a crash later loses nothing), at most every 5 s.
+      if (!o.out.empty() && clock() - last_write >= 5.0) {
+        write_report();
+        last_write = clock();
+      }
+    }
+  }
+  write_report();
+
+  std::string text;
+  if (o.format == "json") {
+    text = json_dump(report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n";
+  } else if (o.format == "csv") {
+    text = csv_table(results);
+  } else {
+    const TableStyle style = o.format == "markdown" ? TableStyle::markdown : TableStyle::console;
+    std::vector<const Benchmark*> order;
+    for (const auto& pp : points)
+      if (std::find(order.begin(), order.end(), pp.benchmark) == order.end()) order.push_back(pp.benchmark);
+    for (const Benchmark* b : order) {
+      std::vector<std::string> axis_names;
+      for (const auto& a : b->axes()) axis_names.push_back(a.name);
+      bool device_column = false;
+      std::vector<SweepRow> table_rows;
+      // The repetitions of a point side by side (in point order, then round).
+      std::vector<Row>& ordered = rows[b];
+      std::stable_sort(ordered.begin(), ordered.end(), [](const Row& x, const Row& y) { return x.point < y.point; });
+      for (const Row& row : ordered) {
+        table_rows.push_back(row.is_result ? sweep_row(results[row.index]) : sweep_row(skipped[row.index]));
+        if (row.is_result && results[row.index].repetition)
+          table_rows.back().repetition = std::to_string(*results[row.index].repetition + 1) + "/" + std::to_string(repetitions);
+        if (table_rows.back().dimensions.count("device")) device_column = true;
+      }
+      if (device_column) axis_names.emplace_back("device");
+      text += style == TableStyle::markdown ? "## " + b->name() + "\n\n" : b->name() + "\n";
+      text += sweep_table(axis_names, table_rows, style) + "\n";
+    }
+    if (o.kernels) text += kernel_table(results);
+  }
+  write_text(io.out, text);
+
+  summary.wall_time_s = clock() - t0;
+  summary.exit_code = summary.failed ? 1 : 0;
+  if (write_error) {
+    std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
+    summary.exit_code = 74;  // EX_IOERR, as gauge's tools
+  }
+  if (!o.quiet) {
+    const double overhead = summary.wall_time_s - summary.points_time_s;
+    // "6 points" or, with repetitions, "6 points x 3 repetitions" (ok and failed count runs;
+    // skipped counts points, which run once).
+    const std::string counted = repetitions > 1 ? fmt::format("{} points x {} repetitions", summary.points, repetitions)
+                                                : fmt::format("{} points", summary.points);
+    std::fprintf(io.err,
+                 "gauge: %s (%zu ok, %zu failed, %zu skipped) in %s; the points' own run time %s, the "
+                 "runner's %s (%.1f %%)%s\n",
+                 counted.c_str(), summary.ok, summary.failed, summary.skipped, format_duration(summary.wall_time_s).c_str(),
+                 format_duration(summary.points_time_s).c_str(), format_duration(overhead).c_str(),
+                 summary.wall_time_s > 0 ? 100 * overhead / summary.wall_time_s : 0.0,
+                 o.out.empty() ? "" : ("; report: " + o.out).c_str());
+  }
+  return summary;
+}
+
+}  // namespace gauge
+
+#endif  // !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)

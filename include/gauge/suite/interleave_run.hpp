@@ -13,7 +13,7 @@
 /// interleaved rounds of both run there. Then B's body returns, then A's: one thread, nested,
 /// and neither body runs concurrently with the other.
 
-#if !defined(__CUDA_ARCH__)
+#if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)  // the suite's compiled part, as suite/implementation.hpp
 
 #include <algorithm>
 #include <cstddef>
@@ -355,4 +355,4 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
 
 }  // namespace gauge
 
-#endif  // !defined(__CUDA_ARCH__)
+#endif  // !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)

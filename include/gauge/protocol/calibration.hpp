@@ -1,0 +1,231 @@
+#pragma once
+/// \file gauge/protocol/calibration.hpp
+/// Protocol's calibration before measuring: `warm_up` (rounds until the step is in steady state,
+/// gauge/core/warmup.hpp) and `choose_steps_per_sample` (k, from the measured cost of an event
+/// between steps), with `prepare_graph` in graph mode. Part of gauge/protocol/protocol.hpp.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include "gauge/core/config.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/core/warmup.hpp"
+#include "gauge/core/warning_sink.hpp"
+#include "gauge/core/warnings.hpp"
+#include "gauge/detail/fmt.hpp"
+#include "gauge/detail/text.hpp"
+#include "gauge/protocol/diagnosis.hpp"
+#include "gauge/protocol/phases.hpp"
+#include "gauge/protocol/seam.hpp"
+
+namespace gauge::detail {
+
+// ---- warm-up --------------------------------------------------------------------------------
+
+inline void Protocol::warm_up(Result& r, WarningSink& sink) {
+  const auto& w = config_.warmup;
+  auto& rec = r.warmup;
+  const double t0 = b_.now();
+  double first_host_s = 0;
+  // The very first step alone, ungated: module loading, JIT and autotuning land here.
+  {
+    b_.reset_markers();
+    if (cold()) b_.flush_cache();
+    const double host_start = b_.now();
+    if (has_setup_) call_setup();
+    const std::size_t a = b_.record();
+    call_step();
+    const std::size_t b = b_.record();
+    b_.synchronize();
+    first_host_s = b_.now() - host_start;  // with the setup: what each step of a round will cost
+    rec.first_step_time_s = b_.elapsed(a, b);
+    rec.curve.push_back(WarmupRound{0.0, 1, *rec.first_step_time_s});
+    rec.steps = 1;
+  }
+  // Rounds are sized by the step's time, or with a setup by the host's round trip of setup and
+  // step (a 200 ms setup before a 1 µs step must not make a first round of 512 steps).
+  double estimate = std::max({*rec.first_step_time_s, has_setup_ ? first_host_s : 0.0, 1e-9});
+  double gpu_estimate = estimate;
+  std::size_t max_round = config_.measure.max_steps_per_round;
+  while (true) {
+    const double elapsed = b_.now() - t0;
+    const SteadyVerdict v = steady_state(rec.curve, w);
+    rec.relative_drift = v.relative_drift;
+    rec.reason = v.reason;
+    // Every stream of the pool is warmed (one round each at least) before measuring.
+    const bool minimums = rec.steps >= w.min_steps && elapsed >= to_seconds(w.min_time) && rec.curve.size() > streams_;
+    const bool steady = minimums && v.steady;
+    const bool capped = rec.steps >= w.max_steps || elapsed >= to_seconds(w.max_time);
+    // Collective mode: every rank ends warm-up at the same round (all steady, or one capped).
+    const bool end = spec_.coordinator ? spec_.coordinator->end_warmup(steady, capped) : steady || capped;
+    if (!end) {
+      // go on warming up
+    } else if (steady) {
+      rec.converged = true;
+      break;
+    } else if (!capped) {
+      // Another rank reached its warm-up cap before this one was steady.
+      rec.converged = false;
+      rec.reason = fmt::format("ended with the other ranks (one reached its warm-up cap) after {} steps and {}: ",
+                               rec.steps, human_time(elapsed)) + v.reason;
+      break;
+    } else {
+      rec.converged = false;
+      rec.reason = fmt::format("capped after {} steps and {}: ", rec.steps,
+                                   human_time(elapsed)) + v.reason;
+      break;
+    }
+    // A round spans at least timer_resolution_ticks ticks of the clock, so that a coarse clock
+    // (a host clock of 1 ms) still gives a per-step time within 1 %.
+    const double round_time = std::max(to_seconds(w.round_time), thresholds::timer_resolution_ticks * b_.timer_resolution());
+    std::size_t n = floor_ratio(round_time, estimate);
+    n = std::clamp<std::size_t>(n, 1, max_round);
+    n = std::min(n, w.max_steps - rec.steps);
+    if (spec_.coordinator) n = spec_.coordinator->round_steps(n);
+    const double start = b_.now() - t0;
+    b_.select_stream(warmup_rounds_++ % streams_);
+    RoundOutcome o = timed_round(n, n, false);
+    const double host_per_step = (b_.now() - t0 - start) / static_cast<double>(o.steps);
+    rec.steps += o.steps;
+    if (o.timed_out) {
+      on_gate_timeout(o, max_round, 1, r, sink);
+      continue;
+    }
+    double per_step = 0;
+    for (double s : o.per_step_s) per_step += s;
+    per_step /= static_cast<double>(o.per_step_s.size());
+    rec.curve.push_back(WarmupRound{start, o.steps, per_step});
+    if (per_step > 0) gpu_estimate = per_step;
+    // Rounds are sized by the GPU time per step, unless the host's round trip per step is more
+    // than twice that (launch-bound, or work the events do not see): then by the round trip,
+    // so such a step cannot make rounds far longer than round_time.
+    estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
+  }
+  rec.time_s = b_.now() - t0;
+  estimate_ = gpu_estimate;
+  sizing_estimate_ = estimate;
+  max_round_ = max_round;
+  if (!rec.converged) {
+    sink.add(warning_code::warmup_not_converged, Severity::warning,
+             "warm-up did not reach steady state: " + rec.reason +
+                 ". The first samples may still be drifting; raise warmup.max_time, or check the "
+                 "clocks and throttling in the environment.");
+  }
+}
+
+// ---- steps per sample ------------------------------------------------------------------------
+
+/// Chooses k (steps per event pair). The extra device cost of an event between steps is
+/// measured: r steps with an event after each versus the same r steps with one event pair.
+inline void Protocol::choose_steps_per_sample(Result& r, WarningSink& sink) {
+  const auto& m = config_.measure;
+  auto& s = r.sampling;
+  const double T = estimate_;
+  b_.select_stream(0);
+  if (per_step_pairs()) {
+    s.steps_per_sample = 1;
+    s.steps_per_sample_reason =
+        cold() ? "cold cache: the flush must sit between steps, so every step has its own event pair"
+               : "an untimed setup runs before every step, outside its event pair, so every step has its own event pair";
+    return;
+  }
+  if (m.steps_per_sample > 0) {
+    // A sample must fit in measure.max_time (one sample of 1e8 steps, or SIZE_MAX, would run
+    // far past it, or never end): at most max_time / (time per step) steps.
+    const double per_step = std::max({T, sizing_estimate_, 1e-12});  // device or host round trip
+    const std::size_t k_cap = std::max<std::size_t>(1, floor_ratio(to_seconds(m.max_time), per_step));
+    s.steps_per_sample = std::min(m.steps_per_sample, k_cap);
+    s.steps_per_sample_reason =
+        s.steps_per_sample == m.steps_per_sample
+            ? std::string("set by measure.steps_per_sample")
+            : fmt::format("measure.steps_per_sample = {} capped to {} so that one sample ({} per step) fits in "
+                          "measure.max_time {}",
+                          m.steps_per_sample, s.steps_per_sample, human_time(per_step),
+                          human_time(to_seconds(m.max_time)));
+  } else if (b_.gate_support() == GateSupport::not_needed) {
+    // Host clock: markers cost no device time, but the clock ticks. Enough steps per sample
+    // that one tick is at most 1 / host_ticks_per_sample of a sample, capped by max_sample_time.
+    const double tick = r.sampling.timer_resolution_s;
+    const double step = std::max(T, 1e-12);
+    const auto k_tick = tick > 0 ? static_cast<std::size_t>(std::ceil(thresholds::host_ticks_per_sample * tick / step)) : 1;
+    std::size_t k_cap = floor_ratio(to_seconds(m.max_sample_time), step);
+    k_cap = std::clamp<std::size_t>(k_cap, 1, max_round_);
+    const std::size_t k = std::clamp<std::size_t>(k_tick, 1, k_cap);
+    s.steps_per_sample = k;
+    s.steps_per_sample_reason = fmt::format(
+        "host clock: one tick ({}) is {:.3g} % of a step ({}); k = {} makes it {:.3g} % of a sample{}", human_time(tick),
+        100 * tick / step, human_time(step), k, 100 * tick / (step * static_cast<double>(k)),
+        k < k_tick ? fmt::format(", capped by max_sample_time {}", human_time(to_seconds(m.max_sample_time))) : "");
+  } else {
+    // Calibrate the event cost with one round of r steps each way, r sized like a warm-up round
+    // (at least 8 steps, at most half the round limit).
+    std::size_t rr = floor_ratio(to_seconds(config_.warmup.round_time), std::max(sizing_estimate_, 1e-12));
+    rr = std::clamp<std::size_t>(rr, 8, std::max<std::size_t>(8, max_round_ / 2));
+    if (spec_.coordinator) rr = spec_.coordinator->round_steps(rr);
+    double per_event = 0;
+    double per_batch = 0;
+    bool ok = true;
+    {
+      auto with = timed_round(rr, 1, false);
+      auto without = timed_round(rr, rr, false);
+      s.calibration_steps += with.steps + without.steps;
+      if (with.timed_out || without.timed_out) {
+        ok = false;
+        if (with.timed_out) on_gate_timeout(with, max_round_, 1, r, sink);
+        else on_gate_timeout(without, max_round_, 1, r, sink);
+      }
+      if (ok) {
+        for (double x : with.per_step_s) per_event += x;
+        per_event /= static_cast<double>(with.per_step_s.size());
+        per_batch = without.per_step_s.empty() ? 0 : without.per_step_s[0];
+      }
+    }
+    const double cost = ok ? std::max(0.0, per_event - per_batch) : 0.0;
+    if (ok) s.event_overhead_s = cost;
+    const double budget = to_seconds(m.event_overhead_budget);
+    std::size_t k_event = static_cast<std::size_t>(std::ceil(cost / budget * (1 - 1e-12)));
+    std::size_t k_cap = floor_ratio(to_seconds(m.max_sample_time), std::max(T, 1e-12));
+    k_cap = std::clamp<std::size_t>(k_cap, 1, max_round_);
+    std::size_t k = std::clamp<std::size_t>(k_event, 1, k_cap);
+    s.steps_per_sample = k;
+    s.steps_per_sample_reason = fmt::format(
+        "an event between steps costs {} of device time (measured over {} steps); k = {} keeps it "
+        "at {} per step (budget {}{})",
+        human_time(cost), rr, k, human_time(cost / static_cast<double>(k)),
+        human_time(budget),
+        k < k_event ? fmt::format(", capped by max_sample_time {}",
+                                      human_time(to_seconds(m.max_sample_time)))
+                    : "");
+    if (k < k_event && cost / static_cast<double>(k) > 0.001 * T) {
+      sink.add(warning_code::event_overhead, Severity::info,
+               fmt::format("each sample includes ~{} of event overhead per step ({:.2g} % of the step): "
+                               "k = {} steps per event pair was capped by measure.max_sample_time.",
+                               human_time(cost / static_cast<double>(k)),
+                               100 * cost / static_cast<double>(k) / T, k));
+    }
+  }
+  if (spec_.coordinator) {
+    const std::size_t k_here = s.steps_per_sample;
+    s.steps_per_sample = spec_.coordinator->steps_per_sample(k_here);
+    if (s.steps_per_sample != k_here)
+      s.steps_per_sample_reason += fmt::format("; k = {} agreed across ranks (the maximum; this rank chose {})",
+                                               s.steps_per_sample, k_here);
+  }
+  if (m.gpu_timing == GpuTiming::graph) prepare_graph(r);
+}
+
+/// Captures k steps; replays the graph a few times untimed so its upload is not measured.
+inline void Protocol::prepare_graph(Result& r) {
+  auto& s = r.sampling;
+  capture_graph(s.steps_per_sample);
+  for (int i = 0; i < 3; ++i) {
+    b_.launch_graph();
+    step_index_ += graph_k_;
+    s.calibration_steps += graph_k_;
+  }
+  b_.synchronize();
+}
+
+}  // namespace gauge::detail

@@ -185,11 +185,10 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     }
     // The whole distribution, as gauge-compare sees it: median, mean, p90 and p99 (as the sample
     // sizes allow; the median not when a side is bimodal), each interval at level 1 - alpha / k.
-    // Several baseline runs: the run-level median interval of compare_runs.
+    // Several baseline runs: the run-level median interval (compare_runs is compare_results for one).
     std::vector<const Result*> runs;
     for (const auto& b : baselines_) runs.push_back(&b);
-    const ExperimentComparison e =
-        runs.size() == 1 ? compare_results(*runs.front(), result, options_) : compare_runs(runs, {&result}, options_);
+    const ExperimentComparison e = compare_runs(runs, {&result}, options_);
     if (e.deciding.empty()) return fail(e.reason);
     std::string detail_text, beyond;
     bool ok = true, shown_slower = false;
@@ -216,12 +215,14 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
                                e.ratio && e.decided_on == "cycles"
                                    ? fmt::format(" (time ratio {:.4f} [{:.4f}, {:.4f}])", e.ratio->estimate, e.ratio->low, e.ratio->high)
                                    : std::string());
+    std::string runs_text;  // several baseline runs: what the baseline's median is, and their spread
+    if (runs.size() > 1) runs_text = fmt::format(", geometric mean of {} runs", runs.size());
+    if (e.run_variation)
+      detail_text += fmt::format(" (runs as a random effect: run-to-run SD {:.2f} %, {:g} degrees of freedom)",
+                                 100 * e.run_variation->relative_sd, e.run_variation->degrees_of_freedom);
     outcome_ = fmt::format("{} {} vs {} (baseline{}, medians); new/base {}{}{}: {}", detail::metric_words(m, result),
                            gauge::detail::format_time(e.candidate_median_s), gauge::detail::format_time(e.base_median_s),
-                           runs.size() == 1 ? std::string() : fmt::format(", geometric mean of {} runs", runs.size()), detail_text
-                           + (e.run_variation ? fmt::format(" (runs as a random effect: run-to-run SD {:.2f} %, {:g} degrees of freedom)",
-                                                            100 * e.run_variation->relative_sd, e.run_variation->degrees_of_freedom)
-                                              : std::string()), e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
+                           runs_text, detail_text, e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
                            ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance_)
                               : fmt::format("{} beyond 1 + {:g} %{}", beyond, 100 * tolerance_,
                                             shown_slower ? " (slower)" : " (cannot confirm: more samples or a quieter machine)"));
@@ -230,8 +231,9 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
 
   /// "is no slower than baseline "gemm" by more than 3 % at 95 % confidence: <the numbers>".
   std::string describe() const override {
+    const std::string runs = baselines_.size() == 1 ? std::string() : fmt::format(" ({} runs)", baselines_.size());
     return fmt::format("is no slower than baseline \"{}\"{} by more than {:g} % at {:g} % confidence{}{}", baselines_.front().name,
-                       baselines_.size() == 1 ? std::string() : fmt::format(" ({} runs)", baselines_.size()), 100 * tolerance_, 100 * options_.confidence_level, outcome_.empty() ? "" : ": ", outcome_);
+                       runs, 100 * tolerance_, 100 * options_.confidence_level, outcome_.empty() ? "" : ": ", outcome_);
   }
 
  private:

@@ -6,9 +6,9 @@
 /// come from here. Units are in the key names: seconds (`_s`), bytes, MHz, W, °C; undefined or
 /// non-finite numbers are `null`.
 ///
-/// To add a key: add the member to its struct, a line here (with `since_1_N` for the schema
-/// version that adds it, and bump `report_schema_version`'s minor version), and the key to the
-/// schema; the tests fail until all three agree.
+/// To add a key: add the member to its struct, a line in its part under gauge/report/fields/
+/// (with `since_1_N` for the schema version that adds it, and bump `report_schema_version`'s
+/// minor version), and the key to the schema; the tests fail until all three agree.
 
 #include "gauge/report/fields/measurement.hpp"  // enums, statistics, work, configuration, telemetry, kernels, peaks
 #include "gauge/report/fields/experiment.hpp"   // Result and its records, the environment

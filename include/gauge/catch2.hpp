@@ -48,6 +48,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/report/checks.hpp"
 #include "gauge/report/read.hpp"
 
 namespace gauge::catch2 {
@@ -63,13 +64,6 @@ template <class T>
 using MatcherBase = Catch::MatcherBase<T>;
 #endif
 
-/// The finite samples of `r` for `metric`.
-inline std::vector<double> samples_of(const Result& r, Metric metric) {
-  return gauge::detail::compare::finite(metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
-}
-
-/// What the samples of `r` for `metric` are: its `time_label` ("GPU time", "CPU time") or "wall time".
-inline std::string metric_words(Metric m, const Result& r) { return m == Metric::gpu_time ? r.time_label : "wall time"; }
 }  // namespace detail
 
 /// The one result named `name` in the report at `path` (a baseline stored with the tests).
@@ -137,14 +131,7 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   /// \throws ConfigError for a negative or non-finite tolerance, an empty list, or runs that are not
   ///   all of one experiment name.
   NoSlowerThan(std::vector<Result> baselines, double tolerance) : baselines_(std::move(baselines)), tolerance_(tolerance) {
-    if (!(tolerance >= 0) || !std::isfinite(tolerance))
-      throw ConfigError("no_slower_than: tolerance must be a finite fraction >= 0 (0.03 = 3 %), got " +
-                        gauge::detail::format_number(tolerance));
-    if (baselines_.empty()) throw ConfigError("no_slower_than: no baseline runs given");
-    for (const auto& b : baselines_)
-      if (b.name != baselines_.front().name)
-        throw ConfigError("no_slower_than: the baseline runs are of different experiments (\"" + baselines_.front().name +
-                          "\" and \"" + b.name + "\")");
+    gauge::detail::checks::validate_no_slower_than(baselines_, tolerance_);
   }
   /// Confidence level of the interval, in (0, 1) (default 0.95). ConfigError otherwise.
   NoSlowerThan& at_confidence(double level) {
@@ -171,62 +158,12 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     return *this;
   }
 
-  /// True when the result is confirmed no slower than the baseline by more than the tolerance.
+  /// True when the result is confirmed no slower than the baseline by more than the tolerance
+  /// (gauge::detail::checks::no_slower_than, the rule the Python package's checks share).
   bool match(const Result& result) const override {
-    const Metric m = options_.metric;
-    if (result.status == Status::failed) return fail("the experiment failed: " + result.error.value_or("unknown error"));
-    for (std::size_t k = 0; k < baselines_.size(); ++k) {
-      const Result& b = baselines_[k];
-      const std::string which = baselines_.size() == 1 ? "the baseline" : fmt::format("baseline run {}", k + 1);
-      if (b.status == Status::failed) return fail(which + " failed: " + b.error.value_or("unknown error"));
-      if (!allow_other_device_ && (result.backend != b.backend || result.device.name != b.device.name))
-        return fail(which + " ran on " + b.device.name + " (" + b.backend + "), this result on " + result.device.name + " (" +
-                    result.backend + "); allow_other_device() to compare anyway");
-    }
-    // The whole distribution, as gauge-compare sees it: median, mean, p90 and p99 (as the sample
-    // sizes allow; the median not when a side is bimodal), each interval at level 1 - alpha / k.
-    // Several baseline runs: the run-level median interval (compare_runs is compare_results for one).
-    std::vector<const Result*> runs;
-    for (const auto& b : baselines_) runs.push_back(&b);
-    const ExperimentComparison e = compare_runs(runs, {&result}, options_);
-    if (e.deciding.empty()) return fail(e.reason);
-    std::string detail_text, beyond;
-    bool ok = true, shown_slower = false;
-    for (const auto& s : e.statistics) {
-      // The mean is left out: one descheduled sample on a busy test machine moves it by more than
-      // any tolerance; a slow minority shows in p90 (and p99 from 1,000 samples on).
-      if (s.statistic == Statistic::mean) continue;
-      if (std::find(e.deciding.begin(), e.deciding.end(), s.statistic) == e.deciding.end()) continue;
-      const auto& i = s.interval;
-      detail_text += fmt::format("{}{} {:.4f} [{:.4f}, {:.4f}]", detail_text.empty() ? "" : ", ", to_string(s.statistic),
-                                 i.estimate, i.low, i.high);
-      if (i.high > 1 + tolerance_) {
-        ok = false;
-        beyond += (beyond.empty() ? "" : ", ") + std::string(to_string(s.statistic));
-        shown_slower = shown_slower || i.low > 1 + tolerance_;
-      }
-    }
-    // The clocks: by how much they differ, and which ratio decided (SM cycles where the work
-    // scales with the clock, gauge/report/compare.hpp's ClockNormalization).
-    std::string clock_text;
-    if (e.clock)
-      clock_text = fmt::format("; SM clock {:.0f} → {:.0f} MHz ({:+.2f} %), decided on {}{}", e.clock->base_sm_clock_mhz,
-                               e.clock->candidate_sm_clock_mhz, 100 * e.clock->relative_difference, e.decided_on,
-                               e.ratio && e.decided_on == "cycles"
-                                   ? fmt::format(" (time ratio {:.4f} [{:.4f}, {:.4f}])", e.ratio->estimate, e.ratio->low, e.ratio->high)
-                                   : std::string());
-    std::string runs_text;  // several baseline runs: what the baseline's median is, and their spread
-    if (runs.size() > 1) runs_text = fmt::format(", geometric mean of {} runs", runs.size());
-    if (e.run_variation)
-      detail_text += fmt::format(" (runs as a random effect: run-to-run SD {:.2f} %, {:g} degrees of freedom)",
-                                 100 * e.run_variation->relative_sd, e.run_variation->degrees_of_freedom);
-    outcome_ = fmt::format("{} {} vs {} (baseline{}, medians); new/base {}{}{}: {}", detail::metric_words(m, result),
-                           gauge::detail::format_time(e.candidate_median_s), gauge::detail::format_time(e.base_median_s),
-                           runs_text, detail_text, e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
-                           ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance_)
-                              : fmt::format("{} beyond 1 + {:g} %{}", beyond, 100 * tolerance_,
-                                            shown_slower ? " (slower)" : " (cannot confirm: more samples or a quieter machine)"));
-    return ok;
+    auto outcome = gauge::detail::checks::no_slower_than(baselines_, result, tolerance_, options_, allow_other_device_);
+    outcome_ = std::move(outcome.text);
+    return outcome.ok;
   }
 
   /// "is no slower than baseline "gemm" by more than 3 % at 95 % confidence: <the numbers>".
@@ -237,11 +174,6 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   }
 
  private:
-  bool fail(std::string why) const {
-    outcome_ = std::move(why);
-    return false;
-  }
-
   std::vector<Result> baselines_;  ///< one or more runs of the baseline, never empty
   double tolerance_;
   CompareOptions options_;
@@ -266,8 +198,7 @@ class ThroughputAtLeast : public detail::MatcherBase<Result> {
   /// \param quantity "flop", "bytes" or the name of an item declared with Experiment::items.
   /// \throws ConfigError for a negative or non-finite floor.
   ThroughputAtLeast(double per_second, std::string quantity) : floor_(per_second), quantity_(std::move(quantity)) {
-    if (!(per_second >= 0) || !std::isfinite(per_second))
-      throw ConfigError("throughput_at_least: the floor must be finite and >= 0, got " + gauge::detail::format_number(per_second));
+    gauge::detail::checks::validate_throughput_floor(per_second);
   }
   /// Confidence level of the interval of the median, in (0, 1) (default 0.95). ConfigError otherwise.
   ThroughputAtLeast& at_confidence(double level) {
@@ -281,25 +212,12 @@ class ThroughputAtLeast : public detail::MatcherBase<Result> {
     return *this;
   }
 
-  /// True when work / (upper bound of the median time's CI) >= the floor.
+  /// True when work / (upper bound of the median time's CI) >= the floor
+  /// (gauge::detail::checks::throughput_at_least).
   bool match(const Result& result) const override {
-    if (result.status == Status::failed) return fail("the experiment failed: " + result.error.value_or("unknown error"));
-    std::optional<double> work;
-    if (quantity_ == "flop") work = result.work.flop;
-    else if (quantity_ == "bytes") work = result.work.bytes;
-    else if (const auto it = result.work.items.find(quantity_); it != result.work.items.end()) work = it->second;
-    if (!work) return fail("the experiment declares no \"" + quantity_ + "\" work per step");
-    auto s = detail::samples_of(result, metric_);
-    std::sort(s.begin(), s.end());
-    const auto ci = median_confidence_interval(s, level_);
-    if (!ci || !(ci->high > 0))
-      return fail(fmt::format("too few samples for a {:g} % interval of the median: n = {}", 100 * level_, s.size()));
-    const double low_rate = *work / ci->high;
-    const double rate = *work / percentile_sorted(s, 50);
-    const bool ok = low_rate >= floor_;
-    outcome_ = fmt::format("{} (lower bound {}, from the {} per step's median CI) {} the floor", rate_text(rate),
-                           rate_text(low_rate), detail::metric_words(metric_, result), ok ? "meets" : "is below");
-    return ok;
+    auto outcome = gauge::detail::checks::throughput_at_least(result, floor_, quantity_, level_, metric_);
+    outcome_ = std::move(outcome.text);
+    return outcome.ok;
   }
 
   /// "has throughput at least 600 TFLOP/s at 95 % confidence: <the numbers>".
@@ -309,14 +227,7 @@ class ThroughputAtLeast : public detail::MatcherBase<Result> {
   }
 
  private:
-  std::string rate_text(double v) const {
-    const std::string unit = quantity_ == "flop" ? "FLOP/s" : quantity_ == "bytes" ? "B/s" : quantity_ + "/s";
-    return gauge::detail::format_rate(v, unit.c_str());
-  }
-  bool fail(std::string why) const {
-    outcome_ = std::move(why);
-    return false;
-  }
+  std::string rate_text(double v) const { return gauge::detail::checks::rate_text(v, quantity_); }
 
   double floor_;
   std::string quantity_;

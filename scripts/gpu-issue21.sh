@@ -14,7 +14,9 @@
 # ctest:   builds every target and runs CTest without the GPU-test cases (run one per process by
 #          `tests`), the consumer builds and header isolation: the examples' GPU runs, the Quickstart;
 # versions: the GEMM example of prev/ (an earlier commit's tree, carried) against this tree's, by
-#          gauge-ab (3 runs per side, gate), at VN^3 (default 4096).
+#          gauge-ab (3 runs per side, gate), at VN^3 (default 4096);
+# python:  the Python package (built by `build` where python3 has Python.h and nanobind is carried):
+#          its tests, examples/training_loop.py, bench/bench_python_gauge.py and bench_method.
 # Files in $OUT: summary.log, and the parts' own files (verdict: verdict.log, summary.md,
 # reports.tar.gz), the rest packed into logs.tar.gz.
 set -uo pipefail
@@ -43,9 +45,21 @@ for p in "${parts[@]}"; do
   case "$p" in
     build)
       t0=$SECONDS
+      # The Python module where this machine's python3 has its headers and nanobind is carried
+      # (.deps-src/nanobind-*: scripts/fetch-nanobind.sh).
+      py_args=() py_targets=()
+      py=$(command -v python3)
+      py_inc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])" 2>/dev/null)
+      nb=$(ls -d .deps-src/nanobind-*/nanobind/cmake 2>/dev/null | head -1)
+      if [ -f "$py_inc/Python.h" ] && [ -n "$nb" ]; then
+        py_args=(-DGAUGE_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$py" "-Dnanobind_DIR=$PWD/$nb"); py_targets=(_gauge bench_method)
+        log "python module: $py ($("$py" --version 2>&1)), nanobind $nb"
+      else
+        log "NO PYTHON MODULE: Python.h at '$py_inc' $( [ -f "$py_inc/Python.h" ] && echo found || echo missing ), nanobind '${nb:-not carried}'"
+      fi
       cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON \
-            -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON > "$OUT/r/build.log" 2>&1 || { tail -30 "$OUT/r/build.log" | tee -a "$S"; exit 1; }
-      targets=(gemm gauge-compare gauge-export gauge_gpu_tests bench_ab sweep)
+            -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON "${py_args[@]}" > "$OUT/r/build.log" 2>&1 || { tail -30 "$OUT/r/build.log" | tee -a "$S"; exit 1; }
+      targets=(gemm gauge-compare gauge-export gauge_gpu_tests bench_ab sweep "${py_targets[@]}")
       [ -f scripts/gpu-peaks.sh ] && targets+=(gauge-peaks sweep bench_l2_flush)
       if cmake --build $B -j 16 --target "${targets[@]}" -- -k 0 >> "$OUT/r/build.log" 2>&1; then log "== build ok ($((SECONDS - t0)) s)"
       else log "== BUILD FAILED:"; grep -E "error|FAILED" "$OUT/r/build.log" | head -20 | tee -a "$S"; fi ;;
@@ -113,6 +127,23 @@ for p in "${parts[@]}"; do
         --markdown "$OUT/versions.md" > "$OUT/r/versions.log" 2>&1
       log "gauge-ab prev -> this tree: exit $? ($((SECONDS - t0)) s)"
       grep -vE "^\s*$" "$OUT/r/versions.log" | head -14 | tee -a "$S" ;;
+    python)
+      # The Python package on the GPU: its tests (host and GPU), the PyTorch training loop with the
+      # Timer, gauge beside do_bench and torch.utils.benchmark (bench/bench_python_gauge.py), and
+      # the C++ path's spread on the same spin kernel (bench_method), one after another.
+      t0=$SECONDS
+      log "== python"
+      export PYTHONPATH=$PWD/$B/python${PYTHONPATH:+:$PYTHONPATH} GAUGE_SOURCE_DIR=$PWD
+      if ! python3 -c "import gauge" 2>> "$OUT/r/python.log"; then log "import gauge FAILED"; tail -5 "$OUT/r/python.log" | tee -a "$S"; continue; fi
+      python3 -c "import gauge; print('gauge', gauge.version, 'cuda', gauge.cuda_available())" | tee -a "$S"
+      timeout 300 python3 -m pytest -q -p no:cacheprovider -rs python/tests > "$OUT/r/pytest.log" 2>&1; log "pytest exit $?"
+      tail -15 "$OUT/r/pytest.log" | tee -a "$S"
+      timeout 120 python3 examples/training_loop.py --out "$OUT/r/training-loop-py.json" > "$OUT/r/training-loop-py.log" 2>&1
+      log "training_loop.py exit $?"; cat "$OUT/r/training-loop-py.log" | tee -a "$S"
+      timeout 400 python3 bench/bench_python_gauge.py --runs ${PY_RUNS:-5} --out "$OUT/bench_python_gauge.json" > "$OUT/bench_python_gauge.md" 2> "$OUT/r/bench_python_gauge.err"
+      log "bench_python_gauge exit $? ($((SECONDS - t0)) s)"; cat "$OUT/bench_python_gauge.md" | tee -a "$S"; tail -5 "$OUT/r/bench_python_gauge.err" | tee -a "$S"
+      timeout 200 $B/bench/bench_method > "$OUT/bench_method.md" 2> "$OUT/r/bench_method.err"; log "bench_method exit $?"
+      cat "$OUT/bench_method.md" | tee -a "$S" ;;
     *) log "unknown part $p"; exit 2 ;;
   esac
 done

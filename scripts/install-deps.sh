@@ -11,8 +11,11 @@
 #                                        dpkg-dev (dpkg-source), Open MPI (libopenmpi-dev,
 #                                        openmpi-bin: gauge/mpi.hpp's tests under mpirun),
 #                                        clang with its libFuzzer and
-#                                        sanitizer runtimes; then, on Debian, Catch2 v3's
-#                                        sources, pinned (scripts/fetch-catch2-v3.sh)
+#                                        sanitizer runtimes, python3-dev, python3-pip and
+#                                        python3-pytest (the Python module's tests); then, on
+#                                        Debian, Catch2 v3's sources, pinned
+#                                        (scripts/fetch-catch2-v3.sh), and nanobind, pinned, from
+#                                        PyPI (scripts/fetch-nanobind.sh)
 #
 # Debian/Ubuntu packages, through apt-get: as root, or with sudo; with neither, it prints the
 # apt-get line to run and exits 1. The CUDA toolkit (nvcc, cudart, cuBLAS) must already be
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --for) [ $# -ge 2 ] || usage; set_for=$2; shift 2 ;;
     --for=*) set_for=${1#--for=}; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -37,7 +40,7 @@ build_set=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev)
 # clang is 14, whose libFuzzer and sanitizer runtimes are in libclang-rt-14-dev (a recommendation,
 # which --no-install-recommends leaves out); elsewhere (Ubuntu 22.04) they come with clang.
 test_set=(catch2 libbenchmark-dev libbenchmark-tools python3 python3-jsonschema python3-numpy python3-scipy
-          python3-matplotlib dpkg-dev clang libopenmpi-dev openmpi-bin)
+          python3-matplotlib python3-dev python3-pip python3-pytest dpkg-dev clang libopenmpi-dev openmpi-bin)
 if command -v apt-cache >/dev/null 2>&1 && apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then
   test_set+=(libclang-rt-14-dev)
 fi
@@ -106,6 +109,10 @@ if [ "$set_for" = test ]; then
          "tests are built against the installed Catch2 only (set GAUGE_CATCH2_V3_DIR to a Catch2 v3 source" \
          "tree to add v3)"
   fi
+fi
+
+if [ "$set_for" = test ]; then
+  bash "$here/fetch-nanobind.sh"
 fi
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then

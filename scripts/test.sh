@@ -23,15 +23,22 @@ if [ -f "$GAUGE_CATCH2_V3_DIR/extras/catch_amalgamated.cpp" ]; then catch2_v3=$G
 # The test build optimizes at -O1, not Release's -O3: the tests check behaviour, not speed (speed is
 # measured by bench/ on the GPU machine), and -O1 halves the compile time of gauge's larger files
 # (gauge-compare: 53 s at -O3, 29 s at -O1 on a 2-core machine); at -O1 GCC reports std::optional's
-# payload as maybe uninitialized where it is not (GCC bug 80635). Without a GPU, the MPI examples that
-# only run on GPUs are not built (their tests report as skipped either way).
+# payload as maybe uninitialized where it is not (GCC bug 80635). Without a GPU, the CUDA programs that
+# only run on GPUs (the GPU tests, gauge-peaks, the MPI GPU examples) are not built: their tests
+# report as skipped either way (GAUGE_BUILD_GPU_ONLY=OFF).
 gpu_examples=ON
 if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }; then gpu_examples=OFF; fi
-stage "configuring $GAUGE_BUILD (MPI GPU examples: $gpu_examples)"
+# The Python module (python/) with the pinned nanobind, for the Python the tests use.
+python_args=() python_module=off
+if [ -d "$GAUGE_NANOBIND_DIR/nanobind/cmake" ]; then
+  python_module=on
+  python_args=(-DGAUGE_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$GAUGE_TEST_PYTHON" "-Dnanobind_DIR=$GAUGE_NANOBIND_DIR/nanobind/cmake")
+fi
+stage "configuring $GAUGE_BUILD (GPU-only programs: $gpu_examples; Python module: $python_module)"
 cmake -S "$GAUGE_ROOT" -B "$GAUGE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \
       "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG -Wno-maybe-uninitialized" \
       "-DCMAKE_CUDA_FLAGS_RELEASE=-O1 -DNDEBUG -Xcompiler=-Wno-maybe-uninitialized" \
-      "-DGAUGE_BUILD_MPI_GPU_EXAMPLES=$gpu_examples" "-DGAUGE_CATCH2_V3_SOURCE_DIR=$catch2_v3"
+      "-DGAUGE_BUILD_GPU_ONLY=$gpu_examples" "-DGAUGE_CATCH2_V3_SOURCE_DIR=$catch2_v3" "${python_args[@]}"
 stage "building"
 cmake --build "$GAUGE_BUILD" -j "$(nproc)"
 stage "testing (CTest)"

@@ -5,6 +5,8 @@
 /// --repetitions, the JSON report kept on disk as it goes, and the tables or report on stdout.
 /// A compiled part of gauge/suite/implementation.hpp, which includes it: host code only, and
 /// empty under GAUGE_LINKS_SUITE_IMPLEMENTATION, as that header is.
+/// Part of gauge/suite/implementation.hpp only: not a header to include on its own (the header
+/// isolation test leaves it out; src/suite_implementation.cpp compiles it with the others).
 
 #if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)
 

@@ -12,6 +12,8 @@
 /// which runs B's body inside that call; B's run() hands B's experiment over, and the
 /// interleaved rounds of both run there. Then B's body returns, then A's: one thread, nested,
 /// and neither body runs concurrently with the other.
+/// Part of gauge/suite/implementation.hpp only: not a header to include on its own (the header
+/// isolation test leaves it out; src/suite_implementation.cpp compiles it with the others).
 
 #if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)  // the suite's compiled part, as suite/implementation.hpp
 

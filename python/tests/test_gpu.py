@@ -1,0 +1,115 @@
+"""gauge's Python package on a CUDA GPU, with PyTorch and CuPy steps (skipped where there is no
+GPU, no PyTorch or no CuPy). Values are checked against a second method: CUDA events around
+back-to-back launches timed by PyTorch itself, and a kernel that stamps its own span."""
+
+import pytest
+
+import gauge
+
+ok, why = gauge.cuda_available()
+pytestmark = pytest.mark.skipif(not ok, reason=f"no CUDA device: {why}")
+
+QUICK = {"measure": {"max_time_s": 0.5}, "warmup": {"max_time_s": 1.0}}
+
+
+def torch_or_skip():
+    return pytest.importorskip("torch")
+
+
+def test_torch_matmul_matches_cuda_events_of_back_to_back_launches():
+    torch = torch_or_skip()
+    n = 2048
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+
+    def step(stream):
+        with gauge.torch_stream(stream):
+            torch.matmul(a, b, out=c)
+
+    r = gauge.Experiment("matmul", step, flop=2 * n**3, dimensions={"N": n, "dtype": "bf16"}, config=QUICK).run()
+    assert r.ok, r["error"]
+    assert r["backend"] == "cuda"
+    codes = {w["code"] for w in r["warnings"]}
+    assert "work_not_on_stream" not in codes and "gate_unavailable" not in codes
+    # The second method: 200 matmuls back to back between two events on one stream, after warm-up.
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        for _ in range(50):
+            torch.matmul(a, b, out=c)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(200):
+            torch.matmul(a, b, out=c)
+        end.record()
+    end.synchronize()
+    per_step = start.elapsed_time(end) / 1e3 / 200
+    assert r.median_s == pytest.approx(per_step, rel=0.10), (r.median_s, per_step)
+
+
+def test_work_on_another_stream_is_named():
+    torch = torch_or_skip()
+    x = torch.randn(4096, 4096, device="cuda")
+    other = torch.cuda.Stream()
+
+    def wrong(stream):
+        with torch.cuda.stream(other):  # not gauge's stream
+            x.mul_(1.0000001)
+
+    r = gauge.Experiment("wrong-stream", wrong, config=QUICK).run()
+    codes = {w["code"] for w in r["warnings"]}
+    assert r["status"] == "failed" or "work_not_on_stream" in codes, (r["status"], codes)
+
+
+def test_an_empty_graph_fails_with_the_reason():
+    torch = torch_or_skip()
+    x = torch.randn(1024, device="cuda")
+    other = torch.cuda.Stream()
+
+    def elsewhere(stream):
+        with torch.cuda.stream(other):
+            x.add_(1)
+
+    r = gauge.Experiment("empty-graph", elsewhere, graph=True, config=QUICK).run()
+    assert r["status"] == "failed"
+    assert "holds no kernel" in r["error"]
+
+
+def test_cupy_kernel_span_against_its_own_stamps():
+    cp = pytest.importorskip("cupy")
+    # A one-thread kernel that spins `ns` of %globaltimer and stamps its own start and end.
+    kernel = cp.RawKernel(r"""
+    extern "C" __global__ void spin(unsigned long long ns, unsigned long long* stamps) {
+      unsigned long long t0, t;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+      do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+      stamps[0] = t0; stamps[1] = t;
+    }""", "spin")
+    stamps = cp.zeros(2, dtype=cp.uint64)
+    ns = 100_000
+
+    def step(stream):
+        with cp.cuda.ExternalStream(stream.handle):
+            kernel((1,), (1,), (cp.uint64(ns), stamps))
+
+    r = gauge.Experiment("spin", step, config=QUICK).run()
+    assert r.ok, r["error"]
+    span = float(stamps[1] - stamps[0]) * 1e-9
+    # gauge's median is the span plus the device's launch gap (~1.5 us on an H200, docs/benchmarks.md)
+    assert span <= r.median_s <= span + 5e-6, (r.median_s, span)
+
+
+def test_stream_protocol():
+    torch = torch_or_skip()
+    seen = []
+
+    def step(stream):
+        seen.append(stream)
+        version, handle = stream.__cuda_stream__()
+        assert version == 0 and handle == stream.handle == int(stream)
+        torch.cuda.ExternalStream(handle)
+
+    r = gauge.Experiment("protocol", step, config=QUICK, synchronizes_host=False).run()
+    assert seen and all(isinstance(s, gauge.Stream) for s in seen)
+    # one Stream object per stream of the pool, reused
+    assert len({id(s) for s in seen}) == len({s.handle for s in seen})

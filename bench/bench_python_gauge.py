@@ -7,9 +7,10 @@ stream).
 
 For each workload and tool: the median of each of RUNS runs, the spread of the runs' medians
 ((max - min) / median), the offset from the back-to-back floor (the floor: the period of 200
-launches back to back, for the spin kernel from its own %globaltimer stamps inside one CUDA graph,
-for matmul and softmax from two CUDA events around 200 launches after a warm-up), and the wall
-time to a result. gauge runs with its defaults except max_time (--max-time, default 2 s).
+launches back to back, for the spin kernel from its own %globaltimer stamps, enqueued behind a 20 ms spin,
+for matmul and softmax from two CUDA events around 200 launches after a warm-up, the median of one
+before the runs and one after each run), and the wall time to a result. The three tools take turns
+within each run, so that each sees the same thermal history (the GPU is power-capped). gauge runs with its defaults except max_time (--max-time, default 2 s).
 
     python3 bench/bench_python_gauge.py [--runs 5] [--max-time 2] [--out bench_python_gauge.json]
 
@@ -39,6 +40,18 @@ extern "C" __global__ void spin(unsigned long long ns, unsigned long long* stamp
 """
 
 
+_cupy_streams = {}
+
+
+def cupy_stream(stream):
+    """CuPy's view of gauge's stream, through the CUDA stream protocol where CuPy has it."""
+    s = _cupy_streams.get(stream.handle)
+    if s is None:
+        s = _cupy_streams[stream.handle] = (cupy.cuda.Stream.from_external(stream) if hasattr(cupy.cuda.Stream, "from_external")
+                                            else cupy.cuda.ExternalStream(stream.handle))
+    return s
+
+
 def spread(values):
     m = statistics.median(values)
     return (max(values) - min(values)) / m if m else float("nan")
@@ -60,20 +73,18 @@ def event_floor(fn, n=200, warm=50):
 
 
 def spin_floor(spin, ns, n=200):
-    """Start-to-start period of `n` spin kernels back to back in one CUDA graph (their own stamps)."""
+    """Start-to-start period of `n` spin kernels back to back on one stream (their own stamps),
+    enqueued while a 20 ms spin holds the stream: the definition of bench_method's floor (there the
+    launch gate holds them)."""
     stamps = cupy.zeros(2 * n, dtype=cupy.uint64)
     stream = cupy.cuda.Stream(non_blocking=True)
     with stream:
-        stream.begin_capture()
+        spin((1,), (32,), (np.uint64(20_000_000), np.uint64(0), np.int32(0)))
         for i in range(n):
             spin((1,), (32,), (np.uint64(ns), stamps, np.int32(i)))
-        graph = stream.end_capture()
-        graph.launch(stream)
-        graph.launch(stream)  # the second replay: warm
     stream.synchronize()
     h = stamps.get().reshape(-1, 2).astype(np.float64)
-    starts = h[:, 0]
-    return float(np.median(np.diff(starts))) * 1e-9, float(np.median(h[:, 1] - h[:, 0])) * 1e-9
+    return float(np.median(np.diff(h[:, 0]))) * 1e-9, float(np.median(h[:, 1] - h[:, 0])) * 1e-9
 
 
 def main():
@@ -120,38 +131,33 @@ def main():
                 with gauge.torch_stream(stream):
                     fn()
             else:
-                with cupy.cuda.ExternalStream(stream.handle):
+                with cupy_stream(stream):
                     fn()
 
-        results = {}
+        results = {"gauge (Python)": ([], []), "triton do_bench": ([], []), "torch.utils.benchmark": ([], [])}
         codes = set()
-        # gauge
-        med, wall = [], []
+        host = None
+        floors = [floor]
+        # The tools in turn within each run, so that each sees the same thermal history.
         for _ in range(args.runs):
             t0 = time.perf_counter()
             r = gauge.Experiment(label, gauge_step, flop=flop, max_time=args.max_time).run()
-            wall.append(time.perf_counter() - t0)
+            results["gauge (Python)"][1].append(time.perf_counter() - t0)
             if not r.ok:
                 raise SystemExit(f"gauge failed on {label}: {r['error']}")
-            med.append(r.median_s)
+            results["gauge (Python)"][0].append(r.median_s)
             codes |= {w["code"] for w in r["warnings"] if w["severity"] != "info"}
             host = r["host_overhead_per_step_s"]
-        results["gauge (Python)"] = (med, wall)
-        # do_bench: its median, on PyTorch's current stream
-        med, wall = [], []
-        for _ in range(args.runs):
             t0 = time.perf_counter()
-            med.append(triton.testing.do_bench(fn, return_mode="median") * 1e-3)
-            wall.append(time.perf_counter() - t0)
-        results["triton do_bench"] = (med, wall)
-        # torch.utils.benchmark: blocked_autorange's median
-        med, wall = [], []
-        for _ in range(args.runs):
+            results["triton do_bench"][0].append(triton.testing.do_bench(fn, return_mode="median") * 1e-3)
+            results["triton do_bench"][1].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             m = tbench.Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(min_run_time=0.2)
-            med.append(m.median)
-            wall.append(time.perf_counter() - t0)
-        results["torch.utils.benchmark"] = (med, wall)
+            results["torch.utils.benchmark"][0].append(m.median)
+            results["torch.utils.benchmark"][1].append(time.perf_counter() - t0)
+            if ns is None:
+                floors.append(event_floor(fn))
+        floor = statistics.median(floors)
         for tool, (med, wall) in results.items():
             row = {"workload": label, "tool": tool, "floor_s": floor, "span_s": span, "medians_s": med,
                    "median_s": statistics.median(med), "offset_s": statistics.median(med) - floor, "spread": spread(med),

@@ -43,7 +43,7 @@ def main() -> int:
 
     report = gauge.Report(a.out)
     timer = gauge.Timer("train", stream=torch.cuda.current_stream(), peak_flop_per_s=a.peak,
-                        peak_source="--peak (bf16 dense)", warmup_steps=20)
+                        peak_source="--peak (bf16 dense)", warmup_steps=50)
     for _ in range(a.steps):
         with timer.region("forward"):
             loss = model(x).float().square().mean()

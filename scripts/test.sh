@@ -4,14 +4,12 @@
 # and are reported as skipped where none does. gauge's Catch2 matchers are tested against Catch2
 # v2 and, where install-deps.sh brought its sources, v3. Arguments go to ctest.
 #
-# Then (issue 11; GAUGE_TEST_SANITIZERS=0 leaves them out):
-# - every host test and the Catch2 example under ASan+UBSan, built with GCC in $GAUGE_BUILD-asan
-#   (-O0 -g1: line tables for the reports, not the full debug information, which costs compile time)
-#   (CUDA off: the tests' fake and host backends need none); GAUGE_SANITIZER_TESTS="a.cpp;b.cpp"
-#   builds only those test files (faster, for iterating);
-# - a clang build in $GAUGE_BUILD-clang: the tools (-Werror) and the libFuzzer target of the report
-#   reader, run for $GAUGE_FUZZ_SECONDS (default 30) seconds on a
-#   seed corpus of the stored reports (tests/data/reports/).
+# Sanitizers (issue 11; GAUGE_TEST_SANITIZERS=0 leaves them out):
+# - every host test (gauge_tests, with a compiled part of its own) is built with ASan+UBSan in the
+#   main build (GAUGE_TEST_SANITIZE, at its -O1) and run so by CTest;
+# - then a clang build in $GAUGE_BUILD-clang: the tools (-Werror) and the libFuzzer target of the
+#   report reader, run for $GAUGE_FUZZ_SECONDS (default 30) seconds on a seed corpus of the stored
+#   reports (tests/data/reports/).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # Each stage's cost, printed as it ends (the README quotes them).
@@ -34,48 +32,32 @@ if [ -d "$GAUGE_NANOBIND_DIR/nanobind/cmake" ]; then
   python_module=on
   python_args=(-DGAUGE_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$GAUGE_TEST_PYTHON" "-Dnanobind_DIR=$GAUGE_NANOBIND_DIR/nanobind/cmake")
 fi
+# The host tests (gauge_tests) with ASan+UBSan in this build, run by CTest (GAUGE_TEST_SANITIZERS=0:
+# without).
+sanitize=address,undefined
+[ "${GAUGE_TEST_SANITIZERS:-1}" = 0 ] && sanitize=
 stage "configuring $GAUGE_BUILD (GPU-only programs: $gpu_examples; Python module: $python_module)"
 cmake -S "$GAUGE_ROOT" -B "$GAUGE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \
       "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG -Wno-maybe-uninitialized" \
       "-DCMAKE_CUDA_FLAGS_RELEASE=-O1 -DNDEBUG -Xcompiler=-Wno-maybe-uninitialized" \
-      "-DGAUGE_BUILD_GPU_ONLY=$gpu_examples" "-DGAUGE_CATCH2_V3_SOURCE_DIR=$catch2_v3" "${python_args[@]}"
+      "-DGAUGE_BUILD_GPU_ONLY=$gpu_examples" "-DGAUGE_CATCH2_V3_SOURCE_DIR=$catch2_v3" "${python_args[@]}" \
+      "-DGAUGE_TEST_SANITIZE=$sanitize"
 stage "building"
 cmake --build "$GAUGE_BUILD" -j "$(nproc)"
 stage "testing (CTest)"
 ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@"
 
 if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
+  # The clang build (the tools at -O0 with -Werror, the fuzz target at -O1), then the fuzzer. The
+  # host tests ran under ASan+UBSan already, in CTest (GAUGE_TEST_SANITIZE above).
   jobs=$(nproc)
-  asan=$GAUGE_BUILD-asan
-  stage "ASan+UBSan build of the host tests in $asan"
-  sanitizer_tests=${GAUGE_SANITIZER_TESTS:-all}
-  [ "$sanitizer_tests" = all ] && sanitizer_tests=
-  cmake -S "$GAUGE_ROOT" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" \
-        -DGAUGE_SANITIZE=address,undefined -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=ON \
-        -DGAUGE_BUILD_TOOLS=OFF -DGAUGE_CATCH2_V3_SOURCE_DIR= "-DGAUGE_HOST_TESTS=$sanitizer_tests" >/dev/null
-  cmake --build "$asan" -j "$jobs" --target gauge_tests unit_test
-
-  # The clang build (the tools at -O0 with -Werror, the fuzz target at -O1) runs beside the
-  # sanitized tests, which use one core. Every public header on its own is compiled once, by the
-  # main build's header_isolation test (GCC, -Werror).
   clang_build=$GAUGE_BUILD-clang
-  stage "clang build in $clang_build (tools, fuzz target), beside the sanitized tests"
-  ( cmake -S "$GAUGE_ROOT" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0" \
-          -DCMAKE_CXX_COMPILER=clang++ -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=OFF \
-          -DGAUGE_BUILD_FUZZERS=ON -DGAUGE_CATCH2_V3_SOURCE_DIR= >/dev/null &&
-    cmake --build "$clang_build" -j "$jobs" --target gauge-compare gauge-export gauge_fuzz_read_report ) \
-    > "$GAUGE_BUILD/clang-build.log" 2>&1 &
-  clang_pid=$!
-
-  stage "host tests under ASan+UBSan (${sanitizer_tests:-all})"
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
-  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  "$asan/tests/gauge_tests" --warn NoAssertions
-  rm -f "$asan/unit-test-baseline.json"
-  GAUGE_BASELINE="$asan/unit-test-baseline.json" "$asan/examples/unit_test" --warn NoAssertions
-  GAUGE_BASELINE="$asan/unit-test-baseline.json" "$asan/examples/unit_test" --warn NoAssertions
-
-  if ! wait "$clang_pid"; then
+  stage "clang build in $clang_build (tools, fuzz target)"
+  if ! { cmake -S "$GAUGE_ROOT" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0" \
+           -DCMAKE_CXX_COMPILER=clang++ -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=OFF \
+           -DGAUGE_BUILD_FUZZERS=ON -DGAUGE_CATCH2_V3_SOURCE_DIR= >/dev/null &&
+         cmake --build "$clang_build" -j "$jobs" --target gauge-compare gauge-export gauge_fuzz_read_report; } \
+       > "$GAUGE_BUILD/clang-build.log" 2>&1; then
     cat "$GAUGE_BUILD/clang-build.log"
     echo "gauge: the clang build failed (above)" >&2
     exit 1

@@ -7,3 +7,14 @@ int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
 #include <catch2/catch.hpp>
 int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
 #endif
+
+#if defined(GAUGE_SANITIZED)
+// Built with sanitizers (GAUGE_TEST_SANITIZE): their options, so that every way of running the
+// tests (CTest, test discovery, by hand) gets them. ASAN_OPTIONS and UBSAN_OPTIONS override them.
+// Leaks count; a UBSan finding stops the test; where a GPU is, the CUDA driver maps memory in ASan's
+// shadow gap unless it is left unprotected.
+extern "C" const char* __asan_default_options() {
+  return "detect_leaks=1:abort_on_error=0:strict_string_checks=1:protect_shadow_gap=0";
+}
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
+#endif

@@ -48,15 +48,18 @@ def test_torch_matmul_matches_cuda_events_of_back_to_back_launches():
 
 
 def test_work_on_another_stream_is_named():
+    # As the C++ GPU test "work launched on another stream is flagged": a 1 ms kernel on a private
+    # stream (torch.cuda._sleep spins for a number of cycles), nothing on gauge's stream.
     torch = torch_or_skip()
-    x = torch.randn(4096, 4096, device="cuda")
     other = torch.cuda.Stream()
+    cycles = 2_000_000  # ~1 ms at the H200's 1980 MHz, longer at lower clocks
 
     def wrong(stream):
         with torch.cuda.stream(other):  # not gauge's stream
-            x.mul_(1.0000001)
+            torch.cuda._sleep(cycles)
 
-    r = gauge.Experiment("wrong-stream", wrong, config=QUICK).run()
+    r = gauge.Experiment("wrong-stream", wrong, config={"measure": {"max_time_s": 0.5}}).run()
+    torch.cuda.synchronize()
     codes = {w["code"] for w in r["warnings"]}
     assert r["status"] == "failed" or "work_not_on_stream" in codes, (r["status"], codes)
 
@@ -89,7 +92,10 @@ def test_cupy_kernel_span_against_its_own_stamps():
     ns = 100_000
 
     def step(stream):
-        with cp.cuda.ExternalStream(stream.handle):
+        # CuPy takes gauge's stream through the CUDA stream protocol (__cuda_stream__)
+        external = cp.cuda.Stream.from_external(stream) if hasattr(cp.cuda.Stream, "from_external") \
+            else cp.cuda.ExternalStream(stream.handle)
+        with external:
             kernel((1,), (1,), (cp.uint64(ns), stamps))
 
     r = gauge.Experiment("spin", step, config=QUICK).run()

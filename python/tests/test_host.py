@@ -354,3 +354,30 @@ def test_report_holds_a_timer(tmp_path):
     report.write()
     stored = gauge.read_report(tmp_path / "t.json")
     assert [t["name"] for t in stored["timers"]] == ["loop"]
+
+
+def test_suite_sweeps_every_point_in_order(tmp_path):
+    from gauge.suite import Benchmark, Point, run_benchmarks
+
+    seen = []
+
+    def body(point):
+        seen.append((point["n"], point["mode"]))
+        if point["n"] == 3 and point["mode"] == "b":
+            point.skip("not for 3/b")
+        point.run(lambda s: spin(20e-6), items={"elements": point["n"]})
+
+    b = Benchmark(body, "sweep", {"n": [1, 3], "mode": ["a", "b"]}, {"backend": "host", "config": QUICK})
+    out = run_benchmarks(str(tmp_path / "s.json"), benchmarks=[b], verbose=False)
+    assert seen == [(1, "a"), (1, "b"), (3, "a"), (3, "b")]  # the last axis fastest
+    assert [r["dimensions"] for r in out["results"]] == [{"n": 1, "mode": "a"}, {"n": 1, "mode": "b"}, {"n": 3, "mode": "a"}]
+    assert out["skipped"] == [("sweep/n=3/mode=b", "not for 3/b")]
+    assert len(gauge.read_report(tmp_path / "s.json").results) == 3
+    sub = run_benchmarks(benchmarks=[b], filter="mode=a", verbose=False)
+    assert [r["dimensions"]["mode"] for r in sub["results"]] == ["a", "a"]
+    with pytest.raises(gauge.ConfigError, match="no point matches"):
+        run_benchmarks(benchmarks=[b], filter="nomatch", verbose=False)
+    with pytest.raises(gauge.ConfigError, match="repeats"):
+        Benchmark(body, "dup", {"n": [1, 1]}, {})
+    with pytest.raises(gauge.ConfigError, match="no axis 'm'"):
+        Point(b, {"n": 1, "mode": "a"})["m"]

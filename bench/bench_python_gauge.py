@@ -136,7 +136,7 @@ def main():
 
         results = {"gauge (Python)": ([], []), "triton do_bench": ([], []), "torch.utils.benchmark": ([], [])}
         codes = set()
-        host = None
+        host = call = None
         floors = [floor]
         # The tools in turn within each run, so that each sees the same thermal history.
         for _ in range(args.runs):
@@ -148,6 +148,7 @@ def main():
             results["gauge (Python)"][0].append(r.median_s)
             codes |= {w["code"] for w in r["warnings"] if w["severity"] != "info"}
             host = r["host_overhead_per_step_s"]
+            call = r.python_call_s
             t0 = time.perf_counter()
             results["triton do_bench"][0].append(triton.testing.do_bench(fn, return_mode="median") * 1e-3)
             results["triton do_bench"][1].append(time.perf_counter() - t0)
@@ -165,6 +166,7 @@ def main():
             if tool.startswith("gauge"):
                 row["warnings"] = sorted(codes)
                 row["host_overhead_per_step_s"] = host
+                row["python_call_s"] = call
             rows.append(row)
             print(f"| {label} | {floor * 1e6:.3f} us | {tool} | {row['median_s'] * 1e6:.3f} us | "
                   f"{row['offset_s'] * 1e6:+.3f} us | {100 * row['spread']:.3f} % | {row['wall_s']:.2f} s | "

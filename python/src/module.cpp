@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -142,6 +144,27 @@ std::function<void(std::uintptr_t)> stream_callable(PythonCall call) {
     if (it == streams->end()) it = streams->emplace(handle, nb::cast(Stream{handle})).first;
     call(it->second);
   };
+}
+
+/// The host time of one call from gauge's protocol into Python, seconds: the median of 11 batches of
+/// 100 calls of an empty Python function (a lambda) through the same path a step takes (std::function -> PythonCall ->
+/// the interpreter, one argument), measured in this process just before the run. It is the floor
+/// of what calling a Python step costs per step, before the step's own work.
+double python_call_seconds() {
+  // An empty Python function of one argument: the call and its frame, nothing of a body.
+  nb::object noop = nb::module_::import_("builtins").attr("eval")("lambda stream: None");
+  PythonCall call{noop, std::make_shared<bool>(false)};
+  std::function<void(std::uintptr_t)> through = stream_callable(call);
+  for (int i = 0; i < 20; ++i) through(1);
+  // 11 batches of 100 calls, each timed as a whole (the clock read costs as much as the call).
+  std::vector<double> t;
+  for (int b = 0; b < 11; ++b) {
+    const auto a = std::chrono::steady_clock::now();
+    for (int i = 0; i < 100; ++i) through(1);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count() / 100);
+  }
+  std::nth_element(t.begin(), t.begin() + 5, t.end());
+  return t[5];
 }
 
 /// Runs a declared experiment: backend "cuda" or "host" (the package resolves "auto").
@@ -341,6 +364,7 @@ NB_MODULE(_gauge, m) {
     return r;
   }, "text"_a);
   m.def("_run", &run, "declared"_a, "step"_a, "setup"_a.none(), "verify"_a.none(), "backend"_a, "stream"_a.none());
+  m.def("_python_call_seconds", &python_call_seconds);
 
   nb::class_<Report>(m, "_Report")
       .def(nb::init<std::string>(), "path"_a)

@@ -43,6 +43,12 @@ def test_every_call_of_the_step_is_accounted_for():
     assert len(calls) == accounted, (len(calls), warmup["steps"], sampling)
 
 
+def test_the_python_call_cost_is_measured():
+    r = host("cost", lambda s: None).run()
+    # one call of an empty builtin from C++: more than nothing, far less than a millisecond
+    assert 0 < r.python_call_s < 1e-3
+
+
 def test_the_median_is_at_least_the_steps_own_duration():
     r = host("spin", lambda s: spin(200e-6)).run()
     assert r.ok

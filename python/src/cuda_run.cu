@@ -18,7 +18,9 @@ bool cuda_device_available(std::string& why) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    why = std::string("the CUDA runtime reports ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+    // Without any NVIDIA driver the runtime reports an "insufficient" one: say what it means.
+    why = std::string(e == cudaErrorInsufficientDriver ? "no NVIDIA driver, or one older than this CUDA runtime: " : "") +
+          "the CUDA runtime reports " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
     cudaGetLastError();  // clear it
     return false;
   }

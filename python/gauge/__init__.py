@@ -126,14 +126,18 @@ class Result(_Fields):
         return f"<gauge.Result {self._data.get('name')!r} {self._data.get('status')} median {shown}>"
 
 
-def _seconds(name: str, value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name}: expected seconds as a number, got {value!r}") from None
+def _number(name: str, value: Any) -> float:
+    """A finite number >= 0 (not a string, not a bool), or ConfigError naming ``name``."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise ConfigError(f"{name}: expected a number, got {value!r}")
+    v = float(value)
     if not (v >= 0) or v == float("inf"):
-        raise ConfigError(f"{name}: expected seconds >= 0, got {value!r}")
+        raise ConfigError(f"{name}: expected a finite number >= 0, got {value!r}")
     return v
+
+
+def _seconds(name: str, value: Any) -> float:
+    return _number(f"{name} (seconds)", value)
 
 
 def _merge(into: dict, patch: Mapping) -> dict:
@@ -246,9 +250,9 @@ class Experiment:
             else:
                 raise ConfigError(f"dimensions: {key} must be an int, float, str or bool, got {type(value).__name__}")
         d.int_dimensions, d.float_dimensions, d.string_dimensions, d.bool_dimensions = ints, floats, strings, bools
-        d.flop = None if flop is None else float(flop)
-        d.bytes = None if bytes is None else float(bytes)
-        d.items = [(str(k), float(v)) for k, v in (items or {}).items()]
+        d.flop = None if flop is None else _number("flop", flop)
+        d.bytes = None if bytes is None else _number("bytes", bytes)
+        d.items = [(str(k), _number(f"items[{k!r}]", v)) for k, v in (items or {}).items()]
         patch: dict = {}
         if config is not None:
             if not isinstance(config, Mapping):
@@ -264,9 +268,13 @@ class Experiment:
         self._declared = d
 
     def _resolved_backend(self) -> str:
-        if self.backend != "auto":
-            return self.backend
+        if self.backend == "host":
+            return "host"
         ok, why = _gauge.cuda_available()
+        if self.backend == "cuda":
+            if not ok:
+                raise ConfigError(f'backend "cuda": no CUDA device can be used ({why}); backend="host" or "auto" measures on the CPU')
+            return "cuda"
         if ok:
             return "cuda"
         if self.stream is not None:
@@ -346,6 +354,9 @@ class TimerSummary(_Fields):
 
     def text(self) -> str:
         return self._native.text()
+
+    def __repr__(self) -> str:
+        return f"<gauge.TimerSummary {self._data.get('name')!r}: {self.text().strip()}>"
 
 
 class _Region:
@@ -446,6 +457,10 @@ class StoredReport(_Fields):
     @property
     def source(self) -> str:
         return self._native.source
+
+    def __repr__(self) -> str:
+        return (f"<gauge.StoredReport {self.source!r}: {len(self.results)} experiment(s), "
+                f"{len(self._data.get('timers') or [])} timer(s), gauge {self._data.get('gauge_version')}>")
 
     def find(self, name: str, **dimensions: Any) -> Result:
         """The one result named ``name`` whose dimensions include these; ReportError if none or several."""

@@ -130,6 +130,9 @@ def test_verify_false_fails_the_result():
     ({"dimensions": {"M": [1, 2]}}, "dimensions: M"),
     ({"dimensions": {"M": 2**64}}, "64-bit"),
     ({"backend": "tpu"}, "backend"),
+    ({"flop": "lots"}, "flop"),
+    ({"items": {"tokens": -1}}, "items['tokens']"),
+    ({"max_time": "2"}, "max_time"),
     ({"graph": True, "synchronizes_host": True}, "graph"),
 ])
 def test_bad_settings_raise_config_error_naming_them(kwargs, words):
@@ -143,6 +146,14 @@ def test_bad_names_and_steps_raise():
         gauge.Experiment("", lambda s: None)
     with pytest.raises(gauge.ConfigError, match="step"):
         gauge.Experiment("x", 42)
+
+
+def test_cuda_backend_without_a_gpu_is_a_config_error():
+    ok, why = gauge.cuda_available()
+    if ok:
+        pytest.skip("a CUDA device is present")
+    with pytest.raises(gauge.ConfigError, match='backend "cuda": no CUDA device'):
+        gauge.Experiment("cuda", lambda s: None, backend="cuda").run()
 
 
 def test_auto_backend_without_a_gpu_says_so():
@@ -283,7 +294,7 @@ def test_cli_compare_exit_codes(tmp_path):
 
 def test_pytest_fixture_saves_then_checks_a_baseline(tmp_path):
     test_file = tmp_path / "test_bench.py"
-    baseline = tmp_path / "baseline.json"
+    baseline = tmp_path / "baselines" / "baseline.json"  # its folder is made by --gauge-save-baselines
     test_file.write_text(textwrap.dedent(f"""
         import time, gauge
         FACTOR = float(__import__("os").environ.get("FACTOR", "1"))

@@ -109,8 +109,12 @@ TEST_CASE("the sum is no slower than the stored baseline") {
   CHECK(baseline.name == "sum");
   WARN("skipped: built with a sanitizer: the comparison with the baseline is skipped");
 #else
-  // 25 %: this example runs on shared CI machines next to other tests; on a quiet machine with a
-  // pinned CPU, 3 % is realistic. The matcher also refuses a baseline from another device.
-  CHECK_THAT(measure("sum", unrolled_sum), no_slower_than(baseline, 0.25));
+  // 25 % by default: this example runs on shared CI machines next to other tests; on a quiet
+  // machine with a pinned CPU, 3 % is realistic. GAUGE_TOLERANCE (a fraction) sets it: gauge's own
+  // test command runs it beside builds on 2 cores, where a step's p90 moves by 30 % (it sets 1, i.e. 100 %).
+  // The matcher also refuses a baseline from another device.
+  const char* tolerance_text = std::getenv("GAUGE_TOLERANCE");
+  const double tolerance = tolerance_text ? std::strtod(tolerance_text, nullptr) : 0.25;
+  CHECK_THAT(measure("sum", unrolled_sum), no_slower_than(baseline, tolerance));
 #endif
 }

@@ -99,7 +99,9 @@ if(GAUGE_PYTHON)
       endif()
     endforeach()
     if(GAUGE_TOOLS)
-      run(${dir}/prefix/bin/gauge-compare ${dir}/consumer.json ${dir}/consumer.json --fail-on-regression)
+      # The installed tool runs and gates (a report against itself; threshold 50 %: the run's own
+      # noise on a loaded 2-core machine can make a 2 % verdict inconclusive, exit 4).
+      run(${dir}/prefix/bin/gauge-compare ${dir}/consumer.json ${dir}/consumer.json --fail-on-regression --threshold 50%)
     endif()
   else()
     set(schema ${GAUGE_SOURCE_DIR}/schema/gauge-report.schema.json)

@@ -29,15 +29,7 @@ import triton.testing
 
 import gauge
 
-SPIN = r"""
-extern "C" __global__ void spin(unsigned long long ns, unsigned long long* stamps, int slot) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  now = start;
-  while (now - start < ns) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  if (stamps && threadIdx.x == 0) { stamps[2 * slot] = start; stamps[2 * slot + 1] = now; }
-}
-"""
+from bench_python import SRC as SPIN  # the same spin kernel as bench_python.py (this folder)
 
 
 _cupy_streams = {}

@@ -68,8 +68,9 @@ def cmake_dir() -> str:
 class _Fields:
     """Attribute access to a report's JSON object (``r.gpu_time_s["p50"]`` or ``r["gpu_time_s"]``)."""
 
-    def __init__(self, data: dict):
+    def __init__(self, data: dict, native: Any = None):
         object.__setattr__(self, "_data", data)
+        object.__setattr__(self, "_native", native)  # the C++ object the data is the JSON of
 
     def __getattr__(self, key: str) -> Any:
         try:
@@ -102,8 +103,7 @@ class Result(_Fields):
     """
 
     def __init__(self, native: "_gauge._Result"):
-        super().__init__(_json.loads(native.json()))
-        object.__setattr__(self, "_native", native)
+        _Fields.__init__(self, _json.loads(native.json()), native)
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Result":
@@ -349,8 +349,7 @@ class TimerSummary(_Fields):
     console's lines."""
 
     def __init__(self, native: "_gauge._TimerSummary"):
-        super().__init__(_json.loads(native.json()))
-        object.__setattr__(self, "_native", native)
+        _Fields.__init__(self, _json.loads(native.json()), native)
 
     def text(self) -> str:
         return self._native.text()
@@ -450,8 +449,7 @@ class StoredReport(_Fields):
     and ``results`` as gauge.Result objects; ``find(name, **dimensions)``."""
 
     def __init__(self, native: "_gauge._StoredReport"):
-        super().__init__(_json.loads(native.json()))
-        object.__setattr__(self, "_native", native)
+        _Fields.__init__(self, _json.loads(native.json()), native)
         object.__setattr__(self, "results", [Result(r) for r in native.results])
 
     @property
@@ -506,8 +504,7 @@ class Comparison(_Fields):
     ``reason``, ...), ``comparable``, ``any_regression``; ``text()``, ``markdown()``, ``gate()``."""
 
     def __init__(self, native: "_gauge._Comparison"):
-        super().__init__(_json.loads(native.json()))
-        object.__setattr__(self, "_native", native)
+        _Fields.__init__(self, _json.loads(native.json()), native)
 
     def text(self) -> str:
         return self._native.text()

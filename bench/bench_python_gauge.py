@@ -150,6 +150,16 @@ def main():
             results["torch.utils.benchmark"][1].append(time.perf_counter() - t0)
             if ns is None:
                 floors.append(event_floor(fn))
+        # Then gauge's runs back to back, as bench_method (C++) takes its runs: the spread of runs
+        # that follow each other, beside the spread of runs interleaved with the other tools.
+        together = results["gauge (Python), runs back to back"] = ([], [])
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            r = gauge.Experiment(label, gauge_step, flop=flop, max_time=args.max_time).run()
+            together[1].append(time.perf_counter() - t0)
+            if not r.ok:
+                raise SystemExit(f"gauge failed on {label}: {r['error']}")
+            together[0].append(r.median_s)
         floor = statistics.median(floors)
         for tool, (med, wall) in results.items():
             row = {"workload": label, "tool": tool, "floor_s": floor, "span_s": span, "medians_s": med,

@@ -16,7 +16,9 @@
 # versions: the GEMM example of prev/ (an earlier commit's tree, carried) against this tree's, by
 #          gauge-ab (3 runs per side, gate), at VN^3 (default 4096);
 # python:  the Python package (built by `build` where python3 has Python.h and nanobind is carried):
-#          its tests, examples/training_loop.py, bench/bench_python_gauge.py and bench_method.
+#          its tests, examples/training_loop.py, bench/bench_python_gauge.py and bench_method;
+# wheel:   `pip wheel .` as a user builds it (build tools from carried wheels), installed apart and
+#          the Python tests run against the install.
 # Files in $OUT: summary.log, and the parts' own files (verdict: verdict.log, summary.md,
 # reports.tar.gz), the rest packed into logs.tar.gz.
 set -uo pipefail
@@ -144,6 +146,23 @@ for p in "${parts[@]}"; do
       log "bench_python_gauge exit $? ($((SECONDS - t0)) s)"; cat "$OUT/bench_python_gauge.md" | tee -a "$S"; tail -5 "$OUT/r/bench_python_gauge.err" | tee -a "$S"
       timeout 200 $B/bench/bench_method > "$OUT/bench_method.md" 2> "$OUT/r/bench_method.err"; log "bench_method exit $?"
       cat "$OUT/bench_method.md" | tee -a "$S" ;;
+    wheel)
+      # The wheel as a user builds it: `pip wheel .` (scikit-build-core, nanobind and their
+      # dependencies from the carried wheels on PYTHONPATH, no build isolation: no registry here),
+      # installed into a folder of its own, and the Python tests run against that install.
+      t0=$SECONDS
+      log "== wheel: pip wheel . with $(python3 --version 2>&1)"
+      rm -rf /tmp/gauge-wheel /tmp/gauge-site && mkdir -p /tmp/gauge-wheel
+      timeout 400 python3 -m pip wheel . --no-build-isolation --no-deps --no-cache-dir -w /tmp/gauge-wheel \
+          -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C build-dir=build/python-h200 > "$OUT/r/wheel.log" 2>&1
+      log "pip wheel exit $? ($((SECONDS - t0)) s): $(cd /tmp/gauge-wheel && ls)"
+      tail -5 "$OUT/r/wheel.log" >> "$S"
+      python3 -m pip install -q --no-index --no-deps --target /tmp/gauge-site /tmp/gauge-wheel/*.whl >> "$OUT/r/wheel.log" 2>&1
+      so=$(ls /tmp/gauge-site/gauge/_gauge*.so 2>/dev/null | head -1)
+      log "installed module: ${so:-none}"; [ -n "$so" ] && ldd "$so" | tee -a "$S"
+      ( cd /tmp && PYTHONPATH=/tmp/gauge-site:${PYTHONPATH:-} python3 -c "import gauge, sys; print('import', gauge.__file__, gauge.version, 'cuda', gauge.cuda_available(), 'abi3' if '.abi3.' in gauge._gauge.__file__ else 'not abi3')" ) 2>&1 | tee -a "$S"
+      ( PYTHONPATH=/tmp/gauge-site:${PYTHONPATH:-} GAUGE_SOURCE_DIR=$PWD timeout 300 python3 -m pytest -q -p no:cacheprovider -rs python/tests ) > "$OUT/r/pytest-wheel.log" 2>&1
+      log "pytest on the installed wheel: exit $?"; tail -8 "$OUT/r/pytest-wheel.log" | tee -a "$S" ;;
     *) log "unknown part $p"; exit 2 ;;
   esac
 done

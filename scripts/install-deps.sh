@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --for) [ $# -ge 2 ] || usage; set_for=$2; shift 2 ;;
     --for=*) set_for=${1#--for=}; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done

@@ -45,7 +45,10 @@ cmake -S "$GAUGE_ROOT" -B "$GAUGE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DG
 stage "building"
 cmake --build "$GAUGE_BUILD" -j "$(nproc)"
 stage "testing (CTest)"
-ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@"
+# A failing stage does not hide the stages after it: CTest's status is kept, the clang build and
+# the fuzzer still run, and the script exits non-zero at the end naming what failed.
+failed=()
+ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@" || failed+=("CTest")
 
 if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
   # The clang build (the tools at -O0 with -Werror, the fuzz target at -O1), then the fuzzer. The
@@ -60,13 +63,19 @@ if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
        > "$GAUGE_BUILD/clang-build.log" 2>&1; then
     cat "$GAUGE_BUILD/clang-build.log"
     echo "gauge: the clang build failed (above)" >&2
-    exit 1
+    failed+=("the clang build")
+  else
+    seconds=${GAUGE_FUZZ_SECONDS:-30}
+    stage "fuzzing the report reader for $seconds s"
+    corpus=$clang_build/fuzz-corpus
+    mkdir -p "$corpus"
+    "$clang_build/tests/fuzz/gauge_fuzz_read_report" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+        -print_final_stats=1 -artifact_prefix="$clang_build/fuzz-" "$corpus" "$GAUGE_ROOT/tests/data/reports" ||
+      failed+=("the fuzzer")
   fi
-  seconds=${GAUGE_FUZZ_SECONDS:-30}
-  stage "fuzzing the report reader for $seconds s"
-  corpus=$clang_build/fuzz-corpus
-  mkdir -p "$corpus"
-  "$clang_build/tests/fuzz/gauge_fuzz_read_report" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-      -print_final_stats=1 -artifact_prefix="$clang_build/fuzz-" "$corpus" "$GAUGE_ROOT/tests/data/reports"
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  stage "FAILED: ${failed[*]}"
+  exit 1
 fi
 stage "done"

@@ -69,6 +69,29 @@ TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
   CHECK(no_slower_than(ref, 0.03).match(ref));
 }
 
+TEST_CASE("compare: no_slower_than never passes what gauge-compare calls slower", "[compare][catch2]") {
+  using gauge::catch2::no_slower_than;
+  // The adversarial review's case: a 10-sample baseline at 1 us against 300 samples, 80 % at 2 us
+  // and 20 % at 4 us. The new side is bimodal (the median does not decide) and the smaller side has
+  // under 100 samples (no p90): only the mean decides, as in gauge-compare. By hand: the mean ratio
+  // is (0.8 * 2 + 0.2 * 4) / 1 = 2.4, far beyond 1 + 3 %.
+  gauge::Result base, slow;
+  base.name = slow.name = "step";
+  base.backend = slow.backend = "host";
+  for (int i = 0; i < 10; ++i) base.gpu_samples_s.push_back(1e-6 * (1 + 1e-4 * i));
+  for (int i = 0; i < 300; ++i) slow.gpu_samples_s.push_back((i % 5 == 4 ? 4e-6 : 2e-6) * (1 + 1e-5 * i));
+  const auto e = gauge::compare_results(base, slow, {});
+  REQUIRE(e.deciding == std::vector<gauge::Statistic>{gauge::Statistic::mean});
+  REQUIRE(e.verdict == gauge::Verdict::slower);
+  auto m = no_slower_than(base, 0.03);
+  CHECK_FALSE(m.match(slow));
+  INFO(m.toString());
+  CHECK(m.toString().find("mean 2.4") != std::string::npos);
+  CHECK(m.toString().find("(slower)") != std::string::npos);
+  // The same at 10 % over itself passes: the mean is checked, not failed by rule.
+  CHECK(no_slower_than(slow, 0.10).match(slow));
+}
+
 TEST_CASE("compare: no_slower_than against several baseline runs prices the run-to-run spread", "[compare][catch2][runs]") {
   using gauge::catch2::no_slower_than;
   // Baseline runs with medians exactly 1.00, 1.01, 0.99 ms (constant within a run), the result

@@ -110,6 +110,53 @@ TEST_CASE("hardening: JSON nested 100000 deep is refused with a ReportError, not
   CHECK(report_error_of([&] { gauge::report_from_json(top, "m"); }).find("m: JSON nested deeper than 256") == 0);
 }
 
+TEST_CASE("hardening: a summary whose interval or order statistics are impossible is refused", "[hardening][read]") {
+  // The review's baseline: median 2.0 with the interval [4.0, 0.67] (low > high, not holding the
+  // median). Every case below is impossible for a distribution: the reader refuses it, naming the key.
+  const nlohmann::json good = nlohmann::json::parse(read_text(reports_dir / "base.json"));
+  const double p50 = good["experiments"][0]["gpu_time_s"]["p50"].get<double>();
+  auto with = [&](auto&& edit) {
+    nlohmann::json doc = good;
+    edit(doc["experiments"][0]["gpu_time_s"]);
+    return report_error_of([&] { gauge::parse_report(doc.dump(), "edited.json"); });
+  };
+  std::string what = with([&](nlohmann::json& s) {
+    s["median_ci"]["low"] = 2 * p50;
+    s["median_ci"]["high"] = 0.335 * p50;
+  });
+  CHECK(what.find("edited.json: experiments[0].gpu_time_s.median_ci: low") != std::string::npos);
+  CHECK(what.find("> high") != std::string::npos);
+  what = with([&](nlohmann::json& s) {
+    s["median_ci"]["low"] = 1.1 * p50;
+    s["median_ci"]["high"] = 1.2 * p50;
+  });
+  CHECK(what.find("does not contain the median p50") != std::string::npos);
+  what = with([&](nlohmann::json& s) { s["p90"] = 0.5 * p50; });
+  CHECK(what.find("experiments[0].gpu_time_s: p90") != std::string::npos);
+  CHECK(what.find("is below p75") != std::string::npos);
+  what = with([&](nlohmann::json& s) { s["mean"] = 10 * s["max"].get<double>(); });
+  CHECK(what.find("mean") != std::string::npos);
+  // The unedited report and every stored report of the test data still read.
+  CHECK_NOTHROW(gauge::parse_report(good.dump(), "good.json"));
+  std::size_t read = 0;
+  for (const auto& e : fs::directory_iterator(reports_dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".json" || name.find("wrong") != std::string::npos || name.find("bad") != std::string::npos ||
+        name.find("invalid") != std::string::npos || name.find("future") != std::string::npos)
+      continue;
+    INFO(name);
+    try {
+      gauge::read_report(e.path());
+      ++read;
+    } catch (const gauge::ReportError& x) {
+      // only errors the reader gave before this check are acceptable here
+      CHECK(std::string(x.what()).find("order statistics") == std::string::npos);
+      CHECK(std::string(x.what()).find("median_ci") == std::string::npos);
+    }
+  }
+  CHECK(read >= 5);
+}
+
 TEST_CASE("hardening: a number beyond a double (1e309) is a ReportError", "[hardening][read]") {
   for (const char* text : {"[1e309]", "{\"schema\": \"gauge.report\", \"x\": -1e400}", "{\"a\": 1e999999}"}) {
     INFO(text);
@@ -177,6 +224,55 @@ TEST_CASE("hardening: a symbolic link at the report's path is followed: the targ
   fs::create_symlink("loop-a", dir / "loop-b");
   CHECK(report_error_of([&] { gauge::write_file_atomic(dir / "loop-a", "x"); }).find("too many levels of symbolic links") !=
         std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hardening: a link planted in a sticky world-writable directory is not followed", "[hardening][write]") {
+  // The review's case: /tmp/x.json -> a file of the user running gauge, planted by another user.
+  // The kernel (fs.protected_symlinks) refuses to follow such a link for anyone but its owner and
+  // the directory's owner; gauge's writer follows links itself, so it must refuse it too.
+  const fs::path dir = fresh_dir("sticky");
+  fs::permissions(dir, fs::perms::all | fs::perms::sticky_bit);  // 1777, as /tmp
+  const fs::path victim = fresh_dir("sticky-victim") / "precious.txt";
+  std::ofstream(victim) << "precious";
+  const fs::path link = dir / "x.json";
+  fs::create_symlink(victim, link);
+  const uid_t other = ::geteuid() == 0 ? 12345 : ::geteuid();
+  if (::geteuid() != 0 || ::lchown(link.c_str(), other, other) != 0) {
+    WARN("skipped: giving the link to another user needs root (lchown)");
+  } else {
+    std::string why;
+    CHECK_FALSE(gauge::detail::link_may_be_followed(link, &why));
+    const std::string what = report_error_of([&] { gauge::write_file_atomic(link, "{}"); });
+    CHECK(what.find("sticky world-writable") != std::string::npos);
+    CHECK(what.find("uid 12345") != std::string::npos);
+    CHECK(report_error_of([&] { gauge::check_writable(link); }).find("fs.protected_symlinks") != std::string::npos);
+    CHECK(read_text(victim) == "precious");  // untouched
+    CHECK(fs::is_symlink(link));
+    // The link's owner may follow it, and so may the directory's owner: a link of this user is written through.
+    REQUIRE(::lchown(link.c_str(), ::geteuid(), ::getegid()) == 0);
+    CHECK(gauge::detail::link_may_be_followed(link));
+    gauge::write_file_atomic(link, "mine");
+    CHECK(read_text(victim) == "mine");
+  }
+  fs::remove_all(dir);
+  fs::remove_all(victim.parent_path());
+}
+
+TEST_CASE("hardening: a report written over a file keeps the file's mode", "[hardening][write]") {
+  const fs::path dir = fresh_dir("mode");
+  const fs::path path = dir / "r.json";
+  std::ofstream(path) << "old";
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);  // 0640
+  gauge::write_file_atomic(path, "new");
+  CHECK(read_text(path) == "new");
+  CHECK((fs::status(path).permissions() & fs::perms::mask) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+  // A new file gets the usual 0644 less the umask.
+  const mode_t mask = ::umask(022);
+  ::umask(mask);
+  gauge::write_file_atomic(dir / "fresh.json", "x");
+  CHECK(static_cast<unsigned>(fs::status(dir / "fresh.json").permissions() & fs::perms::mask) == (0644u & ~mask));
   fs::remove_all(dir);
 }
 

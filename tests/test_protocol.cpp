@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -11,6 +12,9 @@
 #include <set>
 
 #include "catch.hpp"
+#include "gauge/core/thinning.hpp"
+#include "gauge/detail/fmt.hpp"
+#include "gauge/report/compare.hpp"
 #include "fake_backend.hpp"
 #include "test_helpers.hpp"
 #include "test_checks.hpp"
@@ -545,6 +549,123 @@ TEST_CASE("a step that keeps slowing during measurement warns drift_during_measu
 
   FakeDevice dev2;
   CHECK_FALSE(run_kernel_step(dev2, 10e-6, c).has_warning("drift_during_measurement"));
+}
+
+TEST_CASE("max_samples_in_report keeps whole rounds spread over the run, and comparisons use the summary", "[protocol][report]") {
+  // The adversarial review's case: a step that becomes 5.75x slower early in measurement, kept at
+  // 500 samples. Storing the first 500 (the head) made the comparison call it faster.
+  auto c = simple_config();
+  c.warmup.max_steps = 2000;  // the switch at call 2500 is inside measurement
+  c.measure.steps_per_sample = 1;
+  c.measure.round_time = 50us;  // ~50 samples a round: many rounds to choose from
+  c.measure.min_samples = 20000;
+  c.max_samples_in_report = 500;
+  FakeDevice dev;
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i < 2500 ? 1e-6 : 5.75e-6; }, c);
+  REQUIRE(r.status == gauge::Status::ok);
+  const auto& s = r.sampling;
+  REQUIRE(r.gpu_time.n >= 20000);
+  CHECK(r.gpu_samples_s.size() <= 500);
+  CHECK(r.gpu_samples_s.size() >= 250);  // rounds of ~50: the budget keeps most of the 500
+  CHECK(r.has_warning("samples_subsampled"));
+  // The stored samples stay aligned with their rounds.
+  std::size_t sum = 0;
+  for (std::size_t k : s.round_samples) sum += k;
+  CHECK(sum == r.gpu_samples_s.size());
+  CHECK(s.round_start_s.size() == s.round_samples.size());
+  CHECK(s.round_end_s.size() == s.round_samples.size());
+  CHECK(s.round_stream.size() == s.round_samples.size());
+  // Spread over the run: kept rounds from the first and the last tenth of the measuring time.
+  REQUIRE(s.round_start_s.size() >= 2);
+  CHECK(s.round_start_s.front() < r.sampling.round_end_s.back());
+  // By hand: at most 2500 of >= 20000 samples are fast, so the median of all is the slow step;
+  // the subsample holds the same majority.
+  CHECK(*r.gpu_time.p50 == Approx(5.75e-6).epsilon(1e-3));
+  std::vector<double> kept = r.gpu_samples_s;
+  std::sort(kept.begin(), kept.end());
+  CHECK(kept[kept.size() / 2] == Approx(5.75e-6).epsilon(1e-3));
+  // A steady 1 us run of the same step compares slower, from the summaries.
+  FakeDevice dev2;
+  const auto base = run_kernel_step(dev2, 1e-6, c);
+  const auto e = gauge::compare_results(base, r, {});
+  CHECK(e.verdict == gauge::Verdict::slower);
+  CHECK(e.from_summary);
+  CHECK(e.reason.find("a side stored a subsample of its samples") != std::string::npos);
+  // Without thinning (the default allows 100,000) nothing is dropped and no note is made.
+  c.max_samples_in_report = 100000;
+  FakeDevice dev3;
+  const auto whole = run_kernel_step(dev3, 1e-6, c);
+  CHECK(whole.gpu_samples_s.size() == whole.gpu_time.n);
+  CHECK_FALSE(whole.has_warning("samples_subsampled"));
+}
+
+TEST_CASE("a step that works only every 10th call warns work_not_every_step with the period", "[protocol][diagnosis]") {
+  // 100 us of work every 10th call, 1 us otherwise, one step per sample: by hand the median is
+  // 1 us, the mean (100 + 9 x 1) / 10 = 10.9 us, and the slow tenth holds 100 / 109 = 92 % of the time.
+  auto c = simple_config();
+  c.measure.steps_per_sample = 1;
+  c.measure.min_samples = 200;
+  FakeDevice dev;
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i % 10 == 9 ? 100e-6 : 1e-6; }, c);
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(*r.gpu_time.p50 == Approx(1e-6).epsilon(1e-3));
+  REQUIRE(r.has_warning("work_not_every_step"));
+  // The numbers of the message, counted here from the samples (wall rounds between gated rounds
+  // shift the phase, so the slow tenth is about, not exactly, 10 %).
+  std::size_t slow = 0;
+  double sum = 0, slow_sum = 0;
+  for (double x : r.gpu_samples_s) {
+    sum += x;
+    if (x > 50e-6) ++slow, slow_sum += x;
+  }
+  const double mean = sum / static_cast<double>(r.gpu_samples_s.size());
+  CHECK(mean == Approx(10.9e-6).epsilon(0.1));  // (100 + 9 x 1) / 10, within the phase shift
+  for (const auto& w : r.warnings)
+    if (w.code == "work_not_every_step") {
+      INFO(w.message);
+      CHECK(w.severity == gauge::Severity::warning);
+      CHECK(w.message.find(fmt::format("{} of {} samples", slow, r.gpu_samples_s.size())) == 0);
+      CHECK(w.message.find(fmt::format("hold {:.0f} %", 100 * slow_sum / sum)) != std::string::npos);
+      CHECK(w.message.find(fmt::format("{:.1f} x the median", mean / *r.gpu_time.p50)) != std::string::npos);
+      CHECK(w.message.find("every 10 samples (10 steps)") != std::string::npos);
+    }
+  // A steady step, and one with rare slow outliers (1 in 100 at 5.5x: 5 % of the time), do not.
+  FakeDevice steady;
+  CHECK_FALSE(run_kernel_step(steady, 10e-6, c).has_warning("work_not_every_step"));
+  FakeDevice rare;
+  CHECK_FALSE(run_kernel_script(rare, [](std::size_t i) { return i % 100 == 99 ? 55e-6 : 10e-6; }, c)
+                  .has_warning("work_not_every_step"));
+}
+
+TEST_CASE("thin_samples: Bresenham's rule over rounds, computed by hand", "[protocol][report]") {
+  gauge::Result r;
+  // 4 rounds of 3, 3, 3, 3 samples (values = their index); keep at most 6 = half: budget 1.5 per
+  // round: round 0 (1.5 < 3) no, round 1 (3.0) yes -> 0, round 2 (1.5) no, round 3 (3.0) yes.
+  for (int i = 0; i < 12; ++i) r.gpu_samples_s.push_back(i);
+  r.sampling.round_samples = {3, 3, 3, 3};
+  r.sampling.round_start_s = {0, 1, 2, 3};
+  r.sampling.round_end_s = {0.5, 1.5, 2.5, 3.5};
+  r.sampling.round_stream = {0, 1, 0, 1};
+  r.telemetry.throttled_samples = {1, 4, 11};
+  CHECK(gauge::detail::thin_samples(r, 6));
+  CHECK(r.gpu_samples_s == std::vector<double>{3, 4, 5, 9, 10, 11});
+  CHECK(r.sampling.round_samples == std::vector<std::size_t>{3, 3});
+  CHECK(r.sampling.round_start_s == std::vector<double>{1, 3});
+  CHECK(r.sampling.round_stream == std::vector<std::size_t>{1, 1});
+  CHECK(r.telemetry.throttled_samples == std::vector<std::size_t>{1, 5});  // 4 -> 1, 11 -> 5; 1 dropped
+  // Every round larger than max: the first 2 samples of the middle round.
+  gauge::Result big;
+  for (int i = 0; i < 12; ++i) big.gpu_samples_s.push_back(i);
+  big.sampling.round_samples = {4, 4, 4};
+  CHECK(gauge::detail::thin_samples(big, 2));
+  CHECK(big.gpu_samples_s == std::vector<double>{4, 5});
+  CHECK(big.sampling.round_samples == std::vector<std::size_t>{2});
+  // No rounds: evenly spaced samples at (j + 0.5) n / max = 2, 6, 10 for n = 12, max = 3.
+  gauge::Result bare;
+  for (int i = 0; i < 12; ++i) bare.gpu_samples_s.push_back(i);
+  CHECK(gauge::detail::thin_samples(bare, 3));
+  CHECK(bare.gpu_samples_s == std::vector<double>{2, 6, 10});
+  CHECK_FALSE(gauge::detail::thin_samples(bare, 3));  // nothing more to drop
 }
 
 TEST_CASE("a step that throws a non-std exception is a failed result, samples kept", "[protocol][errors]") {

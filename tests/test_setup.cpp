@@ -112,12 +112,18 @@ TEST_CASE("setup: an in-place sort on the host sees unsorted input at every step
     while (std::chrono::steady_clock::now() < until) {
     }
   });
+  // A count of samples, not a time: the number of steps must not depend on the machine's speed
+  // (under ASan on a loaded 2-core machine 400 ms held 9 steps).
   exp.config().warmup.max_time = 200ms;
-  exp.config().measure.min_time = 50ms;
-  exp.config().measure.max_time = 400ms;
+  exp.config().measure.steps_per_sample = 1;
+  exp.config().measure.min_samples = 12;
+  exp.config().measure.max_samples = 12;
+  exp.config().measure.min_time = 0ms;
+  exp.config().measure.max_time = 60s;
   const auto r = exp.run();
   REQUIRE(r.status == gauge::Status::ok);
-  CHECK(steps > 10);
+  CHECK(r.gpu_time.n == 12);
+  CHECK(steps > 12);
   CHECK(sorted_on_entry == 0);  // the setup restored the input before every step
   CHECK(r.sampling.setup_calls == steps);
   const double busy_s = std::chrono::duration<double>(busy).count();

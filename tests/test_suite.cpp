@@ -206,6 +206,45 @@ TEST_CASE("suite: --filter and --axis select and replace points", "[suite][plan]
   CHECK(all == std::vector<std::string>{"k/A=1/B=x/device=0", "k/A=1/B=x/device=1"});
 }
 
+TEST_CASE("suite: hostile --filter, --axis and labels are usage errors, never a crash or a hang", "[suite][cli][hardening]") {
+  FakeSuite s;
+  auto usage_of = [&](std::vector<std::string> args) {
+    const Run r = run_main(s.registry, std::move(args));
+    CHECK(r.code == 2);
+    CHECK(lines(r.err).size() == 1);
+    CHECK(s.ran.empty());
+    return r.err;
+  };
+  // 30,000 nested parentheses overflowed std::regex's compiler: refused by depth (and length).
+  const std::string nested = std::string(30000, '(') + "a" + std::string(30000, ')');
+  CHECK(usage_of({"--filter", nested}).find("60001 bytes, more than the 1024") != std::string::npos);
+  const std::string deep = std::string(40, '(') + "A" + std::string(40, ')');
+  CHECK(usage_of({"--filter", deep}).find("groups nested 40 deep, more than 32") != std::string::npos);
+  // Parentheses inside a class or escaped do not count: "[(]" and "\\(" are 0 deep.
+  CHECK(gauge::detail::suite::group_depth("[((((]\\(\\(x") == 0);
+  CHECK(gauge::detail::suite::group_depth("(a(b)(c(d)))") == 3);
+  // A pattern that backtracks exponentially, (.*)*x$, on labels of 9 characters and on a longer
+  // name: answered at once (libstdc++'s breadth-first executor), matching nothing.
+  gauge::Registry long_names;
+  long_names.add(std::string(200, 'q'), [](gauge::Point&) {}).int64_axis("A", {1});
+  const Run slow = run_main(long_names, {"--list", "--filter", "(.*)*x$"});
+  CHECK(slow.code == 2);
+  CHECK(slow.err.find("matches no point") != std::string::npos);
+  // A label beyond 4096 bytes (a 25 KB string axis value) is refused by its size.
+  const std::string big = "B=[" + std::string(25000, 'a') + "]";
+  CHECK(usage_of({"--list", "--axis", big}).find("has a label of 25") != std::string::npos);
+  // A 120 KB --axis is refused before it is parsed.
+  const std::string huge = "A=[" + std::string(120000, '1') + "]";
+  CHECK(usage_of({"--axis", huge}).find("120004 bytes, more than the 65536") != std::string::npos);
+  // --list with a filter that matches nothing is the usage error a run with it is.
+  CHECK(usage_of({"--list", "--filter", "nomatch"}) == "suite: error: --filter 'nomatch' matches no point (see --help)\n");
+  // An empty registry still lists nothing, successfully.
+  gauge::Registry none;
+  const Run empty = run_main(none, {"--list"});
+  CHECK(empty.code == 0);
+  CHECK(empty.out.empty());
+}
+
 TEST_CASE("suite: bad usage exits 2 with one line naming the bad text", "[suite][cli]") {
   FakeSuite s;
   auto check_usage = [&](std::vector<std::string> args, const std::string& line) {
@@ -314,6 +353,30 @@ TEST_CASE("suite: overrides of the common settings reach every point's Config", 
   CHECK(c.measure.cache == gauge::CacheState::cold);
   CHECK(c.device == 1);
   CHECK(report.results[0].dimensions.count("device") == 0);  // one device: not a dimension
+}
+
+TEST_CASE("suite: --quick caps warm-up and measuring at 1 s and asks for a 2 % interval", "[suite][run]") {
+  FakeSuite s;
+  const fs::path dir = fresh_dir("quick");
+  const std::string out = (dir / "r.json").string();
+  REQUIRE(run_main(s.registry, {"--out", out, "--quiet", "--filter", "A=1/B=x", "--quick"}).code == 0);
+  const gauge::Config c = gauge::read_report(out).results.at(0).config;
+  CHECK(c.measure.max_time == std::chrono::seconds(1));
+  CHECK(c.warmup.max_time == std::chrono::seconds(1));
+  CHECK(c.measure.target_relative_ci_width == Approx(0.02));
+  CHECK(c.measure.min_time <= c.measure.max_time);
+  // Explicit settings win over --quick.
+  REQUIRE(run_main(s.registry, {"--out", out, "--quiet", "--filter", "A=1/B=x", "--quick", "--target-ci", "1%",
+                                "--max-time", "300ms"}).code == 0);
+  const gauge::Config d = gauge::read_report(out).results.at(0).config;
+  CHECK(d.measure.max_time == std::chrono::milliseconds(300));
+  CHECK(d.measure.target_relative_ci_width == Approx(0.01));
+  // The library's own quick settings are the same numbers.
+  const gauge::Config q = gauge::Config::quick();
+  CHECK(q.measure.max_time == std::chrono::seconds(1));
+  CHECK(q.warmup.max_time == std::chrono::seconds(1));
+  CHECK(q.measure.target_relative_ci_width == Approx(0.02));
+  CHECK_NOTHROW(gauge::validate(q));
 }
 
 TEST_CASE("suite: an error text that is not UTF-8 is written, not lost", "[suite][run]") {
@@ -447,7 +510,7 @@ TEST_CASE("suite: --repetitions 3 runs every point 3 times, in rounds over the w
   const auto single = nlohmann::json::parse(one.out);
   REQUIRE(single["experiments"].size() == 1);
   CHECK(single["experiments"][0]["repetition"].is_null());
-  CHECK(gauge::testing::contains(one.err, "gauge: 1 points (1 ok, 0 failed, 0 skipped)"));
+  CHECK(gauge::testing::contains(one.err, "gauge: 1 point (1 ok, 0 failed, 0 skipped)"));
   const Run md = run_main(once.registry, {"--filter", "A=1/B=x", "--format", "markdown", "--repetitions", "2", "--quiet"});
   CHECK(gauge::testing::contains(md.out, "| A | B | repetition | status |"));
   CHECK(gauge::testing::contains(md.out, "| 1 | x | 2/2 | ok |"));

@@ -654,6 +654,26 @@ TEST_CASE("the destructor gives every marker back, open regions and pending step
   CHECK(dev.bad_releases == 0);
 }
 
+TEST_CASE("a sink registered with the default config runs every 100 steps after warm-up", "[timer]") {
+  // The new user's trap: on_log(ConsoleSink{}) with log_every at its old default 0 never printed.
+  FakeTimerDevice dev;
+  gauge::TimerConfig c;
+  CHECK(c.log_every == 100);
+  FakeTimer t("train", FakeTimerBackend(&dev), c);
+  std::vector<std::size_t> logged;
+  t.on_log([&](const gauge::TimerSummary& s) { logged.push_back(*s.window.last_step); });
+  // 20 warm-up steps (0..19), then measured steps 20..; by hand, the 100th and 200th measured
+  // steps are steps 119 and 219.
+  for (int i = 0; i < 250; ++i) {
+    t.phase("forward");
+    dev.kernel(0, 1e-4);
+    t.step();
+    dev.run_until_idle();
+    t.poll();
+  }
+  CHECK(logged == std::vector<std::size_t>{119, 219});
+}
+
 TEST_CASE("logging every N steps calls the sinks with the window: JSON Lines and console", "[timer]") {
   const fs::path dir = fresh_dir("log");
   FakeTimerDevice dev;

@@ -103,8 +103,9 @@ inline std::vector<Result> baselines(const std::vector<std::filesystem::path>& p
 /// intervals (`compare_results`, each at level 1 − (1 − level) / k with k counting the mean too:
 /// conservative; the median does not decide when a side is bimodal), and it matches when every
 /// upper bound is <= 1 + tolerance — the data show, with that confidence, that neither the typical
-/// step nor the slow tail is more than `tolerance` slower. Unlike `gauge-compare`, the mean is not
-/// checked: one descheduled sample on a busy test machine moves it beyond any tolerance. It does not match when an interval
+/// step nor the slow tail is more than `tolerance` slower. The mean is checked only where
+/// `gauge-compare` decides on it too (a bimodal side with under 100 samples: nothing else prices
+/// the slow mode); with no deciding statistic at all it does not match. It does not match when an interval
 /// reaches beyond (slower, or too noisy to tell: the description says which), when either side
 /// failed, carries an error warning or has too few samples for a distribution-free CI of its
 /// median (n <= 5 at 95 %), or when the two ran on different devices or backends (unless

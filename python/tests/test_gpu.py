@@ -119,3 +119,41 @@ def test_stream_protocol():
     assert seen and all(isinstance(s, gauge.Stream) for s in seen)
     # one Stream object per stream of the pool, reused
     assert len({id(s) for s in seen}) == len({s.handle for s in seen})
+
+
+def test_cuda_core_kernel_on_gauge_stream():
+    """cuda.core (NVIDIA's cuda-python) takes gauge's stream through __cuda_stream__."""
+    core = pytest.importorskip("cuda.core")
+    if not hasattr(core, "Device"):  # cuda.core < 0.4 kept its API under cuda.core.experimental
+        core = pytest.importorskip("cuda.core.experimental")
+    import numpy as np
+
+    device = core.Device()
+    device.set_current()
+    code = r"""
+    extern "C" __global__ void spin(unsigned long long ns, unsigned long long* stamps) {
+      unsigned long long t0, t;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+      do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+      stamps[0] = t0; stamps[1] = t;
+    }"""
+    arch = "sm_" + "".join(str(v) for v in device.compute_capability)
+    kernel = core.Program(code, code_type="c++", options=core.ProgramOptions(arch=arch)).compile("cubin").get_kernel("spin")
+    buffer = device.allocate(16, stream=device.default_stream)
+    ns = 50_000
+    config = core.LaunchConfig(grid=1, block=1)
+    streams = {}
+
+    def step(stream):
+        s = streams.get(stream.handle)
+        if s is None:  # one cuda.core Stream per stream of gauge's pool, from the protocol
+            s = streams[stream.handle] = device.create_stream(stream)
+        core.launch(s, config, kernel, np.uint64(ns), buffer)
+
+    r = gauge.Experiment("spin cuda.core", step, config=QUICK).run()
+    assert r.ok, r["error"]
+    assert set(streams) and all(int(s.handle) == h for h, s in streams.items())
+    device.sync()
+    # The kernel spins ns of %globaltimer: the step is at least that, plus the launch gap (~1.5 us
+    # on an H200, docs/benchmarks.md).
+    assert ns * 1e-9 <= r.median_s <= ns * 1e-9 + 5e-6, r.median_s

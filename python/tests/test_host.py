@@ -306,9 +306,13 @@ def test_pytest_fixture_saves_then_checks_a_baseline(tmp_path):
             e = gauge.Experiment("spin", lambda s: spin(FACTOR * 200e-6), backend="host", config={json.dumps(QUICK)})
             gauge_benchmark(e, baseline={str(baseline)!r}, tolerance=0.5)
     """))
+    # An installed package brings the plugin through its entry point (pytest11); a build tree's
+    # module on PYTHONPATH does not, so -p loads it there (both would register it twice).
+    plugin = [] if _plugin_installed() else ["-p", "gauge.pytest_plugin"]
+
     def pytest_run(*extra, factor="1"):
         env = dict(os.environ, FACTOR=factor)
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "gauge.pytest_plugin", "-p", "no:cacheprovider",
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", *plugin, "-p", "no:cacheprovider",
                                str(test_file), *extra], capture_output=True, text=True, env=env, cwd=tmp_path)
     first = pytest_run()
     assert first.returncode == 1 and "--gauge-save-baselines" in first.stdout
@@ -320,6 +324,14 @@ def test_pytest_fixture_saves_then_checks_a_baseline(tmp_path):
     # 5x slower than the baseline: beyond the 50 % tolerance
     slow = pytest_run(factor="5")
     assert slow.returncode == 1 and "not confirmed" in slow.stdout
+
+
+def _plugin_installed():
+    """Whether gauge's pytest plugin is installed as an entry point (the package installed by pip)."""
+    from importlib import metadata
+    eps = metadata.entry_points()
+    group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
+    return any(ep.name == "gauge" for ep in group)
 
 
 def test_package_paths():

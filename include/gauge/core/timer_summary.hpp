@@ -54,8 +54,10 @@ struct TimerConfig {
   /// Steps in the rolling window. 200 samples put p99 between the two largest order statistics
   /// (type 7: index 197.01 of 0..199) and keep a summary's sort under ~10 µs per region.
   std::size_t window = 200;
-  /// Log to the sinks every this many resolved steps after warm-up; 0: never.
-  std::size_t log_every = 0;
+  /// Log to the sinks (`Timer::on_log`) every this many resolved steps after warm-up; 0: never.
+  /// 100 by default (it was 0, so a registered sink never ran): without a sink nothing is computed
+  /// at these steps; at level 2 with `trace_kernels` one step in this many is traced.
+  std::size_t log_every = 100;
   /// Regions registered at a level above this are no-ops (see `timer_level`). -1 .. 2.
   int level = timer_level::normal;
   /// Most steps recorded and not yet resolved. The host may run ahead of the device by up to

@@ -50,6 +50,8 @@ inline constexpr const char* memory_grew_during_measurement = "memory_grew_durin
 inline constexpr const char* may_not_fit = "may_not_fit";
 inline constexpr const char* telemetry_unavailable = "telemetry_unavailable";
 inline constexpr const char* drift_during_measurement = "drift_during_measurement";
+inline constexpr const char* samples_subsampled = "samples_subsampled";
+inline constexpr const char* work_not_every_step = "work_not_every_step";
 inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
 /// Config::trace_kernels was asked, but CUPTI is absent or failed (the report's kernel_trace says why).
 inline constexpr const char* kernel_trace_unavailable = "kernel_trace_unavailable";
@@ -109,6 +111,14 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "any severe outlier, or more than 5 % outliers, from 10 samples on"},
     {warning_code::drift_during_measurement, Severity::warning, "the first and last thirds of the samples disagree",
      "abs(median(last third) / median(first third) − 1) > max(warmup.drift_tolerance, 2 × CI width), from 30 samples on"},
+    {warning_code::work_not_every_step, Severity::warning,
+     "a minority of the samples, far above the median, holds most of the time: the work may happen only every Nth call, "
+     "and the median reports the calls that did none",
+     "from 20 samples on: samples > 5 x the median are at most half of them and hold >= 50 % of the time"},
+    {warning_code::samples_subsampled, Severity::info,
+     "the report stores a subsample of the GPU-time samples (whole rounds spread over the run); the summary and the "
+     "diagnosis are of all of them, and comparisons decide from the summaries",
+     "GPU-time samples taken > max_samples_in_report"},
     {warning_code::above_memory_peak, Severity::warning,
      "the bytes per second exceed the device's memory peak: a cache (L2) served the working set",
      "GPU bytes/s > above_peak_fraction (1.0) x the theoretical memory peak at the maximum clock (else the datasheet's)"},

@@ -33,6 +33,10 @@ inline Config point_config(const Benchmark& b, const RunOptions& o, std::optiona
     if (!o.min_time && c.measure.min_time > c.measure.max_time) c.measure.min_time = c.measure.max_time;
   }
   if (o.target_ci) c.measure.target_relative_ci_width = *o.target_ci;
+  if (o.warmup_max_time) {
+    c.warmup.max_time = *o.warmup_max_time;
+    if (c.warmup.min_time > c.warmup.max_time) c.warmup.min_time = c.warmup.max_time;
+  }
   if (o.cold) c.measure.cache = CacheState::cold;
   if (o.graph) c.measure.gpu_timing = GpuTiming::graph;
   if (o.kernels) c.trace_kernels = true;

@@ -25,6 +25,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/ranks.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/thinning.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/work.hpp"
@@ -170,7 +171,7 @@ class Session {
       own.gpu_samples_s = c.own_samples();
       own.gpu_time = summarize(own.gpu_samples_s, r.config.measure.confidence_level, r.sampling.resolution_per_step());
       own.gpu_throughput = throughput(own.work, own.gpu_time.p50);
-      if (own.gpu_samples_s.size() > r.config.max_samples_in_report) own.gpu_samples_s.resize(r.config.max_samples_in_report);
+      detail::thin_samples(own, r.config.max_samples_in_report);
     }
     if (c.failed_rank()) failed_rank_ = failed_rank_ ? std::min(*failed_rank_, *c.failed_rank()) : *c.failed_rank();
     own_.push_back(own);

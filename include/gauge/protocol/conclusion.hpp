@@ -12,12 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/detail/fmt.hpp"
+
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/peak_fractions.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/stream_effect.hpp"
+#include "gauge/core/thinning.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/protocol/diagnosis.hpp"
@@ -66,10 +69,21 @@ inline Result& Protocol::conclude(Result& r) {
   }
   record_peaks(r);
   record_gpm(r);
-  if (r.gpu_samples_s.size() > config_.max_samples_in_report) r.gpu_samples_s.resize(config_.max_samples_in_report);
   facts_.debug_build = b_.debug_build();
+  // The diagnosis and the telemetry's sample indices see every sample; the report then keeps at
+  // most max_samples_in_report of them, whole rounds spread over the run (gauge/core/thinning.hpp).
   diagnose_result(r, facts_, sink);
   monitor_.summarize(r, sink);
+  const std::size_t taken = r.gpu_samples_s.size();
+  if (detail::thin_samples(r, config_.max_samples_in_report))
+    sink.add(warning_code::samples_subsampled, Severity::info,
+             fmt::format("the report stores {} of the {} GPU-time samples (max_samples_in_report = {}): {}; the summary "
+                         "and the diagnosis are of all {}, and gauge-compare decides from the summaries",
+                         r.gpu_samples_s.size(), taken, config_.max_samples_in_report,
+                         r.sampling.round_samples.empty() ? "evenly spaced samples"
+                                                          : fmt::format("{} whole rounds spread over the run",
+                                                                        r.sampling.round_samples.size()),
+                         taken));
   r.warnings = sink.warnings();
   whole_.reset();
   return r;

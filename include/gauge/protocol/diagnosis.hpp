@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "gauge/core/peaks.hpp"
@@ -47,6 +48,12 @@ inline constexpr double launch_bound_busy_fraction = 0.5;
 /// clock, else the datasheet's) is more than the device can do: 1.0, since the theoretical peak
 /// at the maximum clock is already above the achievable one (docs/benchmarks.md, gauge-peaks).
 inline constexpr double above_peak_fraction = 1.0;
+/// A step whose work happens only every Nth call: from this many samples on, samples above
+/// `sparse_work_factor` x the median that number at most half of the samples and hold at least
+/// `sparse_work_time_share` of the time: the median then reports the empty calls.
+inline constexpr std::size_t sparse_work_min_samples = 20;
+inline constexpr double sparse_work_factor = 5;
+inline constexpr double sparse_work_time_share = 0.5;
 }  // namespace thresholds
 
 /// What the protocol observed that the Result does not hold (wall rounds, build mode).
@@ -162,6 +169,53 @@ inline void rule_timer_resolution(const Result& r, const RunFacts&, WarningSink&
                    "quantization alone moves a sample by up to {:.2g} %.",
                    human_time(interval), thresholds::timer_resolution_ticks, human_time(res),
                    100 * res / std::max(interval, 1e-15)));
+}
+
+/// `work_not_every_step`: a minority of the samples, far above the median, holds most of the time
+/// (thresholds::sparse_work_*): the step's work may happen only every Nth call (a lazy flush,
+/// gradient accumulation, a cache refilled every N calls), and the median per step then reports
+/// the calls that did no work. The message gives the mean per step (the time per step the work
+/// costs on average) and, where the slow samples recur at a regular interval, that interval.
+inline void rule_work_not_every_step(const Result& r, const RunFacts&, WarningSink& sink) {
+  const auto& x = r.gpu_samples_s;
+  if (x.size() < thresholds::sparse_work_min_samples || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0)) return;
+  const double median = *r.gpu_time.p50, cut = thresholds::sparse_work_factor * median;
+  double total = 0, heavy = 0;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    total += x[i];
+    if (x[i] > cut) heavy += x[i], at.push_back(i);
+  }
+  if (at.size() < 2 || 2 * at.size() > x.size() || !(total > 0) || heavy < thresholds::sparse_work_time_share * total)
+    return;
+  const double mean = total / static_cast<double>(x.size());
+  // The interval between slow samples: the most common gap, if it is at least half of the gaps
+  // (a wall round between two gated rounds shifts the phase: the gap across it differs).
+  std::vector<std::size_t> gaps;
+  for (std::size_t i = 1; i < at.size(); ++i) gaps.push_back(at[i] - at[i - 1]);
+  std::sort(gaps.begin(), gaps.end());
+  std::size_t best = 0, best_count = 0;
+  for (std::size_t i = 0; i < gaps.size();) {
+    std::size_t j = i;
+    while (j < gaps.size() && gaps[j] == gaps[i]) ++j;
+    if (j - i > best_count) best = gaps[i], best_count = j - i;
+    i = j;
+  }
+  const std::size_t k = std::max<std::size_t>(1, r.sampling.steps_per_sample);
+  const std::string period =
+      best_count * 2 >= gaps.size()
+          ? fmt::format(" They recur every {} samples ({} steps): the work may happen every {}th call.", best, best * k, best * k)
+          : std::string();
+  std::string rate;
+  if (r.work.bytes) rate = fmt::format(" From the mean: {:.4g} GB/s.", *r.work.bytes / mean * 1e-9);
+  else if (r.work.flop) rate = fmt::format(" From the mean: {:.4g} TFLOP/s.", *r.work.flop / mean * 1e-12);
+  sink.add(warning_code::work_not_every_step, Severity::warning,
+           fmt::format("{} of {} samples ({:.1f} %) are above {:g} x the median ({}) and hold {:.0f} % of the time: the "
+                       "median reports the calls that did little or no work. The mean per step is {} ({:.1f} x the "
+                       "median).{}{} Make every call do the work, or take steps_per_sample >= the period.",
+                       at.size(), x.size(), 100.0 * static_cast<double>(at.size()) / static_cast<double>(x.size()),
+                       thresholds::sparse_work_factor, human_time(median), 100 * heavy / total, human_time(mean),
+                       mean / median, period, rate));
 }
 
 /// Whether the device was busy with work the stream's events did not see: neither the events
@@ -290,7 +344,8 @@ using ResultRule = void (*)(const Result&, const RunFacts&, WarningSink&);
 inline const std::vector<ResultRule>& result_rules() {
   static const std::vector<ResultRule> rules = {rule_noise_target,     rule_stream_effect,      rule_outliers,    rule_drift,
                                                 rule_timer_resolution, rule_work_not_on_stream, rule_launch_bound,
-                                                rule_above_memory_peak, rule_above_compute_peak, rule_gpm_bandwidth};
+                                                rule_above_memory_peak, rule_above_compute_peak, rule_gpm_bandwidth,
+                                                rule_work_not_every_step};
   return rules;
 }
 

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -120,20 +121,48 @@ inline std::filesystem::path directory_of(const std::filesystem::path& path) {
   return dir.empty() ? std::filesystem::path(".") : dir;
 }
 
+/// Whether the kernel would follow the symbolic link `link` for this process under Linux's
+/// fs.protected_symlinks rule (on by default since Linux 3.6; see proc(5), "protected_symlinks"):
+/// a link in a sticky world-writable directory (/tmp) is followed only when its owner is the
+/// follower (the effective user) or the directory's owner. Elsewhere any link is followed. A
+/// writer that follows links itself must apply the rule itself, or a link planted in /tmp would
+/// make it replace another file of the user.
+inline bool link_may_be_followed(const std::filesystem::path& link, std::string* why = nullptr) {
+  struct stat l {}, d {};
+  if (::lstat(link.c_str(), &l) != 0) return true;  // gone: nothing is followed
+  const std::filesystem::path dir = link.parent_path().empty() ? std::filesystem::path(".") : link.parent_path();
+  if (::stat(dir.c_str(), &d) != 0) return true;
+  const bool sticky_world_writable = (d.st_mode & S_ISVTX) && (d.st_mode & S_IWOTH);
+  if (!sticky_world_writable || l.st_uid == ::geteuid() || l.st_uid == d.st_uid) return true;
+  if (why)
+    *why = "the symbolic link is in a sticky world-writable directory (" + dir.string() + ") and belongs to uid " +
+           std::to_string(l.st_uid) + ", neither this user (uid " + std::to_string(::geteuid()) +
+           ") nor the directory's owner: refused, as the kernel refuses it (fs.protected_symlinks)";
+  return false;
+}
+
 /// `path` with its symbolic links followed to the file they name (which may not exist yet), so
-/// that writing a report through a link writes the link's target and keeps the link. At most 40
-/// links (Linux's MAXSYMLINKS), else ReportError.
+/// that writing a report through a link writes the link's target and keeps the link. Each link is
+/// followed only where the kernel would follow it (link_may_be_followed). At most 40 links
+/// (Linux's MAXSYMLINKS).
+/// \throws ReportError naming the path for a loop, an unreadable link or a link the kernel's rule refuses.
 inline std::filesystem::path follow_links(std::filesystem::path path) {
   namespace fs = std::filesystem;
   for (int hops = 0; hops < 40; ++hops) {
     std::error_code ec;
     if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+    std::string why;
+    if (!link_may_be_followed(path, &why)) throw ReportError("cannot write report to " + path.string() + ": " + why);
     const fs::path target = fs::read_symlink(path, ec);
     if (ec) throw ReportError("cannot write report to " + path.string() + ": " + ec.message());
     path = target.is_absolute() ? target : path.parent_path() / target;
   }
   throw ReportError("cannot write report to " + path.string() + ": too many levels of symbolic links");
 }
+
+/// Whether an anonymous file (O_TMPFILE) can later be linked in here: linkat needs its name
+/// under /proc/self/fd (without /proc, named temporary files are used instead).
+inline bool proc_fd_available() { return ::access("/proc/self/fd", X_OK) == 0; }
 
 /// Removes named temporary files (".gauge-tmp-<pid>-…") in `dir` that a killed writer left: the
 /// process <pid> no longer exists (kill(pid, 0) says ESRCH) and the file is older than
@@ -170,12 +199,12 @@ class PendingFile {
     // instant between linkat and rename.
     remove_stale_temporaries(directory_of(path));
 #ifdef O_TMPFILE
-    fd_ = ::open(directory_of(path).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd_ >= 0) return;
+    if (proc_fd_available()) {
+      fd_ = ::open(directory_of(path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+      if (fd_ >= 0) return;
+    }
 #endif
-    tmp_ = temporary_sibling(path);
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw error(std::strerror(errno));
+    open_named();
   }
   PendingFile(const PendingFile&) = delete;
   PendingFile& operator=(const PendingFile&) = delete;
@@ -197,17 +226,39 @@ class PendingFile {
       left -= static_cast<std::size_t>(n);
     }
   }
-  /// fsync, then the file replaces `path` atomically (rename). \throws ReportError.
+  /// fsync, then the file replaces `path` atomically (rename), with the mode (and, where this
+  /// process may set it, the owner and group) of the file it replaces. \throws ReportError.
   void publish() {
+    struct stat old {};
+    if (::stat(path_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+      ::fchmod(fd_, old.st_mode & 07777);
+      if (old.st_uid != ::geteuid() || old.st_gid != ::getegid()) {
+        if (::fchown(fd_, old.st_uid, old.st_gid) != 0) (void)!::fchown(fd_, static_cast<uid_t>(-1), old.st_gid);
+      }
+    }
     if (::fsync(fd_) != 0) throw error(std::strerror(errno));
     if (tmp_.empty()) {
       // Link the anonymous file in under a short temporary name, then rename it over `path`
       // (linkat cannot replace an existing file). Only this instant can leave a named file.
       const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
       const auto named = temporary_sibling(path_);
-      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0)
-        throw error(std::strerror(errno));
-      tmp_ = named;
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        tmp_ = named;
+      } else {
+        // /proc went away, or the link is refused: copy the bytes into a named temporary file.
+        const int anonymous = fd_;
+        fd_ = -1;
+        try {
+          open_named();
+          if (old.st_mode) ::fchmod(fd_, old.st_mode & 07777);
+          copy_from(anonymous);
+        } catch (...) {
+          ::close(anonymous);
+          throw;
+        }
+        ::close(anonymous);
+        if (::fsync(fd_) != 0) throw error(std::strerror(errno));
+      }
     }
     const int closed = ::close(fd_);
     fd_ = -1;
@@ -220,6 +271,41 @@ class PendingFile {
   ReportError error(const std::string& what) const {
     return ReportError("cannot write report to " + path_.string() + ": " + what);
   }
+  /// A named temporary file beside path_ (the fallback of the anonymous one).
+  void open_named() {
+    tmp_ = temporary_sibling(path_);
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      const int e = errno;
+      tmp_.clear();
+      throw error(std::strerror(e));
+    }
+  }
+  /// Appends everything in the open file `from` (read from its start) to fd_.
+  void copy_from(int from) {
+    char buffer[1 << 16];
+    off_t at = 0;
+    for (;;) {
+      const ssize_t n = ::pread(from, buffer, sizeof buffer, at);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw error(std::strerror(errno));
+      }
+      if (n == 0) return;
+      at += n;
+      const char* p = buffer;
+      std::size_t left = static_cast<std::size_t>(n);
+      while (left > 0) {
+        const ssize_t w = ::write(fd_, p, left);
+        if (w < 0) {
+          if (errno == EINTR) continue;
+          throw error(std::strerror(errno));
+        }
+        p += w;
+        left -= static_cast<std::size_t>(w);
+      }
+    }
+  }
   std::filesystem::path path_;
   std::filesystem::path tmp_;  // the named temporary file, once there is one
   int fd_ = -1;
@@ -227,8 +313,9 @@ class PendingFile {
 }  // namespace detail
 
 /// Throws ReportError unless a file can be created at `path` (its directory exists and is
-/// writable, and `path` is not a directory). A symbolic link is followed: its target is checked
-/// (and later written, see write_file_atomic). Creates a temporary file beside it and removes it.
+/// writable, and `path` is not a directory). A symbolic link is followed where the kernel would
+/// follow it (fs.protected_symlinks; else ReportError): its target is checked (and later written,
+/// see write_file_atomic). Creates a temporary file beside it and removes it.
 inline void check_writable(const std::filesystem::path& requested) {
   namespace fs = std::filesystem;
   if (requested.empty()) throw ReportError("report path is empty");
@@ -250,7 +337,10 @@ inline void check_writable(const std::filesystem::path& requested) {
 /// an anonymous file that is linked in only when complete. Elsewhere the temporary file is named
 /// ".gauge-tmp-<pid>-<hex>" (short: a report name of up to NAME_MAX bytes works), and the ones
 /// of processes that no longer exist are removed by the next write in that directory.
-/// A symbolic link at `path` is followed: its target is replaced and the link kept.
+/// A symbolic link at `path` is followed where the kernel would follow it (a link in a sticky
+/// world-writable directory only when it is this user's or the directory owner's; else
+/// ReportError): its target is replaced, with the target's mode (and owner where permitted), and
+/// the link kept. Without /proc the data goes through a named temporary file.
 /// Throws ReportError naming the path and the system error (no temporary file is left then).
 inline void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path target = detail::follow_links(path);

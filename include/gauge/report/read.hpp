@@ -26,10 +26,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -39,6 +42,7 @@
 #include "gauge/core/environment.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/report/fields.hpp"
 #include "gauge/report/serial.hpp"
@@ -122,6 +126,62 @@ inline bool json_too_deep(const nlohmann::json& doc, std::size_t max_depth) {
     for (const auto& child : *j) stack.emplace_back(&child, depth + 1);
   }
   return false;
+}
+
+/// The first inconsistency of a distribution summary anywhere in `doc` (any object with `p50` or
+/// `median_ci`: gpu_time_s, wall_time_s, clock cycles, the Timer's summaries), as "<path>: <what>",
+/// or "" when there is none. A summary's order statistics must be in order (min <= p1 <= ... <= p99
+/// <= max, the mean within [min, max]) and its median's interval must hold the median (low <= p50
+/// <= high): the schema cannot say so, and a reader that took `median 2.0 [4.0, 0.67]` would let a
+/// comparison from the summary decide on an interval that does not exist. Explicit stack.
+inline std::string summary_inconsistency(const nlohmann::json& doc) {
+  static const char* const order[] = {"min", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "max"};
+  auto number = [](const nlohmann::json& o, const char* key) -> std::optional<double> {
+    const auto it = o.find(key);
+    if (it == o.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  };
+  // "a below b" beyond rounding: a mean summed in floating point may exceed max by an ulp or so.
+  auto below = [](double a, double b, double rel) { return a < b - rel * std::max(std::fabs(a), std::fabs(b)); };
+  std::vector<std::pair<const nlohmann::json*, std::string>> stack{{&doc, ""}};
+  while (!stack.empty()) {
+    const auto [j, path] = stack.back();
+    stack.pop_back();
+    if (j->is_array()) {
+      for (std::size_t i = 0; i < j->size(); ++i) stack.emplace_back(&(*j)[i], path + "[" + std::to_string(i) + "]");
+      continue;
+    }
+    if (!j->is_object()) continue;
+    const bool summary = j->contains("p50") || j->contains("median_ci");
+    if (summary) {
+      const char* last_key = nullptr;
+      double last = 0;
+      for (const char* key : order) {
+        const auto v = number(*j, key);
+        if (!v) continue;
+        if (last_key && below(*v, last, 1e-12))
+          return path + ": " + key + " (" + format_number(*v) + ") is below " + last_key + " (" + format_number(last) +
+                 "): a summary's order statistics must be in order";
+        last_key = key, last = *v;
+      }
+      const auto lo = number(*j, "min"), hi = number(*j, "max"), mean = number(*j, "mean");
+      if (mean && lo && hi && (below(*mean, *lo, 1e-9) || below(*hi, *mean, 1e-9)))
+        return path + ": mean (" + format_number(*mean) + ") is outside [min, max] = [" + format_number(*lo) + ", " +
+               format_number(*hi) + "]";
+      const auto ci = j->find("median_ci");
+      if (ci != j->end() && ci->is_object()) {
+        const auto l = number(*ci, "low"), h = number(*ci, "high"), m = number(*j, "p50");
+        if (l && h && below(*h, *l, 1e-12))
+          return path + ".median_ci: low (" + format_number(*l) + ") > high (" + format_number(*h) + ")";
+        if (l && h && m && (below(*m, *l, 1e-12) || below(*h, *m, 1e-12)))
+          return path + ".median_ci: [" + format_number(*l) + ", " + format_number(*h) + "] does not contain the median p50 (" +
+                 format_number(*m) + ")";
+      }
+    }
+    for (auto it = j->begin(); it != j->end(); ++it)
+      if (it->is_structured()) stack.emplace_back(&*it, path.empty() ? it.key() : path + "." + it.key());
+  }
+  return {};
 }
 
 /// The message for JSON nested too deep.
@@ -240,6 +300,7 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
   } catch (const nlohmann::json::exception& e) {  // not expected (decode checks types): still one ReportError
     throw fail(e.what());
   }
+  if (const std::string what = detail::read::summary_inconsistency(doc); !what.empty()) throw fail(what);
   for (std::size_t i = 0; i < report.interleaved.size(); ++i) {
     const auto& x = report.interleaved[i];
     for (const auto& [key, at] : {std::pair<const char*, std::size_t>{"a", x.a}, {"b", x.b}})

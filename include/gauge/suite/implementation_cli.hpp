@@ -107,6 +107,10 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   CLI::Option* threshold_option = app.add_option("--threshold", threshold,
                  "With --interleave: the verdict's noise threshold on B/A (0.02 or 2%; default 2%): same within 1 +- it")
       ->type_name("X");
+  bool quick = false;
+  app.add_flag("--quick", quick,
+               "Quick settings: at most 1 s of warm-up and 1 s of measuring per point, 2 % target CI (defaults: 3 s + "
+               "10 s, 0.5 %); --max-time and --target-ci still override");
   app.add_flag("-q,--quiet", o.quiet, "No progress line and no summary on stderr");
   app.footer("Exit status: 0 every point ran (or was skipped; with --interleave: both measured, whatever the verdict), "
              "1 a point failed, 2 bad usage.");
@@ -135,6 +139,11 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (auto err = detail::suite::parse_seconds(max_time, v); !err.empty()) return usage("--max-time " + err);
     o.max_time = v;
   }
+  if (quick) {
+    const Config q = Config::quick();
+    if (!o.max_time) o.max_time = q.measure.max_time;
+    if (!o.warmup_max_time) o.warmup_max_time = q.warmup.max_time;
+  }
   if (o.min_time && o.max_time && *o.min_time > *o.max_time)
     return usage("--min-time '" + min_time + "' is longer than --max-time '" + max_time + "'");
   // A fraction in (0, 1), as a number or a percentage: --target-ci 0.005 or 0.5%.
@@ -154,6 +163,7 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (auto err = fraction(target_ci, v); !err.empty()) return usage("--target-ci '" + target_ci + "' " + err + " (e.g. 0.005 or 0.5%)");
     o.target_ci = v;
   }
+  if (quick && !o.target_ci) o.target_ci = Config::quick().measure.target_relative_ci_width;
   if (threshold_option->count()) {
     if (!interleave_option->count()) return usage("--threshold '" + threshold + "' applies to --interleave only (the paired verdict)");
     double v = 0;
@@ -202,7 +212,8 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
       return 2;
     }
   }
-  if (o.list) {
+  // --list with a filter that matches nothing is the same mistake as a run with it (exit 2).
+  if (o.list && !(points.empty() && o.filter)) {
     std::string text;
     for (const auto& p : points) text += p.label + "\n";
     detail::suite::write_text(io.out, text);

@@ -10,6 +10,7 @@
 
 #if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <regex>
@@ -68,6 +69,57 @@ inline std::vector<int> devices_of(const RunOptions& o, const SuiteIo& io) {
   return {static_cast<int>(v)};
 }
 
+/// The deepest nesting of groups a --filter may have: std::regex's compiler recurses once per
+/// group (30,000 nested parentheses overflowed the stack).
+inline constexpr std::size_t max_filter_depth = 32;
+
+/// How deeply `pattern` nests its groups, "(" outside brackets and not escaped (ECMAScript).
+inline std::size_t group_depth(const std::string& pattern) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_class = false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      if (c == ']') in_class = false;
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')' && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+/// --filter as a regular expression that cannot exhaust the stack or backtrack exponentially: at
+/// most max_filter_bytes long and max_filter_depth groups deep, and matched by libstdc++'s
+/// breadth-first (Thompson) executor (`regex_constants::__polynomial`: time linear in the label
+/// per start position, no recursion over the input) where that library is used. Back-references
+/// (\\1) are refused there: they need backtracking.
+/// \throws UsageError naming the filter and what is wrong.
+inline std::regex compile_filter(const std::string& text) {
+  auto refuse = [&](const std::string& why) {
+    const std::string shown = text.size() > 80 ? text.substr(0, 80) + "..." : text;
+    return UsageError("--filter '" + shown + "': " + why);
+  };
+  if (text.size() > max_filter_bytes)
+    throw refuse(fmt::format("{} bytes, more than the {} a filter may have", text.size(), max_filter_bytes));
+  if (const std::size_t depth = group_depth(text); depth > max_filter_depth)
+    throw refuse(fmt::format("groups nested {} deep, more than {}", depth, max_filter_depth));
+  auto flags = std::regex::ECMAScript;
+#if defined(__GLIBCXX__)
+  flags |= std::regex_constants::__polynomial;
+#endif
+  try {
+    return std::regex(text, flags);
+  } catch (const std::regex_error& e) {
+    throw refuse(std::string("not a regular expression (") + e.what() + ")");
+  }
+}
+
 }  // namespace detail::suite
 
 std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& o, const SuiteIo& io) {
@@ -75,6 +127,9 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
   std::vector<std::vector<Axis>> axes;
   for (const auto& b : registry.benchmarks()) axes.push_back(b->axes());
   for (const std::string& text : o.axes) {
+    if (text.size() > max_axis_bytes)
+      throw UsageError(fmt::format("--axis '{}...': {} bytes, more than the {} an --axis may have", text.substr(0, 40),
+                                   text.size(), max_axis_bytes));
     try {
       const AxisOverride ov = parse_axis_override(text);
       bool found = false;
@@ -98,13 +153,7 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
     }
   }
   std::optional<std::regex> filter;
-  if (o.filter) {
-    try {
-      filter.emplace(*o.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("--filter '" + *o.filter + "': not a regular expression (" + e.what() + ")");
-    }
-  }
+  if (o.filter) filter = detail::suite::compile_filter(*o.filter);
   const std::vector<int> devices = detail::suite::devices_of(o, io);
   std::vector<std::optional<int>> device_list;
   if (devices.empty()) device_list.push_back(std::nullopt);
@@ -141,6 +190,10 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
           p.label += "/" + list[i].name + "=" + to_string(list[i].values[idx[i]]);
         }
         if (p.device_dimension) p.label += "/device=" + std::to_string(*device);
+        if (p.label.size() > max_label_bytes)
+          throw UsageError(fmt::format("benchmark '{}': the point '{}...' has a label of {} bytes, more than {}: shorten "
+                                       "its name or axis values", b.name(), p.label.substr(0, 60), p.label.size(),
+                                       max_label_bytes));
         if (!filter || std::regex_search(p.label, *filter)) out.push_back(std::move(p));
       }
       more = false;

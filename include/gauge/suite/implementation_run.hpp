@@ -293,8 +293,9 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     const double overhead = summary.wall_time_s - summary.points_time_s;
     // "6 points" or, with repetitions, "6 points x 3 repetitions" (ok and failed count runs;
     // skipped counts points, which run once).
-    const std::string counted = repetitions > 1 ? fmt::format("{} points x {} repetitions", summary.points, repetitions)
-                                                : fmt::format("{} points", summary.points);
+    const char* noun = summary.points == 1 ? "point" : "points";
+    const std::string counted = repetitions > 1 ? fmt::format("{} {} x {} repetitions", summary.points, noun, repetitions)
+                                                : fmt::format("{} {}", summary.points, noun);
     std::fprintf(io.err,
                  "gauge: %s (%zu ok, %zu failed, %zu skipped) in %s; the points' own run time %s, the "
                  "runner's %s (%.1f %%)%s\n",

@@ -50,6 +50,13 @@ namespace gauge {
 /// Most points one benchmark may plan (the product of its axes' sizes, times the devices): more is
 /// a usage error naming the axes, before anything is planned or run.
 inline constexpr std::size_t max_points = 1000000;
+/// The longest label a point may have (its benchmark's name and "/axis=value" for each axis),
+/// bytes: a longer one is a UsageError (exit 2). Labels go into reports, the console and --filter.
+inline constexpr std::size_t max_label_bytes = 4096;
+/// The longest --axis argument, bytes (a UsageError beyond).
+inline constexpr std::size_t max_axis_bytes = 65536;
+/// The longest --filter, bytes (a UsageError beyond).
+inline constexpr std::size_t max_filter_bytes = 1024;
 
 /// The runner's settings, as parsed from the command line.
 struct RunOptions {
@@ -62,6 +69,7 @@ struct RunOptions {
   std::optional<Nanoseconds> min_time;      ///< --min-time (measure.min_time)
   std::optional<Nanoseconds> max_time;      ///< --max-time (measure.max_time)
   std::optional<double> target_ci;          ///< --target-ci (measure.target_relative_ci_width)
+  std::optional<Nanoseconds> warmup_max_time;  ///< --quick (warmup.max_time: 1 s)
   bool cold = false;                        ///< --cold (an L2 flush before every step)
   bool graph = false;                       ///< --graph (CUDA graph replays)
   bool kernels = false;                     ///< --kernels (Config::trace_kernels: CUPTI kernel tracing)

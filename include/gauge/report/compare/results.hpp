@@ -186,9 +186,18 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
   }
   const double level = options.confidence_level;
   const std::size_t needed = min_samples_for_ci(level);
+  const Summary& sa = gpu ? base.gpu_time : base.wall_time;
+  const Summary& sb = gpu ? candidate.gpu_time : candidate.wall_time;
+  // A side that stored a subsample of its samples (max_samples_in_report; its summary counts more
+  // than it stored): its summary is of all of them, so both sides are compared from the summaries.
+  const bool subsample = sa.n > a.size() || sb.n > b.size();
+  if (subsample && a.size() >= needed && b.size() >= needed &&
+      compare_summaries(c, sa, sb, options, "a side stored a subsample of its samples")) {
+    c.notes.push_back(fmt::format("compared from the summaries: the reports store {} of {} (base) and {} of {} (new) "
+                                  "samples (max_samples_in_report)", a.size(), sa.n, b.size(), sb.n));
+    return c;
+  }
   if (a.size() < needed || b.size() < needed) {
-    const Summary& sa = gpu ? base.gpu_time : base.wall_time;
-    const Summary& sb = gpu ? candidate.gpu_time : candidate.wall_time;
     if (compare_summaries(c, sa, sb, options)) return c;
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("too few samples: n = {} (base) and {} (new); {} or more per side give a distribution-free "

@@ -44,9 +44,11 @@ inline std::string modes_text(const Modes& m) {
                      format_time(m.upper.median), 100 * m.upper.weight);
 }
 
-/// Verdict from both sides' summaries when a side stored no samples (rule 4 at `Verdict`); false
-/// when a summary lacks the median's interval.
-inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o) {
+/// Verdict from both sides' summaries when a side stored no samples, or only a subsample of them
+/// (rule 4 at `Verdict`; `why` says which, e.g. "a side stored no samples"); false when a summary
+/// lacks the median's interval.
+inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o,
+                              const char* why = "a side stored no samples") {
   // A summary of no samples has no median, whatever else it claims.
   if (sa.n == 0 || sb.n == 0) return false;
   if (!sa.median_ci || !sb.median_ci || !sa.p50 || !sb.p50 || !(sa.median_ci->low > 0) || !(sb.median_ci->low > 0))
@@ -78,8 +80,8 @@ inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const 
   point(Statistic::p90, sa.p90, sb.p90);
   point(Statistic::p99, sa.p99, sb.p99);
   const auto& r = med.interval;
-  const std::string head = fmt::format("from the summaries (a side stored no samples): median new/base {:.4f} [{:.4f}, {:.4f}] "
-                                       "at >= {:g} %", r.estimate, r.low, r.high, 100 * r.level);
+  const std::string head = fmt::format("from the summaries ({}): median new/base {:.4f} [{:.4f}, {:.4f}] "
+                                       "at >= {:g} %", why, r.estimate, r.low, r.high, 100 * r.level);
   if (r.low > 1 + t) {
     c.verdict = Verdict::slower;
     c.reason = fmt::format("{}: the whole interval is above 1 + {:g} %", head, 100 * t);

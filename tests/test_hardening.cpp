@@ -31,6 +31,7 @@
 #include "gauge/experiment.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
+#include "gauge/report/timer_json.hpp"
 
 // This file's own namespace: the unity build compiles several test files as one.
 namespace gauge_test_hardening {
@@ -273,6 +274,21 @@ TEST_CASE("hardening: a report written over a file keeps the file's mode", "[har
   ::umask(mask);
   gauge::write_file_atomic(dir / "fresh.json", "x");
   CHECK(static_cast<unsigned>(fs::status(dir / "fresh.json").permissions() & fs::perms::mask) == (0644u & ~mask));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hardening: a JSON Lines sink's descriptor is close-on-exec", "[hardening][timer]") {
+  const fs::path dir = fresh_dir("jsonl");
+  const fs::path path = dir / "train.jsonl";
+  gauge::JsonLinesSink sink(path);
+  // Found through /proc/self/fd (the file system's own view), not through the sink.
+  int found = -1;
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (fs::read_symlink(e.path(), ec) == path) found = std::stoi(e.path().filename().string());
+  }
+  REQUIRE(found >= 0);
+  CHECK((::fcntl(found, F_GETFD) & FD_CLOEXEC) != 0);
   fs::remove_all(dir);
 }
 

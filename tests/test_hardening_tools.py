@@ -117,6 +117,31 @@ class HardeningExport(unittest.TestCase):
         self.assertNotIn(b"\x00", p.stdout)
         self.assertIn(b"a\\0b\\r\\n|c", p.stdout)
 
+    def test_terminal_escape_sequences_in_names_never_reach_the_terminal(self):
+        # ESC [2J clears the screen, ESC ]0; retitles the window, C2 9B is the C1 CSI: a report's
+        # name must not drive the terminal of whoever reads the report.
+        doc = base_doc()
+        doc["experiments"][0]["name"] = "gemm\x1b[2J\x1b]0;pwned\x07\u009b31m"
+        path = write_doc(scratch("hardening-escape"), "escape.json", doc)
+        outputs = [run_bytes(EXPORT, path, "--format", f) for f in ("console", "markdown", "csv")]
+        outputs.append(run_bytes(COMPARE, path, path))
+        outputs.append(run_bytes(COMPARE, path, path, "--format", "markdown"))
+        for p in outputs:
+            for stream in (p.stdout, p.stderr):
+                self.assertNotIn(b"\x1b", stream)
+                self.assertNotIn(b"\x07", stream)
+                self.assertNotIn(b"\xc2\x9b", stream)
+        self.assertIn(b"gemm\\x1b[2J", outputs[0].stdout)  # shown as an escape, readable
+        # An error line naming the bad text: the same.
+        bad = write_doc(scratch("hardening-escape"), "bad.json", {"schema": "\x1b[2J"})
+        p = run_bytes(EXPORT, bad)
+        self.assertEqual(2, p.returncode)
+        self.assertNotIn(b"\x1b", p.stderr)
+        # JSON output keeps its own escaping (\u001b), unchanged.
+        p = run_bytes(EXPORT, path, "--format", "gbench")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertIn("gemm\x1b[2J", json.loads(p.stdout)["benchmarks"][0]["name"])
+
     def test_gbench_writes_at_most_100_repetitions_and_the_aggregates(self):
         # 100,000 samples and a name of 1,000 bytes. Before: one entry per sample, each carrying the
         # name: about 130 MB. Google Benchmark's shape: repetitions (here 100 groups of 1,000
@@ -127,8 +152,16 @@ class HardeningExport(unittest.TestCase):
         rng = np.random.default_rng(11)
         samples = 1e-3 + 1e-5 * rng.standard_normal(100000)
         e["samples"]["gpu_time_per_step_s"] = samples.tolist()
-        e["gpu_time_s"]["p50"] = float(np.median(samples))  # the summary of these samples
-        e["gpu_time_s"]["mean"] = float(np.mean(samples))
+        # The summary of these samples, consistent as the reader requires (order statistics in order,
+        # the median's interval holding the median): NumPy's percentiles (type 7, gauge's method).
+        g = e["gpu_time_s"]
+        for key in ["p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99"]:
+            if key in g:
+                g[key] = float(np.percentile(samples, float(key[1:])))
+        g["min"], g["max"], g["mean"] = float(samples.min()), float(samples.max()), float(np.mean(samples))
+        if isinstance(g.get("median_ci"), dict):
+            g["median_ci"]["low"] = float(np.percentile(samples, 49.7))
+            g["median_ci"]["high"] = float(np.percentile(samples, 50.3))
         e["dimensions"]["long"] = "x" * 1000
         path = write_doc(scratch("hardening-gbench"), "many.json", doc)
         self.assertGreater(os.path.getsize(path), 1_000_000)

@@ -209,6 +209,15 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   CHECK(table.find("110 PFLOP/s") != std::string::npos);
   CHECK(gauge::detail::format_time(std::optional<double>(1.5e-3)) == "1.5 ms");
   CHECK(gauge::detail::format_rate(std::optional<double>(7.91e14), "FLOP/s") == "791 TFLOP/s");
+  // The unit is chosen for the rounded number: 0.99999 us at 4 digits rounds to 1.000 us, "1 us"
+  // (it printed "1000 ns" beside "1 us"); the same at every unit boundary, and for rates.
+  CHECK(gauge::detail::format_time(std::optional<double>(0.99999e-6)) == "1 us");
+  CHECK(gauge::detail::format_time(std::optional<double>(0.99999e-3)) == "1 ms");
+  CHECK(gauge::detail::format_time(std::optional<double>(0.99999)) == "1 s");
+  CHECK(gauge::detail::format_time(std::optional<double>(0.9994e-6)) == "999.4 ns");  // stays below
+  CHECK(gauge::detail::format_time(std::optional<double>(-0.99999e-6)) == "-1 us");
+  CHECK(gauge::detail::format_rate(std::optional<double>(999.99e9), "B/s") == "1 TB/s");
+  CHECK(gauge::detail::format_rate(std::optional<double>(999.94), "B/s") == "999.9 B/s");
 }
 
 TEST_CASE("invalid UTF-8 in a name or error does not lose the report", "[report]") {

@@ -133,6 +133,28 @@ TEST_CASE("setup: an in-place sort on the host sees unsorted input at every step
   CHECK(std::is_sorted(data.begin(), data.end()));
 }
 
+TEST_CASE("setup: steps_per_sample asked for with a setup is not silently dropped", "[setup][protocol]") {
+  FakeDevice dev;
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  auto c = quick();
+  c.measure.steps_per_sample = 8;
+  exp.config(c);
+  exp.setup([](FakeStream s) { s.kernel(1e-6); });
+  const auto r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.sampling.steps_per_sample == 1);
+  REQUIRE(r.has_warning("steps_per_sample_ignored"));
+  for (const auto& w : r.warnings)
+    if (w.code == "steps_per_sample_ignored") CHECK(w.message.find("measure.steps_per_sample = 8 was not used") == 0);
+  // Without a setup the 8 is used, and nothing is said.
+  FakeDevice dev2;
+  auto plain = fake_experiment(dev2, [](FakeStream s) { s.kernel(10e-6); });
+  plain.config(c);
+  const auto p = plain.run();
+  CHECK(p.sampling.steps_per_sample == 8);
+  CHECK_FALSE(p.has_warning("steps_per_sample_ignored"));
+}
+
 TEST_CASE("setup: errors name what was wrong", "[setup]") {
   FakeDevice dev;
   auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });

@@ -170,7 +170,18 @@ TEST_CASE("suite: bad axis text names the bad part", "[suite][axes]") {
   CHECK(axis_error(AxisKind::int64, "[1:2:3:4]") == "'[1:2:3:4]' is not a range: expected [first:last] or [first:last:step]");
   CHECK(axis_error(AxisKind::int64, "[1:1000000000]") == "range [1:1000000000:1] has more than 100000 values");
   CHECK(axis_error(AxisKind::float64, "[0.5,abc]") == "'abc' is not a finite real number");
-  CHECK(axis_error(AxisKind::string, "[a:b]") == "'[a:b]': a range needs a numeric axis, this one is string");
+  CHECK(axis_error(AxisKind::float64, "[1e-400]") ==
+        "'1e-400' is too small for a double: it would read as 0 (the smallest is about 4.9e-324)");
+  CHECK(gauge::parse_axis_values(AxisKind::float64, "[0e5,0.0,4.9e-324]", {}, false).first.size() == 3);  // zeros and the smallest denormal read
+  // Float values label as the shortest text that reads back as the same double: distinct values
+  // never share a label (1e-20 and 2e-20 both printed "0" once).
+  const auto tiny = gauge::parse_axis_values(AxisKind::float64, "[1e-20,2e-20,0.1,1e+300]", {}, false).first;
+  std::vector<std::string> tiny_labels;
+  for (const auto& v : tiny) tiny_labels.push_back(gauge::to_string(v));
+  CHECK(tiny_labels == std::vector<std::string>{"1e-20", "2e-20", "0.1", "1e+300"});
+  // In a string axis ':' belongs to the value: "[std::sort,a:b]" is two strings, not a range.
+  const auto names = gauge::parse_axis_values(AxisKind::string, "[std::sort,a:b]", {}, false).first;
+  CHECK(names == std::vector<gauge::DimensionValue>{std::string("std::sort"), std::string("a:b")});
   CHECK(axis_error(AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
         "'half' is not one of the types of this axis (float, double)");
   CHECK(gauge::testing::error_of<gauge::AxisError>([] { gauge::parse_axis_override("N"); }) ==
@@ -269,6 +280,37 @@ TEST_CASE("suite: bad usage exits 2 with one line naming the bad text", "[suite]
   const Run version = run_main(s.registry, {"--version"});
   CHECK(version.code == 0);
   CHECK(version.out == std::string("gauge ") + gauge::version_string + "\n");
+}
+
+TEST_CASE("suite: skip() after run(), and a throw after skip(), fail the point instead of vanishing", "[suite][run]") {
+  FakeDevice dev;
+  gauge::Registry registry;
+  registry
+      .add("k",
+           [&dev](gauge::Point& p) {
+             const auto a = p.get_int64("A");
+             if (a == 2) {
+               p.skip("two is skipped");
+               throw std::runtime_error("boom after the skip");
+             }
+             p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(1e-6); });
+             if (a == 3) p.skip("too late");  // throws ConfigError: the point was measured
+           })
+      .int64_axis("A", {1, 2, 3})
+      .configure([](gauge::Config& c) { c = gauge::testing::fast_config(); });
+  const fs::path dir = fresh_dir("skip-late");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(registry, {"--out", out, "--quiet"});
+  CHECK(r.code == 1);  // two failed points
+  const auto report = gauge::read_report(out);
+  CHECK(report.skipped.empty());
+  REQUIRE(report.results.size() == 3);
+  CHECK(report.results[0].status == gauge::Status::ok);
+  CHECK(report.results[1].status == gauge::Status::failed);
+  CHECK(report.results[1].error.value_or("").find("boom after the skip (after skip(\"two is skipped\"))") != std::string::npos);
+  CHECK(report.results[2].status == gauge::Status::failed);  // measured, kept, failed
+  CHECK(report.results[2].error.value_or("").find("skip(\"too late\") after run()") != std::string::npos);
+  CHECK(report.results[2].gpu_time.p50.value() == Approx(1e-6));
 }
 
 TEST_CASE("suite: skipped points are listed in the report, not failed, and the run exits 0", "[suite][run]") {

@@ -526,6 +526,19 @@ class ExportCli(unittest.TestCase):
         # A failed experiment is left out: nothing to export.
         self.assertEqual({}, json.loads(self.export("failed.json", "--format", "bencher")))
 
+    def test_a_report_without_experiments_is_refused_not_exported_empty(self):
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        doc["experiments"], doc["interleaved"] = [], []
+        path = os.path.join(scratch("no-experiments"), "timer-only.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        for fmt in ["gbench", "csv", "markdown", "console", "bencher"]:
+            p = run(EXPORT, path, "--format", fmt)
+            self.assertEqual(2, p.returncode, (fmt, p.stdout, p.stderr))
+            self.assertEqual("", p.stdout)
+            self.assertIn("the report holds no experiments: nothing to export", p.stderr)
+
     def test_markdown_and_errors(self):
         md = self.export("base.json", "--format", "markdown")
         self.assertTrue(md.startswith("| experiment | status | median |"), md)

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/report/escape.hpp"
 #include "gauge/version.hpp"
 
 namespace gauge::tools {
@@ -41,9 +42,9 @@ int guarded_main(const char* tool, F&& body) {
   try {
     return body();
   } catch (const BadInput& e) {
-    std::fprintf(stderr, "%s: error: %s\n", tool, e.reason.c_str());
+    std::fprintf(stderr, "%s: error: %s\n", tool, gauge::detail::escape::terminal_text(e.reason).c_str());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", tool, gauge::detail::escape::terminal_text(e.what()).c_str());
   }
   return exit_usage;
 }
@@ -51,7 +52,10 @@ int guarded_main(const char* tool, F&& body) {
 /// Writes all of `text` to standard output (a NUL in it is written, not an end), flushes, and
 /// checks that it all went out. On failure prints "<tool>: error: cannot write standard output:
 /// <system error>" on stderr and returns false: exit with `exit_output` then.
-inline bool write_stdout(const char* tool, const std::string& text) {
+inline bool write_stdout(const char* tool, const std::string& raw) {
+  // A report's text never drives the terminal (ESC, C1 controls shown as escapes); JSON output
+  // holds none raw (its strings escape them), so it is unchanged.
+  const std::string text = gauge::detail::escape::terminal_text(raw);
   errno = 0;
   const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
   const bool flushed = std::fflush(stdout) == 0;

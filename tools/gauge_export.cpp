@@ -78,6 +78,14 @@ int main(int argc, char** argv) {
     } catch (const gauge::ReportError& e) {
       throw gauge::tools::BadInput{e.what()};
     }
+    // A report without experiments (a Timer-only report) has nothing these formats hold: say so
+    // (exit 2) rather than print an empty list that reads as success.
+    if (report.results.empty())
+      throw gauge::tools::BadInput{args.path + ": the report holds no experiments" +
+                                   (report.timers.empty() ? std::string()
+                                                          : " (only " + std::to_string(report.timers.size()) +
+                                                                " Timer summar" + (report.timers.size() == 1 ? "y" : "ies") + ")") +
+                                   ": nothing to export (gauge-export writes experiments; a Timer's summaries are the report's \"timers\")"};
     const std::string text = gauge::find_export_format(args.format).write(report, args.options);
     if (!gauge::tools::write_stdout("gauge-export", text)) return gauge::tools::exit_output;
     return 0;

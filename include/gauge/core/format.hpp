@@ -9,6 +9,7 @@
 #include "gauge/detail/fmt.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -19,9 +20,13 @@ inline std::string format_general(double v, int digits) { return fmt::format("{:
 
 /// Seconds as "12.35 us" / "1.5 ms" / "2 s" with `digits` significant digits; "-" when absent or
 /// not finite.
+/// `v` rounded to `digits` significant digits (as "%.*g" prints it), so that a unit is chosen for
+/// the number that will be printed: 0.99999e-6 s at 4 digits prints "1 us", not "1000 ns".
+inline double rounded_to_digits(double v, int digits) { return std::strtod(format_general(v, digits).c_str(), nullptr); }
+
 inline std::string format_time(const std::optional<double>& seconds, int digits = 4) {
   if (!seconds || !std::isfinite(*seconds)) return "-";
-  const double s = *seconds, a = std::fabs(s);
+  const double s = rounded_to_digits(*seconds, digits), a = std::fabs(s);
   if (a >= 1) return fmt::format("{:.{}g} s", s, digits);
   if (a >= 1e-3) return fmt::format("{:.{}g} ms", s * 1e3, digits);
   if (a >= 1e-6) return fmt::format("{:.{}g} us", s * 1e6, digits);
@@ -32,10 +37,10 @@ inline std::string format_time(const std::optional<double>& seconds, int digits 
 inline std::string format_rate(const std::optional<double>& value, const char* unit) {
   if (!value || !std::isfinite(*value)) return "-";
   static const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
-  double x = *value;
+  double x = rounded_to_digits(*value, 4);
   int i = 0;
   while (std::fabs(x) >= 1000 && i < 6) {
-    x /= 1000;
+    x = rounded_to_digits(x / 1000, 4);
     ++i;
   }
   return fmt::format("{:.4g} {}{}", x, prefixes[i], unit);

@@ -52,6 +52,7 @@ inline constexpr const char* telemetry_unavailable = "telemetry_unavailable";
 inline constexpr const char* drift_during_measurement = "drift_during_measurement";
 inline constexpr const char* samples_subsampled = "samples_subsampled";
 inline constexpr const char* work_not_every_step = "work_not_every_step";
+inline constexpr const char* steps_per_sample_ignored = "steps_per_sample_ignored";
 inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
 /// Config::trace_kernels was asked, but CUPTI is absent or failed (the report's kernel_trace says why).
 inline constexpr const char* kernel_trace_unavailable = "kernel_trace_unavailable";
@@ -115,6 +116,9 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "a minority of the samples, far above the median, holds most of the time: the work may happen only every Nth call, "
      "and the median reports the calls that did none",
      "from 20 samples on: samples > 5 x the median are at most half of them and hold >= 50 % of the time"},
+    {warning_code::steps_per_sample_ignored, Severity::warning,
+     "measure.steps_per_sample was set above 1 but every step needs its own event pair (an untimed setup, a cold cache)",
+     "measure.steps_per_sample > 1 with Experiment::setup or a cold cache"},
     {warning_code::samples_subsampled, Severity::info,
      "the report stores a subsample of the GPU-time samples (whole rounds spread over the run); the summary and the "
      "diagnosis are of all of them, and comparisons decide from the summaries",

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "gauge/report/escape.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/suite/registry.hpp"
@@ -71,7 +72,8 @@ inline Result failed_point(const Point& p, const Config& c, std::string error) {
 }
 
 /// Writes `s` to `f` and flushes it.
-inline void write_text(std::FILE* f, const std::string& s) {
+inline void write_text(std::FILE* f, const std::string& raw) {
+  const std::string s = escape::terminal_text(raw);  // names and errors never drive the terminal
   std::fwrite(s.data(), 1, s.size(), f);
   std::fflush(f);
 }

@@ -171,7 +171,7 @@ class Session {
       own.gpu_samples_s = c.own_samples();
       own.gpu_time = summarize(own.gpu_samples_s, r.config.measure.confidence_level, r.sampling.resolution_per_step());
       own.gpu_throughput = throughput(own.work, own.gpu_time.p50);
-      detail::thin_samples(own, r.config.max_samples_in_report);
+      gauge::detail::thin_samples(own, r.config.max_samples_in_report);
     }
     if (c.failed_rank()) failed_rank_ = failed_rank_ ? std::min(*failed_rank_, *c.failed_rank()) : *c.failed_rank();
     own_.push_back(own);

@@ -129,6 +129,11 @@ inline void Protocol::choose_steps_per_sample(Result& r, WarningSink& sink) {
     s.steps_per_sample_reason =
         cold() ? "cold cache: the flush must sit between steps, so every step has its own event pair"
                : "an untimed setup runs before every step, outside its event pair, so every step has its own event pair";
+    if (m.steps_per_sample > 1)  // asked for, and not honoured: say so
+      sink.add(warning_code::steps_per_sample_ignored, Severity::warning,
+               fmt::format("measure.steps_per_sample = {} was not used: {}; each sample is one step, so a step "
+                           "shorter than the timer's resolution or the event cost reads high",
+                           m.steps_per_sample, s.steps_per_sample_reason));
     return;
   }
   if (m.steps_per_sample > 0) {

@@ -6,6 +6,7 @@
 /// summary, the CSV export and gauge-export's Markdown; markdown_cell is the escaping a Markdown
 /// cell needs (detail::compare::md_cell, used by every Markdown table, is this).
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,35 @@ inline std::string visible(std::string_view s) {
       out += "\\x";
       out += hex[u >> 4];
       out += hex[u & 0xf];
+    }
+  }
+  return out;
+}
+
+/// `s` for a terminal: LF, CR and TAB are kept (lines, tables, and the CR of a CSV field that
+/// RFC 4180 quoting carries; gauge's own console text makes CR visible already), every other C0 control character
+/// and DEL is visible() — ESC above all, which starts the terminal's escape sequences (clear the
+/// screen, retitle the window, rewrite earlier lines) — and so are the C1 controls U+0080..U+009F
+/// (UTF-8 C2 80..C2 9F: CSI is C2 9B), as `\u0080`..`\u009f`. Used where a report's text
+/// (names, dimension values, errors) reaches standard output or standard error: the tools' output
+/// and error lines, the suite runner's lines.
+inline std::string terminal_text(std::string_view s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 || u == 0x7f) && c != '\n' && c != '\r' && c != '\t') {
+      out += visible(std::string_view(&c, 1));
+    } else if (u == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      const auto v = static_cast<unsigned char>(s[++i]);
+      out += "\\u00";
+      out += hex[v >> 4];
+      out += hex[v & 0xf];
+    } else {
+      out += c;
     }
   }
   return out;

@@ -64,7 +64,9 @@ class JsonLinesSink {
   /// Opens `path` (truncated, or appended to with `append`). Throws ReportError naming the path and
   /// the system error when it cannot be opened.
   explicit JsonLinesSink(const std::filesystem::path& path, bool append = false) : path_(path.string()) {
-    std::FILE* f = std::fopen(path_.c_str(), append ? "a" : "w");
+    // "e": close-on-exec (O_CLOEXEC, glibc), so a tool or training script it spawns does not
+    // inherit the log's descriptor.
+    std::FILE* f = std::fopen(path_.c_str(), append ? "ae" : "we");
     if (!f) throw ReportError("cannot open JSON Lines log " + path_ + ": " + std::strerror(errno));
     file_ = std::shared_ptr<std::FILE>(f, [](std::FILE* p) { std::fclose(p); });
   }

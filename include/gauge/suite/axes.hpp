@@ -150,6 +150,12 @@ inline double parse_real(const std::string& t) {
   if (t.empty() || in.fail() || !in.eof() || !(v == v) || v == std::numeric_limits<double>::infinity() ||
       v == -std::numeric_limits<double>::infinity())
     throw AxisError("'" + t + "' is not a finite real number");
+  // A nonzero mantissa that reads as 0 underflowed (1e-400): refused, not silently 0.
+  if (v == 0) {
+    const std::string mantissa = t.substr(0, t.find_first_of("eE"));
+    if (mantissa.find_first_of("123456789") != std::string::npos)
+      throw AxisError("'" + t + "' is too small for a double: it would read as 0 (the smallest is about 4.9e-324)");
+  }
   return v;
 }
 
@@ -237,7 +243,9 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
     }
   };
 
-  const bool is_range = bracketed && inner.find(':') != std::string::npos;
+  // Ranges are numeric: in a string or type axis ':' is part of a value ("[std::sort]").
+  const bool numeric = kind == AxisKind::int64 || kind == AxisKind::float64;
+  const bool is_range = numeric && bracketed && inner.find(':') != std::string::npos;
   if (is_range) {
     const auto parts = split_top_level(inner, ':');
     if (parts.size() < 2 || parts.size() > 3)

@@ -217,7 +217,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
         }
       }
       std::optional<double> median;
-      if (p.skip_reason() && !p.result()) {
+      // A skip stands only when the body then returned: a throw after skip() fails the point
+      // (the exception is never lost behind the skip).
+      if (error && p.skip_reason() && !p.result()) *error += " (after skip(\"" + *p.skip_reason() + "\"))";
+      if (p.skip_reason() && !p.result() && !error) {
         skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
         rows[pp.benchmark].push_back(Row{i, false, skipped.size() - 1});
         point_skipped[i] = true;

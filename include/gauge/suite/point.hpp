@@ -210,7 +210,13 @@ class Point {
 
   /// Skips this point: it is not run, and the report lists it with `reason` under `skipped` (a
   /// skip is not a failure). Return from the body after it; a later run() does nothing.
-  void skip(std::string reason) { skip_reason_ = std::move(reason); }
+  /// \throws ConfigError after run() (the point was measured: skip before it, or fail it by throwing).
+  void skip(std::string reason) {
+    if (ran_)
+      throw ConfigError("point " + label() + ": skip(\"" + reason +
+                        "\") after run(): the point was already measured; skip before run(), or throw to fail it");
+    skip_reason_ = std::move(reason);
+  }
 
   /// Runs `step(stream)` as this point's Experiment on the default backend (CudaBackend where the
   /// CUDA runtime is available, else HostBackend). Call once per point. A failing step gives a

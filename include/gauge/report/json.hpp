@@ -213,19 +213,7 @@ class PendingFile {
     if (!tmp_.empty()) ::unlink(tmp_.c_str());
   }
   /// Writes all of `text`. \throws ReportError with the system error (ENOSPC, EIO, ...).
-  void write(const std::string& text) {
-    const char* p = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-      const ssize_t n = ::write(fd_, p, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw error(std::strerror(errno));
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-  }
+  void write(const std::string& text) { write_bytes(text.data(), text.size()); }
   /// fsync, then the file replaces `path` atomically (rename), with the mode (and, where this
   /// process may set it, the owner and group) of the file it replaces. \throws ReportError.
   void publish() {
@@ -293,17 +281,19 @@ class PendingFile {
       }
       if (n == 0) return;
       at += n;
-      const char* p = buffer;
-      std::size_t left = static_cast<std::size_t>(n);
-      while (left > 0) {
-        const ssize_t w = ::write(fd_, p, left);
-        if (w < 0) {
-          if (errno == EINTR) continue;
-          throw error(std::strerror(errno));
-        }
-        p += w;
-        left -= static_cast<std::size_t>(w);
+      write_bytes(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  /// Writes all `size` bytes at `p` to fd_, retrying on EINTR. \throws ReportError.
+  void write_bytes(const char* p, std::size_t size) {
+    while (size > 0) {
+      const ssize_t n = ::write(fd_, p, size);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw error(std::strerror(errno));
       }
+      p += n;
+      size -= static_cast<std::size_t>(n);
     }
   }
   std::filesystem::path path_;

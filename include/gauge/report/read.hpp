@@ -148,7 +148,9 @@ inline std::string summary_inconsistency(const nlohmann::json& doc) {
     const auto [j, path] = stack.back();
     stack.pop_back();
     if (j->is_array()) {
-      for (std::size_t i = 0; i < j->size(); ++i) stack.emplace_back(&(*j)[i], path + "[" + std::to_string(i) + "]");
+      // Only objects and arrays can hold a summary: the samples' long arrays of numbers are not walked.
+      for (std::size_t i = 0; i < j->size(); ++i)
+        if ((*j)[i].is_structured()) stack.emplace_back(&(*j)[i], path + "[" + std::to_string(i) + "]");
       continue;
     }
     if (!j->is_object()) continue;

@@ -145,7 +145,8 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (!o.warmup_max_time) o.warmup_max_time = q.warmup.max_time;
   }
   if (o.min_time && o.max_time && *o.min_time > *o.max_time)
-    return usage("--min-time '" + min_time + "' is longer than --max-time '" + max_time + "'");
+    return usage("--min-time '" + min_time + "' is longer than " +
+                 (max_time.empty() ? std::string("--quick's 1 s of measuring") : "--max-time '" + max_time + "'"));
   // A fraction in (0, 1), as a number or a percentage: --target-ci 0.005 or 0.5%.
   auto fraction = [](const std::string& text, double& out) {
     std::string t = text;

@@ -2,6 +2,7 @@
 // in tests/data/fake_roots/. Every expected number below was computed by hand from the values
 // written in those files (kB * 1024 = bytes, kHz / 1000 = MHz).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -389,6 +390,29 @@ TEST_CASE("relevant_environment_variables reads the fixed list and GAUGE_*", "[e
   const auto back = gauge::environment_variables_from_json(j);
   CHECK(back.size() == vars.size());
   CHECK(gauge::environment_variables_to_json(back) == j);
+}
+
+TEST_CASE("relevant_environment_variables records a GAUGE_* secret's name, never its value", "[env][hardening]") {
+  // Names that say "secret" (token, key, password, credential, auth), any case; others verbatim.
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {"GAUGE_UPLOAD_TOKEN", true}, {"GAUGE_API_KEY", true},        {"GAUGE_db_password", true},
+      {"GAUGE_S3_SECRET", true},    {"GAUGE_AUTH_HEADER", true},    {"GAUGE_CREDENTIALS_FILE", true},
+      {"GAUGE_TOLERANCE", false},   {"GAUGE_BASELINE", false},      {"GAUGE_SILENCE", false}};
+  for (const auto& [name, secret] : cases) REQUIRE(::setenv(name.c_str(), "hunter2-value", 1) == 0);
+  const auto vars = gauge::relevant_environment_variables();
+  const std::string json_text = gauge::environment_variables_to_json(vars).dump();
+  for (const auto& entry : cases) {
+    const std::string& name = entry.first;
+    const bool secret = entry.second;
+    ::unsetenv(name.c_str());
+    const auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
+    REQUIRE(it != vars.end());
+    CHECK(it->second == OptStr(secret ? "(redacted)" : "hunter2-value"));
+  }
+  // The secret's value is nowhere in the JSON (the three plain ones carry it, 3 times).
+  std::size_t count = 0;
+  for (std::size_t at = json_text.find("hunter2-value"); at != std::string::npos; at = json_text.find("hunter2-value", at + 1)) ++count;
+  CHECK(count == 3);
 }
 
 TEST_CASE("detect_host on the live system does not throw", "[env]") {

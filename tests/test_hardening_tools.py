@@ -18,7 +18,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_tools import COMPARE, EXPORT, PLOT, report, run, scratch  # noqa: E402
+from test_tools import COMPARE, EXPORT, PLOT, SCHEMA as SCHEMA_PATH, report, run, scratch  # noqa: E402
 
 EXIT_OUTPUT = 74  # sysexits.h's EX_IOERR: standard output or the plot could not be written
 
@@ -204,6 +204,67 @@ class HardeningExport(unittest.TestCase):
             p = run(EXPORT, write_doc(directory, governor + ".json", doc))
             self.assertEqual(0, p.returncode, p.stderr)
             self.assertIs(scaling, json.loads(p.stdout)["context"]["cpu_scaling_enabled"])
+
+
+class SchemaAgreement(unittest.TestCase):
+    """The C++ reader refuses every report the schema refuses (issue 25: it took a kernel_trace.status
+    outside its enum and a negative period_s). Second method: Python's jsonschema (Draft 7), on
+    reports mutated one leaf at a time from the stored ones (seeded, so a failure repeats)."""
+
+    MUTANTS = 160
+
+    def test_every_report_jsonschema_refuses_gauge_export_refuses_too(self):
+        import random
+        import jsonschema
+        with open(SCHEMA_PATH) as f:
+            validator = jsonschema.Draft7Validator(json.load(f))
+        rng = random.Random(25)
+        directory = scratch("schema-agreement")
+        sources = [base_doc()]
+        with open(report("telemetry.json")) as f:
+            sources.append(json.load(f))
+
+        def leaves(node, path):
+            # Every key's value, and the first 2 entries of each array (not all 10^3 samples).
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    yield path + [k]
+                    yield from leaves(v, path + [k])
+            elif isinstance(node, list):
+                for i, v in enumerate(node[:2]):
+                    yield path + [i]
+                    yield from leaves(v, path + [i])
+
+        replacements = ["half traced", "", -1, -1.5, 0, 0.5, 65, 1e300, None, True, [], {}, "UPPER case"]
+        refused_by_schema = refused_by_both = refused_by_gauge_only = 0
+        for m in range(self.MUTANTS):
+            doc = copy.deepcopy(sources[m % len(sources)])
+            paths = list(leaves(doc, []))
+            path = paths[rng.randrange(len(paths))]
+            parent = doc
+            for key in path[:-1]:
+                parent = parent[key]
+            if isinstance(parent, dict) and rng.random() < 0.15:
+                del parent[path[-1]]
+                change = "deleted"
+            else:
+                value = rng.choice(replacements)
+                parent[path[-1]] = value
+                change = "= " + json.dumps(value)
+            schema_ok = validator.is_valid(doc)
+            out = run(EXPORT, "--format", "csv", write_doc(directory, "m%d.json" % m, doc))
+            where = "/".join(map(str, path)) + " " + change
+            self.assertIn(out.returncode, (0, 2), where + ": " + out.stderr)
+            if not schema_ok:
+                refused_by_schema += 1
+                self.assertEqual(2, out.returncode, where + ": the schema refuses it, gauge-export read it")
+                self.assertEqual(1, out.stderr.strip().count("\n") + 1, out.stderr)
+                refused_by_both += 1
+            elif out.returncode == 2:
+                refused_by_gauge_only += 1  # the reader's own checks (a summary's order, a record's fields)
+        print("mutants %d: refused by the schema %d (by gauge too: %d); refused by gauge only %d"
+              % (self.MUTANTS, refused_by_schema, refused_by_both, refused_by_gauge_only))
+        self.assertGreater(refused_by_schema, self.MUTANTS // 4)  # the mutations do reach the schema's rules
 
 
 class HardeningPlot(unittest.TestCase):

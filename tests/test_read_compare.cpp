@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -276,6 +277,119 @@ TEST_CASE("read_report: every key the schema requires is required by the reader 
     }
   }
   CHECK(checked > 150);
+}
+
+TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in the document", "[read][schema]") {
+  // A report gauge writes, with a traced step and a pool of 2 streams: it reads back.
+  gauge::Environment env;
+  env.gauge_version = gauge::version_string;
+  std::vector<gauge::Result> results = {fake_result("gemm", 20e-6)};
+  gauge::KernelTraceRecord trace;
+  trace.status = "traced";
+  trace.attribution = "external correlation";
+  trace.period_s = 20e-6;
+  trace.sample_step = {{"k1", "kernel", 7, 0.0, 5e-6}, {"k2", "kernel", 7, 6e-6, 19e-6}};
+  results[0].kernel_trace = trace;
+  results[0].streams.scope = "stream pool";
+  results[0].streams.count = 2;
+  results[0].streams.samples = {3, 2};
+  results[0].streams.medians_s = {20e-6, 21e-6};
+  const nlohmann::json good = gauge::report_json(env, results, "2026-11-30T00:00:00Z");
+  REQUIRE_NOTHROW(gauge::report_from_json(good, "r.json"));
+  // Each change breaks one thing the schema (or a record's own fields) rules out; the message
+  // names the path, the bad value and the rule. The expected texts are the schema's own values.
+  struct Case {
+    const char* what;
+    std::function<void(nlohmann::json&)> change;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Case> cases = {
+      {"a status outside its enum", [](nlohmann::json& d) { d["experiments"][0]["kernel_trace"]["status"] = "half traced"; },
+       {"experiments[0].kernel_trace.status", "\"half traced\" is not one of", "\"traced\", \"unavailable\", \"disabled\", \"not run\""}},
+      {"a negative period", [](nlohmann::json& d) { d["experiments"][0]["kernel_trace"]["period_s"] = -1e-6; },
+       {"experiments[0].kernel_trace.period_s", "-1e-06 is below the schema's minimum 0"}},
+      {"a span that ends before it starts", [](nlohmann::json& d) { d["experiments"][0]["kernel_trace"]["sample_step"][1]["end_s"] = 1e-6; },
+       {"experiments[0].kernel_trace.sample_step[1]", "end_s (1e-06) is before start_s (6e-06)"}},
+      {"a pool of 0 streams", [](nlohmann::json& d) { d["experiments"][0]["streams"]["count"] = 0; },
+       {"experiments[0].streams.count", "0 is below the schema's minimum 1"}},
+      {"a pool of 65 streams", [](nlohmann::json& d) { d["experiments"][0]["streams"]["count"] = 65; },
+       {"experiments[0].streams.count", "65 is above the schema's maximum 64"}},
+      {"300,000 medians for 2 streams", [](nlohmann::json& d) { d["experiments"][0]["streams"]["medians_s"] = std::vector<double>(300000, 2e-5); },
+       {"experiments[0].streams.medians_s", "300000 entries for 2 streams"}},
+      {"3 sample counts for 2 streams", [](nlohmann::json& d) { d["experiments"][0]["streams"]["samples"].push_back(1); },
+       {"experiments[0].streams.samples", "3 entries for 2 streams"}},
+      {"a warning code off its pattern", [](nlohmann::json& d) {
+         d["experiments"][0]["warnings"] = nlohmann::json::array({{{"code", "Not Snake"}, {"severity", "info"}, {"message", "m"}}});
+       },
+       {"experiments[0].warnings[0].code", "does not match the schema's pattern ^[a-z0-9_]+$"}},
+      {"a severity outside its enum", [](nlohmann::json& d) {
+         d["experiments"][0]["warnings"] = nlohmann::json::array({{{"code", "x"}, {"severity", "fatal"}, {"message", "m"}}});
+       },
+       {"experiments[0].warnings[0].severity", "\"fatal\" is not one of"}},
+      {"a creation time that is not ISO 8601 UTC", [](nlohmann::json& d) { d["created_utc"] = "yesterday"; },
+       {"created_utc", "does not match the schema's pattern"}},
+      {"a confidence level of 0", [](nlohmann::json& d) { d["experiments"][0]["gpu_time_s"]["confidence_level"] = 0; },
+       {"experiments[0].gpu_time_s.confidence_level", "0 is not above the schema's exclusive minimum 0"}},
+  };
+  for (const auto& c : cases) {
+    nlohmann::json bad = good;
+    c.change(bad);
+    const std::string what = error_of([&] { gauge::report_from_json(bad, "r.json"); });
+    INFO(c.what << ": " << what);
+    CHECK(what.rfind("r.json: ", 0) == 0);
+    CHECK(what.find('\n') == std::string::npos);
+    CHECK(what.size() < 400);  // a long array is not echoed back
+    for (const auto& e : c.expected) CHECK(what.find(e) != std::string::npos);
+  }
+  // One stream records no per-stream arrays: that is not an inconsistency.
+  nlohmann::json one = good;
+  one["experiments"][0]["streams"]["count"] = 1;
+  one["experiments"][0]["streams"]["samples"] = nlohmann::json::array();
+  one["experiments"][0]["streams"]["medians_s"] = nlohmann::json::array();
+  CHECK_NOTHROW(gauge::report_from_json(one, "r.json"));
+}
+
+TEST_CASE("read_report: the schema's patterns match as ECMAScript regular expressions do, in linear time", "[read][schema]") {
+  // Second method: std::regex (ECMAScript, the dialect JSON Schema names), on short strings only.
+  const std::vector<std::string> patterns = {
+      "^[a-z0-9_]+$", "^[0-9]+\\.[0-9]+$",
+      "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+      "^1\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$", "ab|c", "x(ab)*y", "a{2,3}$", "[.-]"};
+  const std::vector<std::string> texts = {
+      "", "a", "ab", "abc", "aa", "aaa", "aaaa", "xy", "xaby", "xababy", "xaay", "c", "zc", "under_score", "Upper", "a-b", "9.0",
+      "90", "9.", ".9", "10.12", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00.123Z", "2026-11-30T00:00:00", "2026-11-30 00:00:00Z",
+      "1.0.0", "1.01.0", "1.10.3-rc.1+build.5", "1.2.3-", "2.0.0", "1.2.3+x", "1.2.3extra", "x.y", "-"};
+  std::size_t compared = 0;
+  for (const auto& p : patterns) {
+    const gauge::detail::schema_check::Pattern ours(p);
+    const std::regex theirs(p, std::regex::ECMAScript);
+    for (const auto& t : texts) {
+      INFO("pattern " << p << " on \"" << t << "\"");
+      CHECK(ours.matches(t) == std::regex_search(t, theirs));
+      ++compared;
+    }
+  }
+  CHECK(compared == patterns.size() * texts.size());
+  // A 4 MB string (std::regex's recursion overflows the stack long before this) is matched, and
+  // one bad byte at its end is found.
+  std::string long_code(std::size_t{4} << 20, 'a');
+  const gauge::detail::schema_check::Pattern code("^[a-z0-9_]+$");
+  CHECK(code.matches(long_code));
+  long_code.back() = 'A';
+  CHECK_FALSE(code.matches(long_code));
+  // Syntax outside the subset is refused when the schema is loaded, naming the pattern.
+  auto refusal = [](const char* pattern) {
+    try {
+      gauge::detail::schema_check::Pattern{pattern};
+    } catch (const std::logic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(refusal("(?=x)").find("\"(?=x)\"") != std::string::npos);
+  CHECK(refusal("[^a]").find("negated") != std::string::npos);
+  // The embedded schema loads (every keyword and pattern it uses is supported).
+  CHECK_NOTHROW(gauge::detail::schema_check::report_schema());
 }
 
 TEST_CASE("read_report: schema versions follow semantic versioning", "[read]") {

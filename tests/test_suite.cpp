@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -378,6 +379,47 @@ TEST_CASE("suite: a failing point exits 1 and the points before it stay in the r
   const auto doc = nlohmann::json::parse(l.out);
   CHECK(doc["experiments"][0]["error"] ==
         "the benchmark neither ran nor skipped the point (call p.run(step) or p.skip(reason))");
+}
+
+TEST_CASE("suite: the report is on disk after every point, and SIGTERM stops the run keeping what was measured",
+          "[suite][run][signals]") {
+  FakeSuite s;
+  const fs::path dir = fresh_dir("sigterm");
+  const std::string out = (dir / "r.json").string();
+  std::vector<std::size_t> on_disk;  // experiments in the file when each point's body starts
+  s.hook = [&](gauge::Point& p) {
+    on_disk.push_back(fs::exists(out) ? gauge::read_report(out).results.size() : 0);
+    if (p.get_int64("A") == 2 && p.get_string("B") == "y") std::raise(SIGTERM);  // the 4th point, before its run
+  };
+  const Run r = run_main(s.registry, {"--out", out, "--quiet"});
+  CHECK(r.code == 128 + SIGTERM);
+  CHECK(on_disk == std::vector<std::size_t>{0, 1, 2, 3});
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 4);  // points 5 and 6 never started
+  for (std::size_t i = 0; i < 3; ++i) CHECK(report.results[i].status == gauge::Status::ok);
+  CHECK(report.results[3].status == gauge::Status::failed);
+  CHECK(report.results[3].stopping.reason == "interrupted");
+  CHECK(gauge::testing::contains(report.results[3].error.value_or(""), "interrupted: a stop was requested (SIGTERM)"));
+  CHECK(!report.results[3].gpu_samples_s.empty());  // measured until the signal: kept
+  CHECK(gauge::testing::contains(r.err, "gauge: interrupted by SIGTERM: 4 point runs measured, 2 not run"));
+  // The handlers are put back and the request cleared: the next run goes to its end.
+  CHECK(!gauge::stop_requested());
+  s.hook = nullptr;
+  CHECK(run_main(s.registry, {"--quiet"}).code == 0);
+}
+
+TEST_CASE("suite: a value twice on an axis, or a name with '/', '=' or a newline, is a usage error", "[suite][cli][hardening]") {
+  FakeSuite s;
+  const Run twice = run_main(s.registry, {"--axis", "A=[1,2,1]"});
+  CHECK(twice.code == 2);
+  CHECK(gauge::testing::contains(twice.err, "axis 'A' lists the value 1 more than once"));
+  for (const char* name : {"a/b", "a=b", "a\nb"}) {
+    gauge::Registry bad;
+    bad.add(name, [](gauge::Point& p) { p.skip("never runs"); });
+    const Run r = run_main(bad, {"--list"});
+    CHECK(r.code == 2);
+    CHECK(gauge::testing::contains(r.err, "rename the benchmark"));
+  }
 }
 
 TEST_CASE("suite: overrides of the common settings reach every point's Config", "[suite][run]") {

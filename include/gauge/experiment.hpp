@@ -200,6 +200,10 @@ class BackendAdaptorBase : public ProtocolBackend {
     if constexpr (backend_has_host_memory<Backend>::value) return b_.host_memory();
     else return read_host_process_memory();
   }
+  bool reset_host_memory_peak() override {
+    if constexpr (backend_has_host_memory<Backend>::value) return true;  // the backend's own numbers
+    else return reset_host_process_memory_peak();
+  }
   std::optional<std::uint64_t> host_memory_total() override {
     if constexpr (backend_has_host_memory<Backend>::value) return b_.host_memory_total();
     else return read_host_memory_total();

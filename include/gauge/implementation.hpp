@@ -186,6 +186,7 @@ InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& back
 }
 
 ProcessMemory read_host_process_memory() { return read_process_memory(); }
+bool reset_host_process_memory_peak() { return reset_process_memory_peak(); }
 std::optional<std::uint64_t> read_host_memory_total() { return read_memory_total(); }
 unsigned current_process_id() { return static_cast<unsigned>(::getpid()); }
 

@@ -15,6 +15,7 @@
 // on every rank passed. Each failed check prints "FAIL rank R: what".
 
 #include <mpi.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -319,6 +320,23 @@ int scenario_stall(const std::string& path) {
   return 1;
 }
 
+/// A rank dies during the third experiment ("dies": rank 3 gets SIGTERM, as from a scheduler;
+/// "root_dies": rank 0 gets SIGKILL): mpirun ends the job, and the report on disk holds the two
+/// experiments every rank finished, with all four ranks' results (Options::
+/// write_after_each_experiment; tests/mpi/check_abort.cmake checks it with EXPERIMENTS=2).
+int scenario_dies(const std::string& path, int victim, int signal) {
+  const Script script = [](int, std::size_t) { return 10e-6; };
+  gauge::mpi::Session session;
+  session.report_to(path, small_environment());
+  FakeDevice dev;
+  for (int i = 0; i < 2; ++i) run_fake(dev, script, rank, &session);
+  run_fake(dev, script, rank, &session, [victim, signal](std::size_t step) {
+    if (rank == victim && step == 50) ::raise(signal);
+  });
+  std::fprintf(stderr, "FAIL rank %d: the third experiment returned although rank %d was killed\n", rank, victim);
+  return 1;
+}
+
 /// Ranks out of step, by name: rank 3 runs "other" where the others run "fake-step"; then every
 /// rank runs "fake-step" again. The first experiment fails on every rank naming the mismatch (the
 /// session goes on); the second is measured; the report has both.
@@ -494,6 +512,8 @@ int main(int argc, char** argv) {
     else if (scenario == "independent") failed = scenario_independent(path);
     else if (scenario == "names") failed = scenario_names(path);
     else if (scenario == "fewer") failed = scenario_fewer(path);
+    else if (scenario == "dies") failed = scenario_dies(path, 3, SIGTERM);
+    else if (scenario == "root_dies") failed = scenario_dies(path, 0, SIGKILL);
     else {
       std::fprintf(stderr, "gauge_mpi_tests: unknown scenario '%s'\n", scenario.c_str());
       failed = 1;

@@ -32,6 +32,18 @@ inline ProcessMemory read_process_memory(const std::filesystem::path& root = "/"
   return m;
 }
 
+/// Resets this process's peak resident set size (VmHWM) to its current one: writes "5" to
+/// `root`/proc/self/clear_refs (Linux 4.0+, proc(5)), which clears nothing else. Every experiment
+/// does so before it runs, so that its peak is its own, not an earlier experiment's. Returns
+/// false where the file cannot be written (no /proc, an older kernel). Never throws.
+inline bool reset_process_memory_peak(const std::filesystem::path& root = "/") {
+  std::ofstream out(root / "proc/self/clear_refs");
+  if (!out) return false;
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
 /// MemTotal from `root`/proc/meminfo, bytes; empty when unreadable.
 inline std::optional<std::uint64_t> read_memory_total(const std::filesystem::path& root = "/") {
   std::ifstream in(root / "proc/meminfo");

@@ -34,6 +34,12 @@ struct Options {
   bool abort_on_timeout = true;
   /// The exit code MPI_Abort passes to mpirun.
   int abort_code = 3;
+  /// With report_to(): after every experiment the ranks' results are gathered and rank 0 rewrites
+  /// the report (atomically), so that a rank that dies, a rank 0 that hangs or a SIGTERM from the
+  /// job's scheduler loses at most the experiment running then. One agreement and one gather per
+  /// experiment, between experiments (never inside the measurement). False: only write_report()
+  /// (and a timed-out agreement) write.
+  bool write_after_each_experiment = true;
 };
 
 /// An agreement that did not complete within Options::agreement_timeout.

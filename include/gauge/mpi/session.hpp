@@ -147,12 +147,14 @@ class Session {
                 "', and not every rank runs an experiment of that name and dimensions there";
       own_.push_back(r);
       combined_.push_back(r);
+      checkpoint();
       return r;
     }
     if (options_.mode == Mode::independent) {
       Result r = e.run();
       own_.push_back(r);
       combined_.push_back(r);
+      checkpoint();
       return r;
     }
     Coordinator c(comm_, index, options_.agreement_timeout.count());
@@ -177,6 +179,7 @@ class Session {
     own_.push_back(own);
     combined_.push_back(r);
     if (c.timeout()) on_timeout(*c.timeout());
+    checkpoint();
     return r;
   }
 
@@ -205,7 +208,7 @@ class Session {
     // Every rank is at write_report with the same number of experiments before the gather (a
     // gather matched against another rank's agreement would corrupt both).
     agree(kind_write, "write_report", double(combined_.size()), 0);
-    RanksRecord record = gather();
+    RanksRecord record = gather("write_report()");
     if (rank_ == 0) write(record, timers);
     return record;
   }
@@ -283,12 +286,29 @@ class Session {
         if (r.rank == *culprit) record.error = "rank " + std::to_string(r.rank) + " failed: " + r.error.value_or("(no error text)");
   }
 
-  RanksRecord gather() {
+  /// After an experiment (Options::write_after_each_experiment): every rank's results so far to
+  /// rank 0, which rewrites the report. A write that fails is a warning on rank 0 (the run goes
+  /// on; write_report() tries again and throws).
+  void checkpoint() {
+    if (!path_ || !options_.write_after_each_experiment || broken_) return;
+    agree(kind_checkpoint, "the report after an experiment", double(combined_.size()), 0);
+    RanksRecord record = gather("the report after experiment #" + std::to_string(combined_.size() - 1));
+    if (rank_ != 0) return;
+    try {
+      write(record, {});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gauge: rank 0: warning: the report after experiment #%zu was not written: %s (the run goes on)\n",
+                   combined_.size() - 1, e.what());
+    }
+  }
+
+  /// \param where what the ranks were to reach (for the timeout's message).
+  RanksRecord gather(const std::string& where) {
     RanksRecord record = base_record();
     const auto parts = gather_text(comm_, json_dump(own_part()), options_.agreement_timeout.count());
     if (!parts) {
       AgreementError error("the report's gather timed out after " + fmt::format("{:g}", options_.agreement_timeout.count()) +
-                               " s: not every rank reached write_report()",
+                               " s: not every rank reached " + where,
                            "report gather", {});
       on_timeout(error);
       throw error;
@@ -297,6 +317,7 @@ class Session {
     std::vector<nlohmann::json> docs;
     for (const auto& text : *parts) docs.push_back(nlohmann::json::parse(text));
     assemble(record, docs);
+    gathered_ = std::move(docs);
     return record;
   }
 
@@ -313,8 +334,13 @@ class Session {
     if (!options_.abort_on_timeout) throw error;
     if (rank_ == 0 && path_) {
       try {
+        // Every rank's part as the last gather had it (the experiments finished everywhere before),
+        // rank 0's own as it is now.
         RanksRecord record = base_record();
-        assemble(record, {own_part()});
+        std::vector<nlohmann::json> parts = gathered_;
+        if (parts.empty()) parts.emplace_back();
+        parts[0] = own_part();
+        assemble(record, parts);
         record.error = "rank 0: " + std::string(error.what());
         record.unresponsive_ranks = error.unresponsive_ranks();
         write(record, {});
@@ -337,7 +363,7 @@ class Session {
   // Kinds after the Coordinator's (1..6): an agreement of the session met by a rank in another
   // agreement is an out-of-step program, detected on both sides (every agreement is one
   // MPI_Iallreduce of the same 10 doubles, so they pair up in order whatever their kind).
-  static constexpr double kind_begin = 11, kind_write = 12, kind_report_path = 13;
+  static constexpr double kind_begin = 11, kind_write = 12, kind_report_path = 13, kind_checkpoint = 14;
 
   struct Agreed {
     double a_min = 0, a_max = 0, b_min = 0, b_max = 0;
@@ -378,6 +404,7 @@ class Session {
   std::optional<std::filesystem::path> path_;
   Environment environment_;
   std::vector<Result> own_, combined_;
+  std::vector<nlohmann::json> gathered_;  // rank 0: every rank's part at the last gather
   std::vector<TimerRanksWindow> timers_;
   std::optional<int> failed_rank_;
 };

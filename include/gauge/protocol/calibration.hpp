@@ -11,6 +11,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
@@ -57,7 +58,9 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
     // Every stream of the pool is warmed (one round each at least) before measuring.
     const bool minimums = rec.steps >= w.min_steps && elapsed >= to_seconds(w.min_time) && rec.curve.size() > streams_;
     const bool steady = minimums && v.steady;
-    const bool capped = rec.steps >= w.max_steps || elapsed >= to_seconds(w.max_time);
+    // A stop request (gauge::request_stop; the runner on SIGTERM) ends warm-up as its cap does.
+    const bool interrupted = stop_requested();
+    const bool capped = rec.steps >= w.max_steps || elapsed >= to_seconds(w.max_time) || interrupted;
     // Collective mode: every rank ends warm-up at the same round (all steady, or one capped).
     const bool end = spec_.coordinator ? spec_.coordinator->end_warmup(steady, capped) : steady || capped;
     if (!end) {
@@ -73,8 +76,8 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
       break;
     } else {
       rec.converged = false;
-      rec.reason = fmt::format("capped after {} steps and {}: ", rec.steps,
-                                   human_time(elapsed)) + v.reason;
+      rec.reason = fmt::format("{} after {} steps and {}: ", interrupted ? "interrupted (a stop was requested)" : "capped",
+                               rec.steps, human_time(elapsed)) + v.reason;
       break;
     }
     // A round spans at least timer_resolution_ticks ticks of the clock, so that a coarse clock

@@ -17,6 +17,7 @@
 #include "gauge/core/interleaved.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/core/warmup.hpp"
 #include "gauge/detail/text.hpp"
 #include "gauge/detail/stream_sharing.hpp"
@@ -157,6 +158,10 @@ class InterleavedRun {
         out.stopping_reason = "max_time";
         return;
       }
+      if (stop_requested()) {  // gauge::request_stop (the runner on SIGTERM): after a whole block
+        out.stopping_reason = "interrupted";
+        return;
+      }
     }
   }
 
@@ -185,6 +190,11 @@ class InterleavedRun {
     if (const std::string ea = error_codes(out.a), eb = error_codes(out.b); !ea.empty() || !eb.empty()) {
       out.reason = (!ea.empty() ? "A carries an error warning (" + ea + ")" : "B carries an error warning (" + eb + ")") +
                    ": its time is likely wrong, so no verdict";
+      return;
+    }
+    if (out.stopping_reason == "interrupted") {
+      out.reason = fmt::format("interrupted: a stop was requested after {} round pairs, before the stopping rule was met",
+                               out.pair_ratios.size());
       return;
     }
     if (!out.ratio) {

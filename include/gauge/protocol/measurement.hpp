@@ -15,6 +15,7 @@
 #include "gauge/core/config.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/core/stream_effect.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/detail/nvtx.hpp"
@@ -105,6 +106,9 @@ inline void Protocol::measure(Result& r, WarningSink& sink) {
       }
       if (known) stop = "stream_effect";
     }
+    // A stop request (gauge::request_stop; the runner on SIGTERM): at this round boundary, once
+    // there is a sample (Protocol::run marks the result failed).
+    if (stop.empty() && stop_requested() && !samples.empty()) stop = "interrupted";
     if (stop.empty() && samples.size() >= m.max_samples) stop = "max_samples";
     if (stop.empty() && elapsed >= to_seconds(m.max_time) && s.wall_rounds >= 1 && !samples.empty()) stop = "max_time";
     if (spec_.coordinator) stop = spec_.coordinator->stop(stop);

@@ -87,6 +87,7 @@ class Monitor {
     if (b_.has_memory()) {
       b_.reset_memory_watermarks();
     }
+    host_peak_reset_ = b_.reset_host_memory_peak();
     observe_memory();
     if (b_.has_kernels()) {
       auto all = spec_.kernels;
@@ -274,7 +275,9 @@ class Monitor {
       if (x.process_memory_bytes) mem.process_peak_bytes = std::max(mem.process_peak_bytes.value_or(0), *x.process_memory_bytes);
     mem.allocator_peak_bytes = memory_.allocator_peaks;
     const ProcessMemory pm = b_.host_memory();
-    mem.host_rss_peak_bytes = pm.rss_peak_bytes;
+    // VmHWM is the process's peak since the reset at this experiment's start; where that reset
+    // failed it could be an earlier experiment's, and is left out.
+    if (host_peak_reset_) mem.host_rss_peak_bytes = pm.rss_peak_bytes;
     mem.host_rss_at_measure_start_bytes = memory_.rss_at_start;
     mem.host_rss_at_measure_end_bytes = memory_.rss_at_end;
     mem.host_memory_total_bytes = b_.host_memory_total();
@@ -354,6 +357,7 @@ class Monitor {
   std::unique_ptr<TelemetrySampler> sampler_;
   MemoryTracking memory_;
   GpmWindow gpm_;
+  bool host_peak_reset_ = false;  // VmHWM reset at this experiment's start (reset_host_memory_peak)
 };
 
 }  // namespace gauge::detail

@@ -17,6 +17,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/detail/fmt.hpp"
@@ -92,6 +93,13 @@ class Protocol {
       measure(r, *sink_);
       finish_measuring(r);
     });
+    if (r.status == Status::ok && r.stopping.reason == "interrupted") {
+      // Measured until a stop request, not to the stopping rule: kept, but never a number to trust.
+      r.status = Status::failed;
+      const int signal = detail::stop_signal();
+      r.error = "interrupted: a stop was requested" + (signal ? " (" + detail::signal_name(signal) + ")" : std::string()) +
+                " before the stopping rule was met; the samples measured until then are kept";
+    }
     conclude(r);
     return r;
   }

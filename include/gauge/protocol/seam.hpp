@@ -168,6 +168,9 @@ class ProtocolBackend {
   virtual KernelBinaryRecord kernel_binary(const void* fn, const std::string& name) = 0;
   virtual std::vector<std::pair<std::string, const void*>> own_kernels() const = 0;
   virtual ProcessMemory host_memory() = 0;                    ///< this process's RSS
+  /// Resets this process's peak RSS (VmHWM), so that host_memory()'s peak covers this experiment
+  /// only; false where it cannot (the peak is then not reported).
+  virtual bool reset_host_memory_peak() = 0;
   virtual std::optional<std::uint64_t> host_memory_total() = 0;  ///< MemTotal, bytes
   virtual unsigned process_id() const = 0;                    ///< to tell this process from others
   /// Whether the step's translation unit was built without optimization or without NDEBUG.
@@ -187,6 +190,7 @@ InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& back
 /// This process's RSS (from /proc/self/status), MemTotal, and pid: the host's side of the
 /// seam, for backends that do not provide their own. Defined in gauge/implementation.hpp.
 ProcessMemory read_host_process_memory();
+bool reset_host_process_memory_peak();
 std::optional<std::uint64_t> read_host_memory_total();
 unsigned current_process_id();
 

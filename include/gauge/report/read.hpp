@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/report/fields.hpp"
+#include "gauge/report/schema_check.hpp"
 #include "gauge/report/serial.hpp"
 #include "gauge/version.hpp"
 
@@ -186,6 +188,47 @@ inline std::string summary_inconsistency(const nlohmann::json& doc) {
   return {};
 }
 
+/// The first inconsistency between the fields of one record that the schema cannot express, as
+/// "<path>: <what>", or "" when there is none: an experiment's `streams` must hold one entry of
+/// `samples` and of `medians_s` per stream (`count`; both empty for one stream), and each span of `kernel_trace.sample_step`
+/// must end no earlier than it starts.
+inline std::string record_inconsistency(const nlohmann::json& doc) {
+  const auto experiments = doc.find("experiments");
+  if (experiments == doc.end() || !experiments->is_array()) return {};
+  for (std::size_t i = 0; i < experiments->size(); ++i) {
+    const nlohmann::json& e = (*experiments)[i];
+    if (!e.is_object()) continue;
+    const std::string at = "experiments[" + std::to_string(i) + "]";
+    if (const auto s = e.find("streams"); s != e.end() && s->is_object() && s->contains("count") && (*s)["count"].is_number_integer()) {
+      const auto count = (*s)["count"].get<std::int64_t>();
+      // One stream records no per-stream arrays (empty); a pool records one entry per stream.
+      for (const char* key : {"samples", "medians_s"})
+        if (const auto a = s->find(key); a != s->end() && a->is_array() && !a->empty() &&
+                                         static_cast<std::int64_t>(a->size()) != count)
+          return at + ".streams." + key + ": " + std::to_string(a->size()) + " entries for " + std::to_string(count) +
+                 " stream" + (count == 1 ? "" : "s") + " (streams.count): one entry per stream, or none";
+      const auto n = s->find("samples"), m = s->find("medians_s");
+      if (n != s->end() && m != s->end() && n->is_array() && m->is_array() && n->size() != m->size())
+        return at + ".streams: " + std::to_string(n->size()) + " sample counts but " + std::to_string(m->size()) +
+               " medians_s: one of each per stream";
+    }
+    const auto trace = e.find("kernel_trace");
+    if (trace == e.end() || !trace->is_object()) continue;
+    const auto spans = trace->find("sample_step");
+    if (spans == trace->end() || !spans->is_array()) continue;
+    for (std::size_t k = 0; k < spans->size(); ++k) {
+      const nlohmann::json& span = (*spans)[k];
+      if (!span.is_object() || !span.contains("start_s") || !span.contains("end_s")) continue;
+      if (!span["start_s"].is_number() || !span["end_s"].is_number()) continue;
+      const double start = span["start_s"].get<double>(), end = span["end_s"].get<double>();
+      if (end < start)
+        return at + ".kernel_trace.sample_step[" + std::to_string(k) + "]: end_s (" + format_number(end) +
+               ") is before start_s (" + format_number(start) + ")";
+    }
+  }
+  return {};
+}
+
 /// The message for JSON nested too deep.
 inline std::string too_deep_message() {
   return "JSON nested deeper than " + std::to_string(report_max_depth) +
@@ -302,7 +345,12 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
   } catch (const nlohmann::json::exception& e) {  // not expected (decode checks types): still one ReportError
     throw fail(e.what());
   }
+  // What the schema says, the reader enforces (enum, minimum, pattern, … anywhere in the document),
+  // then what the schema cannot say (a summary's order, a record's fields against each other).
+  if (const std::string what = detail::schema_check::report_schema().check(doc); !what.empty())
+    throw fail(what + " (schema/gauge-report.schema.json)");
   if (const std::string what = detail::read::summary_inconsistency(doc); !what.empty()) throw fail(what);
+  if (const std::string what = detail::read::record_inconsistency(doc); !what.empty()) throw fail(what);
   for (std::size_t i = 0; i < report.interleaved.size(); ++i) {
     const auto& x = report.interleaved[i];
     for (const auto& [key, at] : {std::pair<const char*, std::size_t>{"a", x.a}, {"b", x.b}})

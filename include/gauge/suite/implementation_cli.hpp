@@ -113,7 +113,8 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
                "10 s, 0.5 %); --max-time and --target-ci still override");
   app.add_flag("-q,--quiet", o.quiet, "No progress line and no summary on stderr");
   app.footer("Exit status: 0 every point ran (or was skipped; with --interleave: both measured, whatever the verdict), "
-             "1 a point failed, 2 bad usage.");
+             "1 a point failed, 2 bad usage, 74 the report could not be written, 128 + N stopped by signal N "
+             "(SIGINT 130, SIGTERM 143: the running point ends at its next round, the report keeps what finished).");
   auto usage = [&](const std::string& reason) {
     std::fprintf(io.err, "%s: error: %s (see --help)\n", app.get_name().c_str(), reason.c_str());
     return 2;

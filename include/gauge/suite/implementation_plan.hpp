@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gauge/detail/cuda_available.hpp"
 #include "gauge/detail/fmt.hpp"
+#include "gauge/report/escape.hpp"
 #include "gauge/suite/axes.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
@@ -150,6 +152,37 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
       }
     } catch (const AxisError& e) {
       throw UsageError("--axis '" + text + "': " + e.what());
+    }
+  }
+  // Names that make a point's label ambiguous ("k/A=1" is benchmark k with A = 1): no '/', '=' or
+  // control character in a benchmark's or an axis's name, no control character in a value; and no
+  // value twice on one axis (two identical points, told apart only by their position).
+  const auto bad_name = [](const std::string& n) {
+    if (n.empty()) return std::string("is empty");
+    for (unsigned char c : n) {
+      if (c == '/' || c == '=') return std::string("contains '") + static_cast<char>(c) + "' (it separates a label's parts)";
+      if (c < 0x20 || c == 0x7f) return fmt::format("contains the control character 0x{:02x}", static_cast<unsigned>(c));
+    }
+    return std::string();
+  };
+  for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
+    const std::string& name = registry.benchmarks()[bi]->name();
+    if (const std::string why = bad_name(name); !why.empty())
+      throw UsageError("benchmark name '" + detail::escape::visible(name) + "' " + why + ": rename the benchmark");
+    for (const auto& a : axes[bi]) {
+      if (const std::string why = bad_name(a.name); !why.empty())
+        throw UsageError("benchmark '" + name + "': axis name '" + detail::escape::visible(a.name) + "' " + why + ": rename the axis");
+      std::set<std::string> seen;
+      for (const auto& v : a.values) {
+        const std::string text = to_string(v);
+        for (unsigned char c : text)
+          if (c < 0x20 || c == 0x7f)
+            throw UsageError("benchmark '" + name + "': axis '" + a.name + "' has the value '" + detail::escape::visible(text) +
+                             "' with a control character: labels and tables could not show it");
+        if (!seen.insert(text).second)
+          throw UsageError("benchmark '" + name + "': axis '" + a.name + "' lists the value " + text +
+                           " more than once: its points would be identical (list each value once)");
+      }
     }
   }
   std::optional<std::regex> filter;

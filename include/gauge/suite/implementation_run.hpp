@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gauge/core/skipped.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/detail/fmt.hpp"
 #include "gauge/detail/suite_points.hpp"
 #include "gauge/env/environment.hpp"
@@ -192,13 +193,32 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       write_error = e.what();
     }
   };
-  double last_write = clock();
+  // After every point (a crash, a kill or a signal later loses nothing measured), unless one write
+  // takes over a quarter of a second (a report of many large experiments) and more than a tenth of
+  // the time between writes: then as often as that allows.
+  double last_write_end = clock(), last_write_cost = 0;
+  auto keep_on_disk = [&] {
+    if (o.out.empty() || (last_write_cost > 0.25 && clock() - last_write_end < 9 * last_write_cost)) return;
+    const double start = clock();
+    write_report();
+    last_write_end = clock();
+    last_write_cost = last_write_end - start;
+  };
+  // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the running point stops at its next round boundary (failed,
+  // "interrupted", its samples kept), no other point starts, the report and tables are written and
+  // the run exits 128 + the signal's number. A second signal ends the process at once.
+  detail::StopOnSignals stop_on_signals;
+  std::size_t not_run = 0;
   {
     ProgressDisplay progress(io.err, terminal && !o.quiet, clock);
     // Rounds over the whole suite: every point once, then every point again, ... (--repetitions).
     for (std::size_t run = 0; run < repetitions * points.size(); ++run) {
       const std::size_t round = run / points.size(), i = run % points.size();
       if (point_skipped[i]) continue;
+      if (stop_requested()) {
+        not_run = repetitions * points.size() - run;
+        break;
+      }
       const PlannedPoint& pp = points[i];
       progress.begin(run + 1, repetitions * points.size(), pp.label, round + 1, repetitions);
       Config c;
@@ -245,14 +265,16 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
         rows[pp.benchmark].push_back(Row{i, true, results.size() - 1});
       }
       progress.end(median);
-      // Keep what was measured on disk as it goes (a crash later loses nothing), at most every 5 s.
-      if (!o.out.empty() && clock() - last_write >= 5.0) {
-        write_report();
-        last_write = clock();
-      }
+      keep_on_disk();
     }
   }
   write_report();
+  const int stop_signal = detail::stop_signal();
+  const bool interrupted = stop_requested();
+  if (interrupted)
+    std::fprintf(io.err, "gauge: interrupted%s: %zu point runs measured, %zu not run%s\n",
+                 stop_signal ? (" by " + detail::signal_name(stop_signal)).c_str() : "", results.size(), not_run,
+                 o.out.empty() ? "" : ("; the report holds what was measured: " + o.out).c_str());
 
   std::string text;
   if (o.format == "json") {
@@ -288,6 +310,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed ? 1 : 0;
+  if (interrupted) summary.exit_code = 128 + (stop_signal ? stop_signal : SIGINT);  // as a shell reports it
   if (write_error) {
     std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
     summary.exit_code = 74;  // EX_IOERR, as gauge's tools

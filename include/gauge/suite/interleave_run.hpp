@@ -32,6 +32,7 @@
 #include "gauge/core/format.hpp"
 #include "gauge/core/interleaved.hpp"
 #include "gauge/core/skipped.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/detail/suite_points.hpp"
 #include "gauge/env/environment.hpp"
 #include "gauge/report/dump.hpp"
@@ -219,6 +220,9 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
   if (!o.quiet) std::fprintf(io.err, "gauge: interleaving A = %s and B = %s in ABBA rounds\n", a.label.c_str(), b.label.c_str());
 
+  // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the rounds stop after the current ABBA block, the report is
+  // written and the run exits 128 + the signal's number (as run_suite).
+  detail::StopOnSignals stop_on_signals;
   // The nested run (see the file comment): A's body, inside its run() B's body, inside B's run()
   // the interleaved rounds.
   Config config_a, config_b;
@@ -344,6 +348,12 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   for (const auto& line : problems) std::fprintf(io.err, "gauge: --interleave: %s\n", line.c_str());
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed || records.empty() ? 1 : 0;
+  if (stop_requested()) {
+    const int signal = detail::stop_signal();
+    std::fprintf(io.err, "gauge: interrupted%s: the interleaved rounds stopped early\n",
+                 signal ? (" by " + detail::signal_name(signal)).c_str() : "");
+    summary.exit_code = 128 + (signal ? signal : SIGINT);
+  }
   if (write_error) {
     std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
     summary.exit_code = 74;

@@ -41,9 +41,25 @@ inline constexpr std::array<const char*, 10> relevant_environment_variable_names
     "CUDA_DISABLE_PTX_JIT", "CUBLAS_WORKSPACE_CONFIG",
     "NVIDIA_TF32_OVERRIDE", "OMP_NUM_THREADS"};
 
+namespace detail {
+/// Whether a variable's value is a secret a report must not carry: its name contains TOKEN,
+/// SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH or KEY (case-insensitive), e.g. GAUGE_UPLOAD_TOKEN.
+inline bool secret_environment_variable(std::string_view name) {
+  std::string upper(name);
+  for (char& c : upper) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+  for (const char* word : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "KEY"})
+    if (upper.find(word) != std::string::npos) return true;
+  return false;
+}
+
+/// The value a report records for a secret variable (secret_environment_variable).
+inline constexpr const char* redacted_environment_value = "(redacted)";
+}  // namespace detail
+
 /// Reads the process's real environment (not a fake root): every name of
 /// `relevant_environment_variable_names` in that order, with its value or `nullopt` when unset,
-/// then every set variable whose name starts with "GAUGE_", sorted by name.
+/// then every set variable whose name starts with "GAUGE_", sorted by name; the value of one
+/// whose name says it is a secret (secret_environment_variable) is recorded as "(redacted)".
 inline std::vector<std::pair<std::string, std::optional<std::string>>>
 relevant_environment_variables() {
   std::vector<std::pair<std::string, std::optional<std::string>>> vars;
@@ -58,7 +74,9 @@ relevant_environment_variables() {
       if (entry.rfind("GAUGE_", 0) != 0) continue;
       const auto eq = entry.find('=');
       if (eq == std::string_view::npos) continue;
-      gauge_vars.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+      const std::string_view name = entry.substr(0, eq);
+      gauge_vars.emplace(std::string(name), detail::secret_environment_variable(name) ? std::string(detail::redacted_environment_value)
+                                                                              : std::string(entry.substr(eq + 1)));
     }
   }
   for (auto& [name, value] : gauge_vars) vars.emplace_back(name, std::move(value));

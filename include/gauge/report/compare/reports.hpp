@@ -182,6 +182,25 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
   };
   within_side(base, "base");
   within_side(candidate, "new");
+  // One report holding an experiment twice under the same repetition (or none): its results are
+  // that experiment's runs, never paired by position with the other side's; the note says so.
+  auto duplicated = [&](const std::vector<StoredReport>& side, const char* which) {
+    for (const auto& rep : side) {
+      std::set<std::pair<std::string, long long>> seen;
+      std::set<std::string> named;
+      for (const auto& r : rep.results) {
+        const std::string label = full_label(r);
+        const long long k = r.repetition ? static_cast<long long>(*r.repetition) : -1;
+        if (!seen.insert({label, k}).second && named.insert(label).second)
+          out.notes.push_back(label + ": more than once in the " + which + " report " + rep.source +
+                              (k < 0 ? "" : " (repetition " + std::to_string(k) + ")") +
+                              ": its results there are compared as runs of one experiment, not matched by position "
+                              "(give them different names or dimensions if they are different experiments)");
+      }
+    }
+  };
+  duplicated(base, "base");
+  duplicated(candidate, "new");
   const auto groups_a = group_runs(base, options.ignored_dimensions);
   const auto groups_b = group_runs(candidate, options.ignored_dimensions);
   std::vector<bool> used(groups_b.size(), false);

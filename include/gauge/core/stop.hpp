@@ -1,0 +1,86 @@
+#pragma once
+/// \file gauge/core/stop.hpp
+/// A request to stop measuring, for signal handlers: every running experiment ends at its next
+/// round boundary (warm-up or measurement), keeps what it measured and is marked `failed` with
+/// the reason (stopping.reason "interrupted"). The suite runner (GAUGE_MAIN) asks for it on
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT, writes the report of what finished and exits 128 + the
+/// signal's number; a program of its own can call request_stop() from its own handler.
+
+#include <signal.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <string>
+
+namespace gauge {
+
+namespace detail {
+// 0: no request; -1: requested without a signal; > 0: the signal that asked. A lock-free int:
+// safe to store from a signal handler (C++17 [support.signal]).
+inline std::atomic<int> stop_state{0};
+}  // namespace detail
+
+/// Asks every experiment running in this process to stop at its next round boundary.
+/// Async-signal-safe (one atomic store). \param signal the signal that asked (0: none).
+inline void request_stop(int signal = 0) noexcept { detail::stop_state.store(signal > 0 ? signal : -1); }
+
+/// Whether request_stop() was called (and not cleared since).
+inline bool stop_requested() noexcept { return detail::stop_state.load() != 0; }
+
+/// Forgets a stop request, so that later experiments run to their stopping rule again.
+inline void clear_stop_request() noexcept { detail::stop_state.store(0); }
+
+namespace detail {
+
+/// The signal that asked for the stop (0: none, or asked without one).
+inline int stop_signal() noexcept { return stop_state.load() > 0 ? stop_state.load() : 0; }
+
+/// "SIGTERM" for 15, ... (the four the runner handles), else "signal N".
+inline std::string signal_name(int signal) {
+  switch (signal) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    default: return "signal " + std::to_string(signal);
+  }
+}
+
+inline void stop_on_signal_handler(int signal) { request_stop(signal); }
+
+/// While it lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT ask for a stop (request_stop) instead of
+/// ending the process; a second one of them ends it as before (the handler is installed with
+/// SA_RESETHAND). The handlers it replaced are put back, and the request cleared, when it ends.
+/// POSIX sigaction.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    clear_stop_request();
+    for (std::size_t i = 0; i < count; ++i) {
+      struct sigaction a;
+      std::memset(&a, 0, sizeof a);
+      a.sa_handler = &stop_on_signal_handler;
+      sigemptyset(&a.sa_mask);
+      a.sa_flags = SA_RESETHAND | SA_RESTART;
+      installed_[i] = ::sigaction(signals[i], &a, &old_[i]) == 0;
+    }
+  }
+  ~StopOnSignals() {
+    for (std::size_t i = 0; i < count; ++i)
+      if (installed_[i]) ::sigaction(signals[i], &old_[i], nullptr);
+    clear_stop_request();
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  static constexpr std::size_t count = 4;
+  static constexpr int signals[count] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  struct sigaction old_[count];
+  bool installed_[count] = {};
+};
+
+}  // namespace detail
+
+}  // namespace gauge

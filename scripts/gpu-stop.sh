@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One device call for the issue-25 stop request and the reader's schema check, on the H200:
+#   source .deps/activate.sh && bash scripts/gpu-stop.sh [OLD_TREE]
+# scripts/gpu-verify.sh (build for sm_90, all of CTest with the GPU tests, the GEMM example twice,
+# with OLD_TREE that tree's GEMM and gauge-compare), then examples/sweep (CUDA backend) stopped by
+# SIGTERM after 8 s: exit 143, the report on disk holds the points finished and the interrupted
+# one, and gauge-export reads it (schema check included). Key lines in $OUT/summary.log.
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+S=$OUT/summary.log
+log() { echo "$@" | tee -a "$S"; }
+if ls .wheels/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .wheels/*.whl &&
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+bash scripts/gpu-verify.sh "$@"
+B=build-h200
+T=$OUT/stop
+mkdir -p "$T"
+log "== sweep (CUDA), SIGTERM after 8 s"
+$B/examples/sweep --out "$T/sigterm.json" > "$T/sigterm.out" 2> "$T/sigterm.err" &
+pid=$!
+sleep 8
+kill -TERM $pid
+wait $pid
+log "exit $? (expected 143)"
+grep -a "interrupted" "$T/sigterm.err" | tail -2 | tee -a "$S"
+python3 - "$T/sigterm.json" <<'PY' | tee -a "$S"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["experiments"]
+print("report: %d experiments, %d ok; last: %s %s, stopping %s, %d GPU samples kept" % (
+    len(e), sum(x["status"] == "ok" for x in e), e[-1]["name"], e[-1]["status"], e[-1]["stopping"]["reason"],
+    len(e[-1]["samples"]["gpu_time_per_step_s"])))
+print("error:", (e[-1].get("error") or "")[:160])
+PY
+$B/tools/gauge-export --format csv "$T/sigterm.json" > "$T/sigterm.csv" 2> "$T/export.err"
+log "gauge-export: exit $?, $(wc -l < "$T/sigterm.csv") lines $(head -c 200 "$T/export.err")"
+( cd "$OUT" && tar czf stop.tar.gz stop && rm -rf stop )

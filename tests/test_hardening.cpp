@@ -400,15 +400,16 @@ TEST_CASE("hardening: order statistics of sorted runs equal those of all samples
   std::uniform_int_distribution<int> quantized(0, 40);  // many ties, as a coarse clock gives
   std::normal_distribution<double> normal(1e-6, 1e-7);
   gauge::detail::SortedRuns runs;
-  std::vector<double> all;
+  std::vector<double> sorted;  // all samples so far, sorted by the standard library (std::sort + std::inplace_merge)
   std::size_t hint_n = 0, hint_l = 0;
   for (int round = 0; round < 300; ++round) {
     std::vector<double> batch(1 + static_cast<std::size_t>(rng() % 700));
     for (auto& x : batch) x = round % 3 == 0 ? 1e-6 + 0.05e-6 * quantized(rng) : normal(rng);
-    all.insert(all.end(), batch.begin(), batch.end());
     runs.add(batch);
-    std::vector<double> sorted = all;
-    std::sort(sorted.begin(), sorted.end());
+    std::sort(batch.begin(), batch.end());
+    const auto before = static_cast<std::ptrdiff_t>(sorted.size());
+    sorted.insert(sorted.end(), batch.begin(), batch.end());
+    std::inplace_merge(sorted.begin(), sorted.begin() + before, sorted.end());
     REQUIRE(runs.size() == sorted.size());
     CHECK(runs.runs() <= 1 + static_cast<std::size_t>(std::log2(static_cast<double>(sorted.size()))));
     for (std::size_t k : {std::size_t{0}, sorted.size() / 3, sorted.size() / 2, sorted.size() - 1})

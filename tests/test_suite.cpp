@@ -422,6 +422,28 @@ TEST_CASE("suite: a value twice on an axis, or a name with '/', '=' or a newline
   }
 }
 
+TEST_CASE("suite: --axis 'BENCH/AXIS=...' targets one of two benchmarks sharing an axis name", "[suite][cli][axes]") {
+  gauge::Registry r;
+  for (const char* name : {"k", "m"})
+    r.add(name, [](gauge::Point& p) { p.skip("listed only"); }).int64_axis("A", {1, 2, 3}).string_axis("B", {"x"});
+  const Run one = run_main(r, {"--list", "--axis", "m/A=[7,8]"});
+  REQUIRE(one.code == 0);
+  // k keeps A = 1, 2, 3; m's A is 7, 8 (the labels as --list prints them, one per line).
+  for (const char* label : {"k/A=1/B=x", "k/A=2/B=x", "k/A=3/B=x", "m/A=7/B=x", "m/A=8/B=x"})
+    CHECK(gauge::testing::contains(one.out, label));
+  CHECK(!gauge::testing::contains(one.out, "m/A=1/"));
+  CHECK(!gauge::testing::contains(one.out, "k/A=7/"));
+  const Run all = run_main(r, {"--list", "--axis", "A=[5]"});  // no prefix: both
+  CHECK(gauge::testing::contains(all.out, "k/A=5/B=x"));
+  CHECK(gauge::testing::contains(all.out, "m/A=5/B=x"));
+  const Run nobody = run_main(r, {"--list", "--axis", "q/A=[1]"});
+  CHECK(nobody.code == 2);
+  CHECK(gauge::testing::contains(nobody.err, "no benchmark is named 'q' (benchmarks: 'k', 'm')"));
+  const Run no_axis = run_main(r, {"--list", "--axis", "k/C=[1]"});
+  CHECK(no_axis.code == 2);
+  CHECK(gauge::testing::contains(no_axis.err, "benchmark 'k' has no axis 'C' (its axes: 'A', 'B')"));
+}
+
 TEST_CASE("suite: overrides of the common settings reach every point's Config", "[suite][run]") {
   FakeSuite s;
   const fs::path dir = fresh_dir("config");

@@ -74,7 +74,8 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   std::string filter, device;
   CLI::Option* filter_option =
       app.add_option("-f,--filter", filter, "Only points whose name/axis=value/... matches REGEX (searched)")->type_name("REGEX");
-  app.add_option("-a,--axis", o.axes, "Replace an axis's values: 'N=[1024,4096]', 'N=2^[10:30:2]', 'N=[1:10:3]', 'T=[float]' (repeatable)")
+  app.add_option("-a,--axis", o.axes, "Replace an axis's values: 'N=[1024,4096]', 'N=2^[10:30:2]', 'N=[1:10:3]', 'T=[float]'; "
+                 "'BENCH/N=[...]' for one benchmark's axis only (repeatable)")
       ->type_name("AXIS")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* device_option =
       app.add_option("-d,--device", device, "Run on device N, or each point on every device (all)")->type_name("N|all");

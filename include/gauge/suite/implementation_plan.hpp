@@ -133,16 +133,38 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
       throw UsageError(fmt::format("--axis '{}...': {} bytes, more than the {} an --axis may have", text.substr(0, 40),
                                    text.size(), max_axis_bytes));
     try {
-      const AxisOverride ov = parse_axis_override(text);
+      // 'BENCH/AXIS=...' targets one benchmark's axis (names hold no '/': one is a separator);
+      // 'AXIS=...' every benchmark's axis of that name.
+      std::string target;
+      std::string spec = text;
+      if (const auto slash = text.find('/'); slash != std::string::npos && slash < text.find('=')) {
+        target = text.substr(0, slash);
+        spec = text.substr(slash + 1);
+        bool named = false;
+        for (const auto& b : registry.benchmarks()) named = named || b->name() == target;
+        if (!named) {
+          std::string names;
+          for (const auto& b : registry.benchmarks()) names += (names.empty() ? "'" : ", '") + b->name() + "'";
+          throw AxisError("no benchmark is named '" + target + "' (benchmarks: " + (names.empty() ? "none" : names) + ")");
+        }
+      }
+      const AxisOverride ov = parse_axis_override(spec);
       bool found = false;
-      for (auto& list : axes)
-        for (auto& a : list)
-          if (a.name == ov.name) {
+      for (std::size_t bi = 0; bi < axes.size(); ++bi)
+        for (auto& a : axes[bi])
+          if (a.name == ov.name && (target.empty() || registry.benchmarks()[bi]->name() == target)) {
             auto [values, pow2] = parse_axis_values(a.kind, ov.values_text, a.values, ov.power_of_two);
             a.values = std::move(values);
             a.power_of_two = pow2;
             found = true;
           }
+      if (!found && !target.empty()) {
+        std::string names;
+        for (std::size_t bi = 0; bi < axes.size(); ++bi)
+          if (registry.benchmarks()[bi]->name() == target)
+            for (const auto& a : axes[bi]) names += (names.empty() ? "'" : ", '") + a.name + "'";
+        throw AxisError("benchmark '" + target + "' has no axis '" + ov.name + "' (its axes: " + (names.empty() ? "none" : names) + ")");
+      }
       if (!found) {
         std::string names;
         for (const auto& list : axes)

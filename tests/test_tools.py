@@ -23,6 +23,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 import unittest
 
 import jsonschema
@@ -1129,6 +1130,27 @@ class PlotTrace(unittest.TestCase):
                   "gaps 9.5 µs per step", "dtype=bf16", "NVIDIA H200"):
             self.assertIn(s, text)
         self.assertNotIn(self.GEMM, text)  # cut in the legend
+
+    def test_5000_streams_are_refused_at_once_with_the_image_size(self):
+        # The review's case: 5,000 lanes ran 113 s before matplotlib refused the image. By hand: the
+        # figure is 1.6 + 0.7 x 5000 = 3501.6 inches high, x 120 dpi = 420192 pixels (the limit 65535).
+        spans = [("k", "kernel", s, s * 1e-6, s * 1e-6 + 5e-7) for s in range(5000)]
+        path = self.write("5000-streams.json", [self.experiment(self.trace(spans))])
+        out = os.path.join(self.out, "5000.png")
+        started = time.monotonic()
+        p = run(sys.executable, PLOT, "trace", path, "-o", out)
+        elapsed = time.monotonic() - started
+        self.assertEqual(2, p.returncode, p.stderr)
+        self.assertEqual(1, len(p.stderr.splitlines()), p.stderr)
+        self.assertIn("5000 streams (a lane each)", p.stderr)
+        self.assertIn("420192 pixels high at 120 dpi", p.stderr)
+        self.assertFalse(os.path.exists(out))
+        self.assertLess(elapsed, 30)  # not a speed test: 113 s was the failure; a run is ~2 s
+        # A lower --dpi does not get past it: the layout is drawn at the figure's 100 dpi first
+        # (3501.6 x 100 = 350160 pixels; matplotlib itself refused "1100x350160").
+        q = run(sys.executable, PLOT, "trace", path, "-o", out, "--dpi", "12")
+        self.assertEqual(2, q.returncode, q.stderr)
+        self.assertIn("350160 pixels high at 100 dpi", q.stderr)
 
     def test_without_a_period_there_is_no_period_line(self):
         path = self.write("no-period.json", [self.experiment(self.trace(period_s=None))])

@@ -485,6 +485,30 @@ int scenario_independent(const std::string& path) {
   return failures;
 }
 
+/// report_to a path rank 0 cannot write (a directory that does not exist), on every rank: each rank
+/// gets a ReportError at once (not after the agreement limit, not "ranks out of step"); rank 0's
+/// names the path and the cause, the others say rank 0 cannot write it, naming the path too.
+int scenario_unwritable(const std::string& path) {
+  const std::string bad = path + ".missing-dir/r.json";
+  gauge::mpi::Options o;
+  o.agreement_timeout = std::chrono::seconds(20);
+  gauge::mpi::Session session(MPI_COMM_WORLD, o);
+  const auto start = std::chrono::steady_clock::now();
+  std::string what;
+  try {
+    session.report_to(bad, small_environment());
+  } catch (const gauge::ReportError& e) {
+    what = e.what();
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  check(!what.empty(), "report_to an unwritable path throws ReportError");
+  check(what.find(bad) != std::string::npos, "the error names the path: " + what);
+  check(what.find("out of step") == std::string::npos, "not 'ranks out of step': " + what);
+  if (rank != 0) check(what.find("rank 0 cannot write the report") != std::string::npos, "says rank 0 cannot write it: " + what);
+  check(took < 10, "at once, not after the 20-s agreement limit (" + std::to_string(took) + " s)");
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -514,6 +538,7 @@ int main(int argc, char** argv) {
     else if (scenario == "fewer") failed = scenario_fewer(path);
     else if (scenario == "dies") failed = scenario_dies(path, 3, SIGTERM);
     else if (scenario == "root_dies") failed = scenario_dies(path, 0, SIGKILL);
+    else if (scenario == "unwritable") failed = scenario_unwritable(path);
     else {
       std::fprintf(stderr, "gauge_mpi_tests: unknown scenario '%s'\n", scenario.c_str());
       failed = 1;

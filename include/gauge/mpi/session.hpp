@@ -115,8 +115,9 @@ class Session {
         problem = e.what();
       }
     }
-    const auto all = agree(kind_report_path, "report path", problem.empty() ? 1.0 : 0.0, 0);
-    if (all.a_min == 0)
+    // The outcome travels as `b` (it may differ between ranks); `a` must agree (0 on every rank).
+    const auto all = agree(kind_report_path, "report path", 0, problem.empty() ? 1.0 : 0.0);
+    if (all.b_min == 0)
       throw ReportError(rank_ == 0 ? problem
                                    : "rank 0 cannot write the report to " + path.string() + " (its error names the cause)");
     path_ = std::move(path);

@@ -349,6 +349,35 @@ TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in 
   CHECK_NOTHROW(gauge::report_from_json(one, "r.json"));
 }
 
+TEST_CASE("read_report: an integer with a zero fraction is an integer, and messages are one bounded line", "[read][schema]") {
+  const nlohmann::json doc = nlohmann::json::parse(read_text(reports_dir / "base.json"));
+  for (const char* text : {"2.0", "2e0", "20E-1"}) {
+    nlohmann::json d = doc;
+    d["experiments"][0]["sampling"]["steps_per_sample"] = nlohmann::json::parse(text);
+    const auto r = gauge::report_from_json(d, "r.json");
+    CHECK(r.results[0].sampling.steps_per_sample == 2);  // JSON Schema: 2.0 is the integer 2
+  }
+  nlohmann::json frac = doc;
+  frac["experiments"][0]["sampling"]["steps_per_sample"] = 2.5;
+  CHECK(error_of([&] { gauge::report_from_json(frac, "r.json"); }).find("expected an integer") != std::string::npos);
+  // A newline in a value, a 1 MB value, a duration of 1e300: one line, at most 400 bytes after the source.
+  nlohmann::json newline = doc;
+  newline["experiments"][0]["config"]["measure"]["cache"] = "hot\nline two";
+  const std::string a = error_of([&] { gauge::report_from_json(newline, "r.json"); });
+  CHECK(a.find('\n') == std::string::npos);
+  CHECK(a.find("hot\\nline two") != std::string::npos);  // escaped, as two characters
+  nlohmann::json big = doc;
+  big["experiments"][0]["config"]["measure"]["cache"] = std::string(1 << 20, 'x');
+  const std::string b = error_of([&] { gauge::report_from_json(big, "r.json"); });
+  CHECK(!b.empty());
+  CHECK(b.size() <= std::string("r.json: ").size() + 400);
+  nlohmann::json huge = doc;
+  huge["experiments"][0]["config"]["measure"]["min_time_s"] = 1e300;
+  const std::string c = error_of([&] { gauge::report_from_json(huge, "r.json"); });
+  CHECK(c.find("1e+300") != std::string::npos);
+  CHECK(c.size() < 200);
+}
+
 TEST_CASE("read_report: the schema's patterns match as ECMAScript regular expressions do, in linear time", "[read][schema]") {
   // Second method: std::regex (ECMAScript, the dialect JSON Schema names), on short strings only.
   const std::vector<std::string> patterns = {

@@ -3,6 +3,7 @@
 // keep what was measured, the tables, the progress line, --profile and --interleave (two points in
 // ABBA rounds, the paired ratio B/A), on the fake backend.
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -442,6 +443,57 @@ TEST_CASE("suite: --axis 'BENCH/AXIS=...' targets one of two benchmarks sharing 
   const Run no_axis = run_main(r, {"--list", "--axis", "k/C=[1]"});
   CHECK(no_axis.code == 2);
   CHECK(gauge::testing::contains(no_axis.err, "benchmark 'k' has no axis 'C' (its axes: 'A', 'B')"));
+}
+
+TEST_CASE("suite: an axis value with '/' or '=', or 0 beside -0, is a usage error", "[suite][cli][hardening]") {
+  FakeSuite s;
+  const Run slash = run_main(s.registry, {"--list", "--axis", "B=[x/A=2,x]"});
+  CHECK(slash.code == 2);
+  CHECK(gauge::testing::contains(slash.err, "axis 'B' has the value 'x/A=2' with '/', which separates a label's parts"));
+  const Run equals = run_main(s.registry, {"--list", "--axis", "B=[a=b]"});
+  CHECK(equals.code == 2);
+  CHECK(gauge::testing::contains(equals.err, "with '='"));
+  gauge::Registry r;
+  r.add("f", [](gauge::Point& p) { p.skip("listed only"); }).float64_axis("F", {1.0});
+  const Run zeros = run_main(r, {"--list", "--axis", "F=[0,-0]"});
+  CHECK(zeros.code == 2);
+  CHECK(gauge::testing::contains(zeros.err, "lists the value"));
+}
+
+TEST_CASE("suite: an ignored signal stays ignored, and a second signal of another kind ends the process", "[suite][run][signals]") {
+  // SIG_IGN (as nohup leaves SIGHUP): the runner must not turn it into a stop.
+  FakeSuite s;
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  REQUIRE(::sigaction(SIGHUP, &ignore, &old) == 0);
+  s.hook = [&](gauge::Point& p) {
+    if (p.get_int64("A") == 2 && p.get_string("B") == "y") std::raise(SIGHUP);
+  };
+  const Run ignored = run_main(s.registry, {"--quiet"});
+  struct sigaction after {};
+  ::sigaction(SIGHUP, &old, &after);
+  CHECK(ignored.code == 0);  // all 6 points ran
+  CHECK(after.sa_handler == SIG_IGN);  // and the disposition was left as it was
+  // SIGINT asks for a stop, then SIGTERM ends the process at once (in a child: it dies of SIGTERM).
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    FakeSuite c;
+    c.hook = [](gauge::Point& p) {
+      if (p.get_int64("A") == 2) {
+        std::raise(SIGINT);
+        std::raise(SIGTERM);
+      }
+    };
+    run_main(c.registry, {"--quiet"});
+    ::_exit(0);  // not reached when the second signal ends the process
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK((WIFSIGNALED(status) ? WTERMSIG(status) : 0) == SIGTERM);
 }
 
 TEST_CASE("suite: overrides of the common settings reach every point's Config", "[suite][run]") {

@@ -47,12 +47,21 @@ inline std::string signal_name(int signal) {
   }
 }
 
-inline void stop_on_signal_handler(int signal) { request_stop(signal); }
+/// The first of the four signals asks for a stop; any later one (the same or another) ends the
+/// process as its default action would. Async-signal-safe (an atomic, signal and raise).
+inline void stop_on_signal_handler(int signal) {
+  if (stop_state.load() != 0) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    return;
+  }
+  request_stop(signal);
+}
 
 /// While it lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT ask for a stop (request_stop) instead of
-/// ending the process; a second one of them ends it as before (the handler is installed with
-/// SA_RESETHAND). The handlers it replaced are put back, and the request cleared, when it ends.
-/// POSIX sigaction.
+/// ending the process; a second one of them (the same or another) ends it as before. A signal
+/// the process was told to ignore (`nohup`, `trap '' INT`: SIG_IGN) stays ignored. The handlers it
+/// replaced are put back, and the request cleared, when it ends. POSIX sigaction.
 class StopOnSignals {
  public:
   StopOnSignals() {
@@ -63,7 +72,9 @@ class StopOnSignals {
       a.sa_handler = &stop_on_signal_handler;
       sigemptyset(&a.sa_mask);
       a.sa_flags = SA_RESETHAND | SA_RESTART;
-      installed_[i] = ::sigaction(signals[i], &a, &old_[i]) == 0;
+      if (::sigaction(signals[i], nullptr, &old_[i]) != 0) continue;
+      if (!(old_[i].sa_flags & SA_SIGINFO) && old_[i].sa_handler == SIG_IGN) continue;  // ignored: leave it so
+      installed_[i] = ::sigaction(signals[i], &a, nullptr) == 0;
     }
   }
   ~StopOnSignals() {

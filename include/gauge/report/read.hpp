@@ -45,6 +45,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
+#include "gauge/report/escape.hpp"
 #include "gauge/report/fields.hpp"
 #include "gauge/report/schema_check.hpp"
 #include "gauge/report/serial.hpp"
@@ -229,6 +230,14 @@ inline std::string record_inconsistency(const nlohmann::json& doc) {
   return {};
 }
 
+/// `text` as one line of at most 400 bytes: control characters (newline, NUL, ESC, ...) as their
+/// escapes (detail::escape::visible), anything longer cut with "...".
+inline std::string one_line(const std::string& text) {
+  std::string out = escape::visible(text);
+  if (out.size() > 400) out = out.substr(0, 397) + "...";
+  return out;
+}
+
 /// The message for JSON nested too deep.
 inline std::string too_deep_message() {
   return "JSON nested deeper than " + std::to_string(report_max_depth) +
@@ -305,7 +314,8 @@ inline Dimensions dimensions_from_json(const nlohmann::json& j) {
 ///   "r.json: experiments[0].gpu_time_s: missing required key \"p50\"",
 ///   "r.json: JSON nested deeper than 256 levels ...".
 inline StoredReport report_from_json(nlohmann::json doc, const std::string& source) {
-  auto fail = [&](const std::string& what) -> ReportError { return ReportError(source + ": " + what); };
+  // One line, bounded: a value echoed in a message may hold a newline, a NUL or a megabyte.
+  auto fail = [&](const std::string& what) -> ReportError { return ReportError(source + ": " + detail::read::one_line(what)); };
   if (detail::read::json_too_deep(doc, report_max_depth)) throw fail(detail::read::too_deep_message());
   if (!doc.is_object())
     throw fail("not a gauge report: the top level is " + serial::describe_type(doc) + ", expected an object");

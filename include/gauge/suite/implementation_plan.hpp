@@ -197,11 +197,17 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
       std::set<std::string> seen;
       for (const auto& v : a.values) {
         const std::string text = to_string(v);
-        for (unsigned char c : text)
+        for (unsigned char c : text) {
           if (c < 0x20 || c == 0x7f)
             throw UsageError("benchmark '" + name + "': axis '" + a.name + "' has the value '" + detail::escape::visible(text) +
                              "' with a control character: labels and tables could not show it");
-        if (!seen.insert(text).second)
+          if (c == '/' || c == '=')
+            throw UsageError("benchmark '" + name + "': axis '" + a.name + "' has the value '" + text + "' with '" +
+                             static_cast<char>(c) + "', which separates a label's parts (k/A=1/B=x): its label would be "
+                             "ambiguous; choose a value without it");
+        }
+        // -0 and 0 are one point (equal numbers, one label apart).
+        if (!seen.insert(text == "-0" ? std::string("0") : text).second)
           throw UsageError("benchmark '" + name + "': axis '" + a.name + "' lists the value " + text +
                            " more than once: its points would be identical (list each value once)");
       }

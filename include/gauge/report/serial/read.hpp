@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -22,6 +23,15 @@
 #include "gauge/report/serial/describe.hpp"
 
 namespace gauge {
+
+namespace detail {
+/// A number in messages: "%g" (6 significant digits), so 1e300 is not written as 301 digits.
+inline std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace detail
 namespace serial {
 
 // ---- reading -----------------------------------------------------------------------------------
@@ -122,6 +132,15 @@ void decode(const nlohmann::json& v, T& out, Mode mode, Auto) {
     for (T e : EnumValues<T>::values)
       if (name == to_string(e)) out = e;
   } else if constexpr (std::is_integral_v<T>) {
+    if (v.is_number_float()) {
+      // JSON Schema (draft-07) counts a number with a zero fractional part (1.0, 1e0) as an integer.
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || std::floor(d) != d) wrong_type("an integer", v);
+      if (d < static_cast<double>(std::numeric_limits<T>::min()) || d >= std::ldexp(1.0, std::numeric_limits<T>::digits))
+        throw FieldError("", "integer " + gauge::detail::short_number(d) + " is out of range");
+      out = static_cast<T>(d);
+      return;
+    }
     if (!v.is_number_integer()) wrong_type("an integer", v);
     if (v.is_number_unsigned()) {
       const auto u = v.get<std::uint64_t>();
@@ -147,7 +166,7 @@ void decode(const nlohmann::json& v, T& out, Mode mode, Auto) {
     if (!v.is_number()) wrong_type("a number", v);
     const double seconds = v.get<double>();
     if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9)
-      throw FieldError("", "duration " + std::to_string(seconds) + " s is out of range");
+      throw FieldError("", "duration " + gauge::detail::short_number(seconds) + " s is out of range");
     const std::chrono::nanoseconds ns(static_cast<std::chrono::nanoseconds::rep>(std::llround(seconds * 1e9)));
     out = std::chrono::duration_cast<T>(ns);
   } else if constexpr (std::is_same_v<T, std::string>) {

@@ -9,8 +9,8 @@
 #   other test there;
 # - then a clang build in $GAUGE_BUILD-clang (-O0): every host test (gauge_tests, with a compiled
 #   part of its own) with ASan+UBSan (clang compiles them so in about half g++'s time: 141 s
-#   against ~200 s on 2 cores), run by CTest there (`-L host_tests`); the tools (-Werror) and the
-#   libFuzzer target of the report reader, run for $GAUGE_FUZZ_SECONDS (default 30) seconds on a
+#   against ~200 s on 2 cores), run by CTest there (`-L host_tests`), and the
+#   libFuzzer target of the report reader (the tools are built, -Werror, by the main build only), run for $GAUGE_FUZZ_SECONDS (default 15) seconds on a
 #   seed corpus of the stored reports (tests/data/reports/).
 # GAUGE_TEST_SANITIZERS=0: the host tests unsanitized in the main build, and no clang build.
 set -euo pipefail
@@ -54,15 +54,15 @@ failed=()
 ctest --test-dir "$GAUGE_BUILD" --output-on-failure -j "$(nproc)" "$@" || failed+=("CTest")
 
 if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
-  # The clang build (the host tests with ASan+UBSan, the tools with -Werror, all at -O0; the fuzz
-  # target), CTest of the host tests there, then the fuzzer.
+  # The clang build (the host tests with ASan+UBSan at -O0; the fuzz target), CTest of the host
+  # tests there, then the fuzzer.
   jobs=$(nproc)
   clang_build=$GAUGE_BUILD-clang
-  stage "clang build in $clang_build (host tests with $sanitize, tools, fuzz target)"
+  stage "clang build in $clang_build (host tests with $sanitize, fuzz target)"
   if ! { cmake -S "$GAUGE_ROOT" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0" \
            -DCMAKE_CXX_COMPILER=clang++ -DGAUGE_ENABLE_CUDA=OFF -DGAUGE_BUILD_TESTS=ON -DGAUGE_BUILD_EXAMPLES=OFF \
            -DGAUGE_BUILD_FUZZERS=ON -DGAUGE_CATCH2_V3_SOURCE_DIR= "-DGAUGE_TEST_SANITIZE=$sanitize" >/dev/null &&
-         cmake --build "$clang_build" -j "$jobs" --target gauge_tests gauge-compare gauge-export gauge_fuzz_read_report; } \
+         cmake --build "$clang_build" -j "$jobs" --target gauge_tests gauge_fuzz_read_report; } \
        > "$GAUGE_BUILD/clang-build.log" 2>&1; then
     cat "$GAUGE_BUILD/clang-build.log"
     echo "gauge: the clang build failed (above)" >&2
@@ -70,7 +70,7 @@ if [ "${GAUGE_TEST_SANITIZERS:-1}" != 0 ]; then
   else
     stage "testing the host tests with $sanitize (CTest in $clang_build)"
     ctest --test-dir "$clang_build" -L host_tests --output-on-failure -j "$jobs" "$@" || failed+=("the sanitized host tests")
-    seconds=${GAUGE_FUZZ_SECONDS:-30}
+    seconds=${GAUGE_FUZZ_SECONDS:-15}
     stage "fuzzing the report reader for $seconds s"
     corpus=$clang_build/fuzz-corpus
     mkdir -p "$corpus"

@@ -31,7 +31,15 @@ gauge::Config short_config() {
 
 }  // namespace
 
+int step_function() { return 1; }
+
 int main() {
+  // A function (clang could not compile this before) and a volatile (read, never written back).
+  gauge::do_not_optimize(step_function);
+  volatile int device_register = 7;
+  gauge::do_not_optimize(device_register);
+  if (device_register != 7) return 1;
+
   constexpr std::size_t n = 4096;
   std::vector<std::uint32_t> data(n);
   for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<std::uint32_t>(i * 2654435761u);

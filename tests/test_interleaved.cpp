@@ -389,6 +389,21 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
   bad["interleaved"][0]["b"] = 2;
   CHECK(contains(gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(bad.dump(), "bad.json"); }),
                  "bad.json: interleaved[0].b: 2 is not the index of an experiment (the report has 2)"));
+  // Records that contradict themselves are refused too: a and b the same experiment, an interval
+  // with low > high, an estimate outside its interval (values set here, messages by hand).
+  auto same = doc;
+  same["interleaved"][0]["b"] = same["interleaved"][0]["a"];
+  CHECK(contains(gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(same.dump(), "bad.json"); }),
+                 "interleaved[0]: a and b are the same experiment"));
+  auto swapped = doc;
+  swapped["interleaved"][0]["ratio"]["low"] = 3.0;
+  swapped["interleaved"][0]["ratio"]["high"] = 2.0;
+  CHECK(contains(gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(swapped.dump(), "bad.json"); }),
+                 "interleaved[0].ratio: low (3) > high (2)"));
+  auto outside = doc;
+  outside["interleaved"][0]["difference"]["estimate_s"] = 1.0;
+  CHECK(contains(gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(outside.dump(), "bad.json"); }),
+                 "interleaved[0].difference: estimate_s (1) is outside ["));
 }
 
 TEST_CASE("interleave: the paired difference is free of a launch gap both steps pay, the ratio is not",

@@ -45,12 +45,12 @@ if(MODE STREQUAL "find_package")
   endforeach()
   message(STATUS "consumer (${MODE}): find_package(gauge <version>) with gauge ${PACKAGE_VERSION}: ${requests}")
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
-      -DCMAKE_BUILD_TYPE=Debug -DCMAKE_PREFIX_PATH=${dir}/prefix
+      -DCMAKE_BUILD_TYPE=None -DCMAKE_PREFIX_PATH=${dir}/prefix
       -DGAUGE_CONSUMER_MODE=find_package)
 else()
   # gauge as a subproject: its tests, examples and tools are off by default (not the top level).
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
-      -DCMAKE_BUILD_TYPE=Debug -DGAUGE_CONSUMER_MODE=${MODE} -DGAUGE_SOURCE_DIR=${GAUGE_SOURCE_DIR})
+      -DCMAKE_BUILD_TYPE=None -DGAUGE_CONSUMER_MODE=${MODE} -DGAUGE_SOURCE_DIR=${GAUGE_SOURCE_DIR})
 endif()
 run(${CMAKE_COMMAND} --build ${dir}/build)
 if(MODE STREQUAL "find_package")  # the program with GAUGE_IMPLEMENTATION is built in this mode only

@@ -27,16 +27,29 @@ inline constexpr bool in_register_v = (std::is_integral_v<T> || std::is_enum_v<T
 /// \param value any object.
 template <class T>
 inline void do_not_optimize(const T& value) {
-  if constexpr (detail::in_register_v<T>) asm volatile("" : : "r"(value) : "memory");
-  else asm volatile("" : : "m"(value) : "memory");
+  if constexpr (std::is_function_v<T>) {
+    const auto address = &value;  // a function: its address is what can be kept
+    asm volatile("" : : "r"(address) : "memory");
+  } else if constexpr (detail::in_register_v<std::remove_cv_t<T>> && !std::is_volatile_v<T>) {
+    asm volatile("" : : "r"(value) : "memory");
+  } else {
+    asm volatile("" : : "m"(value) : "memory");
+  }
 }
 
 /// The compiler must assume `value` is read and may have been changed here: the computation
 /// that produced it is kept, and later code cannot reuse what it knew of the value.
+/// A volatile or a function is only read (a volatile is never written back: it may be a device
+/// register).
 template <class T>
 inline void do_not_optimize(T& value) {
-  if constexpr (detail::in_register_v<T>) asm volatile("" : "+r"(value) : : "memory");
-  else asm volatile("" : "+m"(value) : : "memory");
+  if constexpr (std::is_function_v<T> || std::is_volatile_v<T>) {
+    do_not_optimize(static_cast<const T&>(value));
+  } else if constexpr (detail::in_register_v<T>) {
+    asm volatile("" : "+r"(value) : : "memory");
+  } else {
+    asm volatile("" : "+m"(value) : : "memory");
+  }
 }
 
 /// The compiler must assume all memory is read and written here: stores before it are made.

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -194,6 +195,31 @@ inline std::string summary_inconsistency(const nlohmann::json& doc) {
 /// `samples` and of `medians_s` per stream (`count`; both empty for one stream), and each span of `kernel_trace.sample_step`
 /// must end no earlier than it starts.
 inline std::string record_inconsistency(const nlohmann::json& doc) {
+  // An interleaved A/B record: two different experiments; each interval in order and holding its
+  // estimate (as a summary's median_ci must).
+  if (const auto il = doc.find("interleaved"); il != doc.end() && il->is_array())
+    for (std::size_t i = 0; i < il->size(); ++i) {
+      const nlohmann::json& x = (*il)[i];
+      if (!x.is_object()) continue;
+      const std::string at = "interleaved[" + std::to_string(i) + "]";
+      if (x.contains("a") && x.contains("b") && x["a"] == x["b"])
+        return at + ": a and b are the same experiment (" + x["a"].dump() + ")";
+      for (const auto& [key, lo, est, hi] : {std::array<const char*, 4>{"ratio", "low", "estimate", "high"},
+                                             std::array<const char*, 4>{"difference", "low_s", "estimate_s", "high_s"}}) {
+        const auto r = x.find(key);
+        if (r == x.end() || !r->is_object()) continue;
+        const auto num = [&](const char* k) -> std::optional<double> {
+          const auto v = r->find(k);
+          return v != r->end() && v->is_number() ? std::optional<double>(v->get<double>()) : std::nullopt;
+        };
+        const auto l = num(lo), e = num(est), h = num(hi);
+        if (l && h && *l > *h)
+          return at + "." + key + ": " + lo + " (" + format_number(*l) + ") > " + hi + " (" + format_number(*h) + ")";
+        if (l && h && e && (*e < *l || *e > *h))
+          return at + "." + key + ": " + est + " (" + format_number(*e) + ") is outside [" + format_number(*l) + ", " +
+                 format_number(*h) + "]";
+      }
+    }
   const auto experiments = doc.find("experiments");
   if (experiments == doc.end() || !experiments->is_array()) return {};
   for (std::size_t i = 0; i < experiments->size(); ++i) {

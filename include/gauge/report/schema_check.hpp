@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "gauge/report/schema_pattern.hpp"
+#include "gauge/report/serial/describe.hpp"
 #include "gauge/report/schema_text.hpp"
 
 namespace gauge {
@@ -179,16 +180,6 @@ class Schema {
       default: return false;
     }
   }
-  static std::string type_name(const nlohmann::json& v) {
-    switch (v.type()) {
-      case nlohmann::json::value_t::null: return "null";
-      case nlohmann::json::value_t::boolean: return "a boolean";
-      case nlohmann::json::value_t::string: return "a string";
-      case nlohmann::json::value_t::array: return "an array";
-      case nlohmann::json::value_t::object: return "an object";
-      default: return "a number";
-    }
-  }
   static std::string show(const nlohmann::json& v) {
     std::string text = v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
     if (text.size() > 80) text = text.substr(0, 77) + "...";
@@ -236,7 +227,7 @@ class Schema {
       if (n.type_names.is_string()) names = n.type_names.get<std::string>();
       else
         for (const auto& one : n.type_names) names += (names.empty() ? "" : " or ") + one.get<std::string>();
-      return at(path) + ": expected " + names + ", got " + type_name(v);
+      return at(path) + ": expected " + names + ", got " + serial::describe_type(v);
     }
     if (n.has_enum) {
       bool ok = false;

@@ -142,6 +142,66 @@ TEST_CASE("a first call 100x slower is spent in warm-up and reported", "[protoco
   CHECK(*r.gpu_time.max == Approx(10e-6).epsilon(1e-9));
 }
 
+TEST_CASE("a first call of seconds does not spend warm-up's budget or size the measurement", "[protocol][warmup]") {
+  // The first call takes 2 s (autotuning, JIT), twice warmup.max_time (1 s); every later call
+  // 10 us. The budget counts from after the first call, so warm-up converges as it would without
+  // it (the 10 us rounds: 1 ms / 10 us = 100 steps each, at most 512), and the measurement's
+  // rounds are sized by 10 us, not by 2 s.
+  FakeDevice dev;
+  auto c = simple_config();
+  REQUIRE(c.warmup.max_time == 1s);
+  c.measure.streams = 1;  // one stream: rounds of measure.round_time (1 ms), not shortened for a pool
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i == 0 ? 2.0 : 10e-6; }, c);
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.warmup.converged);
+  CHECK_FALSE(r.has_warning("warmup_not_converged"));
+  CHECK(*r.warmup.first_step_time_s == Approx(2.0 + dev.launch_cost));
+  // The warm-up's total time holds the first call (2 s) plus a few rounds of ~1 ms.
+  CHECK(r.warmup.time_s > 2.0);
+  CHECK(r.warmup.time_s < 2.1);
+  // The measurement: every sample is exactly the 10 us kernel, in rounds of 1 ms (100 steps).
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  CHECK(*r.gpu_time.max == Approx(10e-6).epsilon(1e-9));
+  REQUIRE(r.sampling.rounds > 0);
+  // floor(1 ms / 10 us) = 100 steps a round, or 99 where the clock's rounding makes the estimate
+  // a hair above 10 us (sized by the slow calls, 2 s or 0.4 s: 1 step a round).
+  CHECK(r.sampling.steps >= 99 * r.sampling.rounds);
+  CHECK(r.sampling.steps <= 100 * r.sampling.rounds);
+  // The note that says what the first call cost: 2 s, 2e5 x the warmed step.
+  REQUIRE(r.has_warning("slow_first_step"));
+  for (const auto& w : r.warnings)
+    if (w.code == "slow_first_step") {
+      CHECK(w.severity == gauge::Severity::info);
+      CHECK(w.message.find("2 s") != std::string::npos);
+    }
+}
+
+TEST_CASE("slow calls that fill a capped warm-up do not size the measurement", "[protocol][warmup]") {
+  // A tuner's trials: the first 4 calls take 0.4 s each, then 10 us. warmup.max_time 1 s counts
+  // from after call 0: calls 1, 2, 3 (one step per round, sized by 0.4 s) pass it, so warm-up is
+  // capped, honestly unconverged. Its last round says 0.4 s per step; the rounds after it, each
+  // sized by the one before, bring the estimate to 10 us before the measurement is sized.
+  FakeDevice dev;
+  auto c = simple_config();
+  c.measure.streams = 1;
+  auto r = run_kernel_script(dev, [](std::size_t i) { return i < 4 ? 0.4 : 10e-6; }, c);
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK_FALSE(r.warmup.converged);
+  CHECK(r.has_warning("warmup_not_converged"));
+  // Call 0 plus three single-step rounds (calls 1-3), then the rounds that re-size: the next is
+  // 1 step (sized by 0.4 s), the one after sized by its ~12 us round trip.
+  REQUIRE(r.warmup.curve.size() >= 6);
+  CHECK(r.warmup.curve[1].steps == 1);
+  CHECK(r.warmup.curve[3].steps == 1);
+  CHECK(r.warmup.curve.back().steps >= 50);
+  CHECK(*r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  REQUIRE(r.sampling.rounds > 0);
+  // floor(1 ms / 10 us) = 100 steps a round, or 99 where the clock's rounding makes the estimate
+  // a hair above 10 us (sized by the slow calls, 2 s or 0.4 s: 1 step a round).
+  CHECK(r.sampling.steps >= 99 * r.sampling.rounds);
+  CHECK(r.sampling.steps <= 100 * r.sampling.rounds);
+}
+
 TEST_CASE("a step that gets slower once (autotuning) ends warm-up in the slow steady state", "[protocol][warmup]") {
   FakeDevice dev;
   auto c = simple_config();

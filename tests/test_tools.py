@@ -850,6 +850,101 @@ class Plot(unittest.TestCase):
                 self.assertIn(message, p.stderr)
 
 
+class PlotOutliers(unittest.TestCase):
+    """gauge-plot on CPU-like data where a few slow samples would set the scale: a 10 % change must
+    stay visible in compare, and timeline's y axis must not run to the outliers. The ranges are
+    read back with --data and checked against NumPy's percentiles of the test's own samples."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = scratch("plot-outliers")
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        rng = np.random.default_rng(7)
+        e = doc["experiments"][0]
+        e["backend"], e["time_label"] = "host", "CPU time"
+
+        def side(median, n=400):
+            x = median * (1 + 0.01 * rng.standard_normal(n))
+            x[rng.choice(n, size=n // 50, replace=False)] = 25 * median  # 2 %: another process ran
+            return x
+
+        cls.base_x, cls.new_x = side(1e-6), side(1.1e-6)
+        cls.paths = []
+        for name, x in (("cpu-base.json", cls.base_x), ("cpu-new.json", cls.new_x)):
+            d = json.loads(json.dumps(doc))
+            ex = d["experiments"][0]
+            ex["samples"]["gpu_time_per_step_s"] = [float(v) for v in x]
+            ex["samples"]["wall_time_per_step_s"] = [float(v) for v in x]
+            ex["gpu_time_s"]["p50"] = float(np.median(x))
+            ex["gpu_time_s"]["median_ci"] = {"low": float(np.median(x)) * 0.999, "high": float(np.median(x)) * 1.001,
+                                             "level": 0.95}
+            ex["sampling"]["steps_per_sample"] = 1
+            for key in ("round_start_s", "round_end_s", "round_samples"):
+                ex["sampling"].pop(key, None)
+            # Warm-up rounds of a shared CPU: the early ones 25x slower, then at the median.
+            ex["warmup"]["curve"] = ([{"start_s": 0.0, "steps": 1, "time_per_step_s": 1e-3}]
+                                     + [{"start_s": 1e-3 * i, "steps": 100, "time_per_step_s": (25 if i < 3 else 1) * float(np.median(x))}
+                                        for i in range(1, 12)])
+            path = os.path.join(cls.out, name)
+            with open(path, "w") as f:
+                json.dump(d, f)
+            cls.paths.append(path)
+
+    def run_plot(self, *args):
+        p = run(sys.executable, PLOT, *args)
+        self.assertEqual(0, p.returncode, p.stderr)
+        return p
+
+    def test_compare_shows_a_ten_percent_change_beside_outliers(self):
+        out, data = os.path.join(self.out, "compare.png"), os.path.join(self.out, "compare.json")
+        self.run_plot("compare", *self.paths, "-o", out, "--data", data)
+        with open(data) as f:
+            [panel] = json.load(f)["panels"]
+        both = np.concatenate([self.base_x, self.new_x])  # seconds, as the panel's xlim
+        q1, q3 = np.percentile(both, [25, 75])  # the samples within Tukey's far fences
+        inside = both[(both >= q1 - 3 * (q3 - q1)) & (both <= q3 + 3 * (q3 - q1))]
+        lo, hi = inside.min(), inside.max()
+        pad = 0.05 * (hi - lo)
+        np.testing.assert_allclose(panel["xlim"], [lo - pad, hi + pad], rtol=1e-9)
+        # The 25x outliers are beyond the axis, counted per side (8 of 400 each); the medians (1.0 and
+        # 1.1 us) are a sizeable part of the axis apart (on an axis to the 25 us maximum: 0.4 %).
+        self.assertEqual([{"below": 0, "above": 8}, {"below": 0, "above": 8}], panel["beyond"])
+        width = panel["xlim"][1] - panel["xlim"][0]
+        self.assertGreater((np.median(self.new_x) - np.median(self.base_x)) / width, 0.3)
+        self.assertEqual("linear", panel["xscale"])
+
+    def test_timeline_scale_ignores_the_slow_samples_and_early_rounds(self):
+        out, data = os.path.join(self.out, "timeline.png"), os.path.join(self.out, "timeline.json")
+        self.run_plot("timeline", self.paths[0], "-o", out, "--data", data)
+        with open(data) as f:
+            [panel] = json.load(f)["panels"]
+        m = np.median(self.base_x)
+        q1, q3 = np.percentile(self.base_x, [25, 75])
+        top = self.base_x[self.base_x <= q3 + 3 * (q3 - q1)].max()  # the median's CI (+0.1 %) is below it
+        # y axis: the bulk of the samples, padded by at most 8 % of the span; far below the 25x.
+        self.assertLess(panel["ylim"][1], 1.2 * top)
+        self.assertGreaterEqual(panel["ylim"][1], top)
+        self.assertEqual(int(np.sum(self.base_x > panel["ylim"][1])), panel["samples_above"])
+        self.assertEqual(8, panel["samples_above"])
+        self.assertEqual(2, panel["warmup_rounds_above"])  # rounds 1 and 2 at 25x the median
+        self.assertAlmostEqual(m, panel["median"], delta=m * 1e-12)
+
+    def test_a_report_of_only_timers_is_refused_saying_so(self):
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        path = os.path.join(self.out, "timers-only.json")
+        with open(path, "w") as f:
+            json.dump(dict(doc, experiments=[], timers=[{"name": "train"}]), f)
+        for args in (["timeline", path], ["compare", path, path]):
+            p = run(sys.executable, PLOT, *args, "-o", os.path.join(self.out, "x.png"))
+            self.assertEqual(2, p.returncode, p.stderr)
+            if args[0] == "timeline":
+                self.assertIn("no experiments", p.stderr)
+                self.assertIn("1 Timer summary (train)", p.stderr)
+                self.assertNotIn("None", p.stderr)
+
+
 class PlotSweep(unittest.TestCase):
     """gauge-plot sweep on a suite's report built here (triad over bytes = 2^12..2^16 x T, a failed
     and a skipped point; gemm over N x dtype): the plotted lines, read back from the drawn axes with
@@ -984,6 +1079,44 @@ class PlotSweep(unittest.TestCase):
         self.assertEqual(("_impl=naive", [1, 2, 4, 8]), (line["label"], line["x"]))
         np.testing.assert_allclose(line["y"], [1e6, 2e6, 4e6, 8e6], rtol=1e-12)
         self.assertEqual(["2⁰", "2¹", "2²", "2³"], panel["xticklabels"])
+
+    def test_the_confidence_interval_is_drawn_as_a_band(self):
+        # Each triad point gets a median CI of [0.98, 1.03] x its median time; the band of the
+        # throughput is the same interval turned over (rate / 1.03 .. rate / 0.98), the band of the
+        # time the interval itself. A point whose interval does not hold its median has none (null).
+        with open(self.report) as f:
+            doc = json.load(f)
+        for e in doc["experiments"]:
+            p50 = e["gpu_time_s"]["p50"]
+            e["gpu_time_s"]["median_ci"] = {"low": 0.98 * p50, "high": 1.03 * p50, "level": 0.99}
+        bad = next(e for e in doc["experiments"] if e["dimensions"] == {"T": "double", "bytes": 2 ** 14})
+        bad["gpu_time_s"]["median_ci"]["low"] = 1.01 * bad["gpu_time_s"]["p50"]
+        path = os.path.join(self.out, "with-ci.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        _, data = self.sweep(path, "--x", "bytes")
+        [panel] = data["panels"]
+        for t, line in zip(self.TYPES, panel["lines"]):
+            rates = [self.triad_rate(t, b) for b in self.BYTES]
+            for b, rate, low, high in zip(self.BYTES, rates, line["low"], line["high"]):
+                if t == "double" and b == 2 ** 14:
+                    self.assertEqual((None, None), (low, high))
+                    continue
+                self.assertAlmostEqual(rate / 1.03, low, delta=rate * 1e-12)
+                self.assertAlmostEqual(rate / 0.98, high, delta=rate * 1e-12)
+        _, data = self.sweep(path, "--x", "bytes", "--y", "time")
+        line = data["panels"][0]["lines"][0]
+        times = [3.0 * b / self.triad_rate("float", b) for b in self.BYTES]
+        np.testing.assert_allclose(line["low"], [0.98 * x for x in times], rtol=1e-12)
+        np.testing.assert_allclose(line["high"], [1.03 * x for x in times], rtol=1e-12)
+        # Without intervals (the report's medians moved, their template CI does not hold them): no band.
+        _, plain = self.sweep(self.report, "--x", "bytes")
+        self.assertEqual([None] * len(self.BYTES), plain["panels"][0]["lines"][0]["low"])
+        with open(os.path.join(self.out, "sweep.svg"), encoding="utf-8") as f:
+            self.assertNotIn("CI of the median", f.read())
+        self.sweep(path, "--x", "bytes")
+        with open(os.path.join(self.out, "sweep.svg"), encoding="utf-8") as f:
+            self.assertIn("bands: 99 % CI of the median", f.read())
 
     def test_median_time_of_the_wall_clock(self):
         _, data = self.sweep(self.report, "--x", "bytes", "--y", "time", "--metric", "wall")

@@ -48,7 +48,9 @@ inline const char* to_string(GpuTiming t) {
 /// `min_steps` steps and `min_time` have passed and the medians of the per-step times of the last
 /// `window` rounds and of the `window` rounds before them differ by at most `drift_tolerance`
 /// (relative to the last window's median). It is capped by `max_steps` and `max_time`; a capped
-/// warm-up is reported with `converged: false` and the warning `warmup_not_converged`.
+/// warm-up is reported with `converged: false` and the warning `warmup_not_converged`. The first
+/// step runs alone before the rounds (Result::warmup.first_step_time_s); `min_time` and `max_time`
+/// count from after it, so a first call of seconds (autotuning, JIT) does not spend the budget.
 struct WarmupConfig {
   std::size_t min_steps = 10;          ///< at least this many steps (cheap; covers first-call costs)
   Nanoseconds min_time = std::chrono::milliseconds(20);  ///< and at least this long

@@ -28,6 +28,8 @@ inline const char* to_string(Severity s) {
 /// the product"); each is in `warning_catalogue` with its severity, meaning and threshold.
 namespace warning_code {
 inline constexpr const char* warmup_not_converged = "warmup_not_converged";
+/// The first step took far longer than the warmed one (autotuning, JIT): warm-up's budget counted from after it.
+inline constexpr const char* slow_first_step = "slow_first_step";
 inline constexpr const char* noise_target_not_met = "noise_target_not_met";
 inline constexpr const char* stream_effect = "stream_effect";
 inline constexpr const char* outliers = "outliers";
@@ -103,6 +105,10 @@ struct WarningInfo {
 inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::warmup_not_converged, Severity::warning, "warm-up hit its cap before the step time stopped drifting",
      "warmup.max_time / warmup.max_steps reached before warmup.drift_tolerance was met"},
+    {warning_code::slow_first_step, Severity::info,
+     "the first step took far longer than the warmed one (module loading, JIT, autotuning); it is in no sample, and "
+     "warm-up's budget counted from after it",
+     "warmup.first_step_time_s >= 0.1 s and >= 100 x the warmed per-step time"},
     {warning_code::noise_target_not_met, Severity::warning, "the median's confidence interval is wider than asked",
      "relative CI width > measure.target_relative_ci_width at measure.max_time"},
     {warning_code::stream_effect, Severity::info,

@@ -28,7 +28,7 @@ namespace gauge::detail {
 inline void Protocol::warm_up(Result& r, WarningSink& sink) {
   const auto& w = config_.warmup;
   auto& rec = r.warmup;
-  const double t0 = b_.now();
+  const double t_begin = b_.now();  // the curve's start_s and rec.time_s count from here
   double first_host_s = 0;
   // The very first step alone, ungated: module loading, JIT and autotuning land here.
   {
@@ -45,6 +45,9 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
     rec.curve.push_back(WarmupRound{0.0, 1, *rec.first_step_time_s});
     rec.steps = 1;
   }
+  // The budget (min_time, max_time) counts from after the first step: a first call that takes
+  // seconds (autotuning, JIT) must not spend it and leave the measurement sized by that call.
+  const double t0 = b_.now();
   // Rounds are sized by the step's time, or with a setup by the host's round trip of setup and
   // step (a 200 ms setup before a 1 µs step must not make a first round of 512 steps).
   double estimate = std::max({*rec.first_step_time_s, has_setup_ ? first_host_s : 0.0, 1e-9});
@@ -87,10 +90,10 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
     n = std::clamp<std::size_t>(n, 1, max_round);
     n = std::min(n, w.max_steps - rec.steps);
     if (spec_.coordinator) n = spec_.coordinator->round_steps(n);
-    const double start = b_.now() - t0;
+    const double start = b_.now() - t_begin;
     b_.select_stream(warmup_rounds_++ % streams_);
     RoundOutcome o = timed_round(n, n, false);
-    const double host_per_step = (b_.now() - t0 - start) / static_cast<double>(o.steps);
+    const double host_per_step = (b_.now() - t_begin - start) / static_cast<double>(o.steps);
     rec.steps += o.steps;
     if (o.timed_out) {
       on_gate_timeout(o, max_round, 1, r, sink);
@@ -106,10 +109,49 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
     // so such a step cannot make rounds far longer than round_time.
     estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
   }
-  rec.time_s = b_.now() - t0;
+  // A capped warm-up may have ended on rounds sized by slow calls (a tuner's trials filled the
+  // budget: rounds of one step each). Before the measurement is sized by its last round, up to 3
+  // more rounds, each sized by the cost of the one before, until a round's cost agrees within 4x
+  // with the estimate that sized it: a step that is always slow costs one more step; a step that
+  // has become fast gets a round of the right length, so the measurement's rounds and steps per
+  // sample are not sized by the slow calls.
+  bool sized = rec.converged || spec_.coordinator != nullptr || stop_requested();
+  for (int probe = 0; !sized && probe < 3 && rec.steps < w.max_steps; ++probe) {
+    const double round_time = std::max(to_seconds(w.round_time), thresholds::timer_resolution_ticks * b_.timer_resolution());
+    std::size_t n = std::clamp<std::size_t>(floor_ratio(round_time, std::max(estimate, 1e-12)), 1, max_round);
+    n = std::min(n, w.max_steps - rec.steps);
+    const double sized_by = estimate;
+    const double start = b_.now() - t_begin;
+    b_.select_stream(0);
+    RoundOutcome o = timed_round(n, n, false);
+    const double host_per_step = (b_.now() - t_begin - start) / static_cast<double>(o.steps);
+    rec.steps += o.steps;
+    if (o.timed_out) {
+      on_gate_timeout(o, max_round, 1, r, sink);
+      break;
+    }
+    double per_step = 0;
+    for (double s : o.per_step_s) per_step += s;
+    per_step /= static_cast<double>(o.per_step_s.size());
+    rec.curve.push_back(WarmupRound{start, o.steps, per_step});
+    if (per_step > 0) gpu_estimate = per_step;
+    estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
+    sized = estimate * 4 >= sized_by && estimate <= 4 * sized_by;
+  }
+  rec.time_s = b_.now() - t_begin;
   estimate_ = gpu_estimate;
   sizing_estimate_ = estimate;
   max_round_ = max_round;
+  // A first call far slower than the warmed step, and long against the warm-up budget: the
+  // budget started after it, and it is in no sample; say what it cost.
+  const double first = rec.first_step_time_s.value_or(0);
+  if (first >= thresholds::slow_first_step_s && first >= thresholds::slow_first_step_ratio * std::max(gpu_estimate, 1e-12))
+    sink.add(warning_code::slow_first_step, Severity::info,
+             fmt::format("the first step took {} ({:.3g}x the warmed step, {}): module loading, JIT compilation or "
+                         "autotuning; it is warmup.first_step_time_s, outside every sample, and warm-up's budget "
+                         "(warmup.max_time {}) counted from after it",
+                         human_time(first), first / std::max(gpu_estimate, 1e-12), human_time(gpu_estimate),
+                         human_time(to_seconds(w.max_time))));
   if (!rec.converged) {
     sink.add(warning_code::warmup_not_converged, Severity::warning,
              "warm-up did not reach steady state: " + rec.reason +

@@ -54,6 +54,10 @@ inline constexpr double above_peak_fraction = 1.0;
 inline constexpr std::size_t sparse_work_min_samples = 20;
 inline constexpr double sparse_work_factor = 5;
 inline constexpr double sparse_work_time_share = 0.5;
+/// `slow_first_step`: a first step of at least this many seconds and this many times the warmed
+/// step (module loading alone costs milliseconds; autotuning and JIT, seconds).
+inline constexpr double slow_first_step_s = 0.1;
+inline constexpr double slow_first_step_ratio = 100;
 }  // namespace thresholds
 
 /// What the protocol observed that the Result does not hold (wall rounds, build mode).

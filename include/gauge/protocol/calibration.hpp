@@ -53,6 +53,32 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
   double estimate = std::max({*rec.first_step_time_s, has_setup_ ? first_host_s : 0.0, 1e-9});
   double gpu_estimate = estimate;
   std::size_t max_round = config_.measure.max_steps_per_round;
+  // A round spans at least timer_resolution_ticks ticks of the clock, so that a coarse clock
+  // (a host clock of 1 ms) still gives a per-step time within 1 %.
+  const double round_time = std::max(to_seconds(w.round_time), thresholds::timer_resolution_ticks * b_.timer_resolution());
+  // One warm-up round of n steps on `stream`: onto the curve, and the estimates updated; false
+  // where the launch gate timed out (the round is not on the curve).
+  auto warm_round = [&](std::size_t n, std::size_t stream) {
+    const double start = b_.now() - t_begin;
+    b_.select_stream(stream);
+    RoundOutcome o = timed_round(n, n, false);
+    const double host_per_step = (b_.now() - t_begin - start) / static_cast<double>(o.steps);
+    rec.steps += o.steps;
+    if (o.timed_out) {
+      on_gate_timeout(o, max_round, 1, r, sink);
+      return false;
+    }
+    double per_step = 0;
+    for (double s : o.per_step_s) per_step += s;
+    per_step /= static_cast<double>(o.per_step_s.size());
+    rec.curve.push_back(WarmupRound{start, o.steps, per_step});
+    if (per_step > 0) gpu_estimate = per_step;
+    // Rounds are sized by the GPU time per step, unless the host's round trip per step is more
+    // than twice that (launch-bound, or work the events do not see): then by the round trip,
+    // so such a step cannot make rounds far longer than round_time.
+    estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
+    return true;
+  };
   while (true) {
     const double elapsed = b_.now() - t0;
     const SteadyVerdict v = steady_state(rec.curve, w);
@@ -83,31 +109,11 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
                                rec.steps, human_time(elapsed)) + v.reason;
       break;
     }
-    // A round spans at least timer_resolution_ticks ticks of the clock, so that a coarse clock
-    // (a host clock of 1 ms) still gives a per-step time within 1 %.
-    const double round_time = std::max(to_seconds(w.round_time), thresholds::timer_resolution_ticks * b_.timer_resolution());
     std::size_t n = floor_ratio(round_time, estimate);
     n = std::clamp<std::size_t>(n, 1, max_round);
     n = std::min(n, w.max_steps - rec.steps);
     if (spec_.coordinator) n = spec_.coordinator->round_steps(n);
-    const double start = b_.now() - t_begin;
-    b_.select_stream(warmup_rounds_++ % streams_);
-    RoundOutcome o = timed_round(n, n, false);
-    const double host_per_step = (b_.now() - t_begin - start) / static_cast<double>(o.steps);
-    rec.steps += o.steps;
-    if (o.timed_out) {
-      on_gate_timeout(o, max_round, 1, r, sink);
-      continue;
-    }
-    double per_step = 0;
-    for (double s : o.per_step_s) per_step += s;
-    per_step /= static_cast<double>(o.per_step_s.size());
-    rec.curve.push_back(WarmupRound{start, o.steps, per_step});
-    if (per_step > 0) gpu_estimate = per_step;
-    // Rounds are sized by the GPU time per step, unless the host's round trip per step is more
-    // than twice that (launch-bound, or work the events do not see): then by the round trip,
-    // so such a step cannot make rounds far longer than round_time.
-    estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
+    warm_round(n, warmup_rounds_++ % streams_);
   }
   // A capped warm-up may have ended on rounds sized by slow calls (a tuner's trials filled the
   // budget: rounds of one step each). Before the measurement is sized by its last round, up to 3
@@ -117,25 +123,10 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
   // sample are not sized by the slow calls.
   bool sized = rec.converged || spec_.coordinator != nullptr || stop_requested();
   for (int probe = 0; !sized && probe < 3 && rec.steps < w.max_steps; ++probe) {
-    const double round_time = std::max(to_seconds(w.round_time), thresholds::timer_resolution_ticks * b_.timer_resolution());
     std::size_t n = std::clamp<std::size_t>(floor_ratio(round_time, std::max(estimate, 1e-12)), 1, max_round);
     n = std::min(n, w.max_steps - rec.steps);
     const double sized_by = estimate;
-    const double start = b_.now() - t_begin;
-    b_.select_stream(0);
-    RoundOutcome o = timed_round(n, n, false);
-    const double host_per_step = (b_.now() - t_begin - start) / static_cast<double>(o.steps);
-    rec.steps += o.steps;
-    if (o.timed_out) {
-      on_gate_timeout(o, max_round, 1, r, sink);
-      break;
-    }
-    double per_step = 0;
-    for (double s : o.per_step_s) per_step += s;
-    per_step /= static_cast<double>(o.per_step_s.size());
-    rec.curve.push_back(WarmupRound{start, o.steps, per_step});
-    if (per_step > 0) gpu_estimate = per_step;
-    estimate = host_per_step > 2 * gpu_estimate ? host_per_step : gpu_estimate;
+    if (!warm_round(n, 0)) break;
     sized = estimate * 4 >= sized_by && estimate <= 4 * sized_by;
   }
   rec.time_s = b_.now() - t_begin;

@@ -21,7 +21,7 @@ int main() {
       .bytes(static_cast<double>(sizeof(int) * pristine.size()));
   sort.config(gauge::Config::quick());                  // <= ~2 s; the defaults take up to ~13 s
   gauge::Report report("cpu-report.json");
-  report.add(sort.run());                               // "CPU time" = wall time per step here
+  report.add(sort.run());                               // real time and process CPU time per step
   report.write();
   std::fputs(report.summary().c_str(), stdout);
   return report.results().front().status == gauge::Status::ok ? 0 : 1;

@@ -4,7 +4,9 @@
 # scripts/gpu-verify.sh (build for sm_90, all of CTest with the GPU tests, the GEMM example twice,
 # with OLD_TREE that tree's GEMM and gauge-compare), then examples/sweep (CUDA backend) stopped by
 # SIGTERM after 8 s: exit 143, the report on disk holds the points finished and the interrupted
-# one, and gauge-export reads it (schema check included). Key lines in $OUT/summary.log.
+# one, and gauge-export reads it (schema check included); then the whole sweep and the GPU pictures
+# (gauge-plot compare of OLD_TREE's GEMM against this tree's, timeline, sweep) in $OUT/images.
+# Key lines in $OUT/summary.log.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -37,4 +39,14 @@ print("error:", (e[-1].get("error") or "")[:160])
 PY
 $B/tools/gauge-export --format csv "$T/sigterm.json" > "$T/sigterm.csv" 2> "$T/export.err"
 log "gauge-export: exit $?, $(wc -l < "$T/sigterm.csv") lines $(head -c 200 "$T/export.err")"
+log "== sweep (CUDA), whole, and the GPU pictures of docs/images"
+timeout 150 $B/examples/sweep --out "$OUT/sweep-h200.json" > "$T/sweep.out" 2> "$T/sweep.err"; log "sweep exit $?"
+I=$OUT/images; mkdir -p "$I"
+P="python3 tools/gauge-plot"
+if [ -f "$OUT/gemm-h200-old.json" ]; then
+  $B/tools/gauge-compare "$OUT/gemm-h200-old.json" "$OUT/gemm-h200.json" --format json > "$T/gemm-compare.json"
+  $P compare "$OUT/gemm-h200-old.json" "$OUT/gemm-h200.json" --comparison "$T/gemm-compare.json" -o "$I/gpu-compare.png" --data "$I/gpu-compare.json" 2>&1 | tee -a "$S"
+fi
+$P timeline "$OUT/gemm-h200.json" -o "$I/gpu-timeline.png" --data "$I/gpu-timeline.json" 2>&1 | tee -a "$S"
+$P sweep "$OUT/sweep-h200.json" --x bytes -o "$I/gpu-sweep.png" --data "$I/gpu-sweep.json" 2>&1 | tee -a "$S"
 ( cd "$OUT" && tar czf stop.tar.gz stop && rm -rf stop )

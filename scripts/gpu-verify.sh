@@ -46,4 +46,6 @@ log "== bench_method"
 $B/bench/bench_method --out "$R/bench_method.json" > "$R/bench.log" 2>&1
 tail -25 "$R/bench.log" | tee -a "$S"
 cp "$R/new1.json" "$OUT/gemm-h200.json" 2>/dev/null
+cp "$R/new2.json" "$OUT/gemm-h200-new2.json" 2>/dev/null
+[ -f "$R/old.json" ] && cp "$R/old.json" "$OUT/gemm-h200-old.json"
 log "== done in $(( $(date +%s) - t0 )) s"

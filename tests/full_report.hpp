@@ -255,7 +255,7 @@ inline Result failed_host_result() {
   Result r;
   r.name = "broken";
   r.backend = "host";
-  r.time_label = "CPU time";
+  r.time_label = "real time";
   r.time_clock = "host steady clock";
   r.device = {-1, "host CPU", std::nullopt, std::nullopt, std::nullopt};
   r.status = Status::failed;

@@ -28,8 +28,13 @@ def main():
     report = json.load(open(os.path.join(work, "cpu-report.json"), encoding="utf-8"))
     (e,) = report["experiments"]
     print("sort:", e["status"], "median", e["gpu_time_s"]["p50"], "s", "backend", e["backend"])
+    print("sort: process CPU time per step", e["cpu_time_s"]["median"], "s over", e["cpu_time_s"]["n"], "rounds")
+    # A single-threaded sort: its CPU time per step is about its real time (25 % allowed: the CPU
+    # time is a mean per round, the real time a median per step), and one CPU sample per round.
     ok = (e["name"] == "sort" and e["status"] == "ok" and e["gpu_time_s"]["p50"] > 0 and e["backend"] == "host"
-          and e["work"]["items_per_step"]["ints"] == 65536)
+          and e["work"]["items_per_step"]["ints"] == 65536 and e["time_label"] == "real time"
+          and e["cpu_time_s"]["n"] == e["sampling"]["rounds"] == len(e["samples"]["cpu_time_per_step_s"])
+          and 0 < e["cpu_time_s"]["median"] <= 1.25 * e["gpu_time_s"]["median"])
     return 0 if ok else 1
 
 

@@ -62,7 +62,7 @@ gauge::Result noisy_host(const std::string& name, std::mt19937_64& gen, double s
   gauge::Result r;
   r.name = name;
   r.backend = "host";
-  r.time_label = "CPU time";
+  r.time_label = "real time";
   std::normal_distribution<double> z(0, 1);
   std::uniform_real_distribution<double> u(0, 1);
   std::exponential_distribution<double> e(1 / tail_mean);

@@ -49,7 +49,7 @@ gauge::StoredReport report_with_timer() {
   gauge::Result r;
   r.name = "sort";
   r.backend = "host";
-  r.time_label = "CPU time";
+  r.time_label = "real time";
   r.gpu_time = gauge::summarize({1e-3, 1e-3});
   report.results.push_back(r);
   gauge::TimerSummary t;
@@ -96,16 +96,16 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   // No peaks on the host: "none" and empty cells, never zeros; Timer rows have no peaks at all.
   CHECK(rows[1].size() > 10);
   CHECK(rows[1].substr(rows[1].size() - 11) == ",none,,,,,,");      // status none, 6 empty cells
-  CHECK(rows[2].substr(rows[2].size() - 17) == ",CPU time,,,,,,,,");  // no share, 7 empty cells
+  CHECK(rows[2].substr(rows[2].size() - 18) == ",real time,,,,,,,,");  // no share, 7 empty cells
   CHECK(csv.find("gpu") == std::string::npos);
   CHECK(rows[1].rfind("sort,ok,host,,1,2,0.001,", 0) == 0);
-  CHECK(rows[1].find(",experiment,CPU time,") != std::string::npos);
+  CHECK(rows[1].find(",experiment,real time,") != std::string::npos);
   // The step row: n 3, median 2 ms, wall n 3 and median 2 ms, 1e6 tokens/s, the Timer's warning.
   CHECK(rows[2].rfind("timer:train/step,ok,host,,1,3,0.002,", 0) == 0);
-  CHECK(rows[2].find(",3,0.002,,,1000000,,,timer_unfinished,,timer_step,CPU time,") != std::string::npos);
+  CHECK(rows[2].find(",3,0.002,,,1000000,,,timer_unfinished,,timer_step,real time,") != std::string::npos);
   // The region row: median 0.6 ms, no wall time, its share of the step last.
   CHECK(rows[3].rfind("timer:train/forward,ok,host,,1,3,0.0006,", 0) == 0);
-  CHECK(rows[3].find(",,,,,,,,,timer_region,CPU time,0.3") != std::string::npos);
+  CHECK(rows[3].find(",,,,,,,,,timer_region,real time,0.3") != std::string::npos);
 
   const std::string md = gauge::find_export_format("markdown").write(report, {});
   CHECK(lines_of(md).size() == 2 + 3);
@@ -115,7 +115,7 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
 
   const std::string console = gauge::find_export_format("console").write(report, {});
   CHECK(console.find("timer train: ") != std::string::npos);
-  CHECK(console.find("(CPU time)") != std::string::npos);
+  CHECK(console.find("(real time)") != std::string::npos);
   CHECK(console.find("timer train: timer_unfinished: open") != std::string::npos);
 }
 

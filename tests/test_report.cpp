@@ -220,6 +220,21 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   CHECK(gauge::detail::format_rate(std::optional<double>(999.94), "B/s") == "999.9 B/s");
 }
 
+TEST_CASE("the console's machine line: no CUDA versions in a CPU-only build, both with a driver", "[report]") {
+  gauge::Environment env = fixed_environment();
+  env.host.cpu.model_name = "Test CPU";
+  env.cuda.error = "built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h)";
+  const std::string host = gauge::environment_line(env);
+  CHECK(host == "host only: built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h) | Test CPU | gauge " +
+                    std::string(gauge::version_string) + "\n");
+  // A driver without a visible GPU still says so, with its versions (13000 = 13.0, 12080 = 12.8).
+  env.cuda.error = "no CUDA-capable device is detected";
+  env.cuda.driver_version = 13000;
+  env.cuda.runtime_version = 12080;
+  const std::string driver = gauge::environment_line(env);
+  CHECK(driver.rfind("no GPU (no CUDA-capable device is detected) | CUDA driver 13.0 runtime 12.8 | Test CPU", 0) == 0);
+}
+
 TEST_CASE("invalid UTF-8 in a name or error does not lose the report", "[report]") {
   auto dir = fresh_dir("utf8");
   gauge::Report report(dir / "r.json", fixed_environment());

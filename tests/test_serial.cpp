@@ -179,9 +179,9 @@ const std::vector<std::string> measure_config_keys = {
     "/wall_round_fraction", "/cache",               "/gpu_timing",          "/streams"};
 const std::vector<std::string> result_keys = {
     "/name", "/dimensions", "/work", "/config", "/backend", "/time_label", "/time_clock", "/device", "/status",
-    "/error", "/repetition", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/throughput/gpu",
+    "/error", "/repetition", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/cpu_time_s", "/throughput/gpu",
     "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/clock", "/telemetry", "/memory", "/kernels", "/kernel_trace",
-    "/peaks", "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/warnings", "/total_time_s"};
+    "/peaks", "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/samples/cpu_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
                                                      "/counters", "/window",  "/total",  "/regions", "/warnings",
                                                      "/kernel_trace"};
@@ -341,7 +341,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
-  CHECK(back.schema_version == "1.6.0");
+  CHECK(back.schema_version == "1.7.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.
@@ -436,7 +436,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   const gauge::Result& f = back.results[1];
   CHECK(f.status == gauge::Status::failed);
   CHECK(f.error == std::optional<std::string>("measurement (step 3): cuBLAS said no"));
-  CHECK(f.time_label == "CPU time");
+  CHECK(f.time_label == "real time");
   CHECK(f.time_clock == "host steady clock");
   CHECK(f.device.ordinal == -1);
   CHECK(std::isnan(f.total_time_s));
@@ -517,8 +517,8 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
 TEST_CASE("serial: every member of Result is written, under the key listed here", "[serial][completeness]") {
   CHECK(keys_of(json(gauge::Result{})) == top_keys(result_keys));
   CHECK(unwritten_members<gauge::Result>(result_keys, [](gauge::Result& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af, ag, ah] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af, ag, ah);
         }) == std::vector<std::string>{});
 }
 
@@ -617,7 +617,7 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
   REQUIRE(h200.environment.cuda.devices.at(0).nvml.has_value());
   CHECK(h200.environment.cuda.devices[0].nvml->matched_by == "uuid");
 
-  // A host result of schema 1.1 says "CPU time"; the three settings keep their defaults.
+  // A host result of schema 1.1 says "real time" (its samples were always the steady clock's); the three settings keep their defaults.
   json doc = full_document();
   doc["schema_version"] = "1.1.0";
   for (auto& e : doc["experiments"]) {
@@ -629,7 +629,7 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
   const auto old = gauge::report_from_json(doc, "old.json");
   CHECK(old.results[0].time_label == "GPU time");
   CHECK(old.results[1].backend == "host");
-  CHECK(old.results[1].time_label == "CPU time");
+  CHECK(old.results[1].time_label == "real time");
   CHECK(old.results[1].time_clock == "host steady clock");
   CHECK(old.results[0].config.telemetry_interval == 20ms);
   CHECK(old.results[0].config.memory_growth_tolerance_bytes == 16ull << 20);
@@ -725,7 +725,7 @@ TEST_CASE("serial: compare reads NVML and telemetry from the typed values", "[se
 }
 
 TEST_CASE("serial: the backend names its time, and older reports get it from the backend's name", "[serial]") {
-  CHECK(std::string(gauge::HostBackend::time_label) == "CPU time");
+  CHECK(std::string(gauge::HostBackend::time_label) == "real time");
   CHECK(std::string(gauge::HostBackend::time_clock) == "host steady clock");
   CHECK(gauge::legacy_time_names(gauge::HostBackend::name) ==
         std::pair<std::string, std::string>(gauge::HostBackend::time_label, gauge::HostBackend::time_clock));

@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
+#include "gauge/report/compare.hpp"
+#include "gauge/report/json.hpp"
 
 // This file's own namespace: the unity build compiles several test files as one.
 namespace gauge_test_setup {
@@ -194,6 +198,109 @@ TEST_CASE("on_round: the median so far after every measured round", "[setup][pro
   CHECK(calls.back().second == r.gpu_samples_s.size());
   CHECK(calls.back().first == *r.gpu_time.p50);
   CHECK_THROWS_WITH(exp.on_round(nullptr), "on_round: empty function");
+}
+
+namespace {
+/// The calling thread's CPU time, seconds (CLOCK_THREAD_CPUTIME_ID: a second clock, not the
+/// process clock gauge reads).
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+/// Spins until this thread has used `seconds` of CPU: however the machine schedules it, the
+/// thread then holds exactly that much CPU time (plus one loop iteration).
+void burn_cpu(double seconds) {
+  const double t0 = thread_cpu_s();
+  while (thread_cpu_s() - t0 < seconds) {
+  }
+}
+gauge::Config cpu_config() {
+  gauge::Config c = quick();
+  c.measure.min_samples = 10;
+  c.measure.min_time = 60ms;
+  c.measure.max_time = 300ms;
+  c.measure.round_time = 10ms;
+  c.warmup.max_time = 100ms;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("cpu time: a host result has process CPU time per step beside real time", "[setup][host][cpu_time]") {
+  SECTION("two threads that each use 1 ms of CPU, after a setup that uses 2 ms: 2 ms of CPU per step") {
+    auto exp = gauge::make_experiment<gauge::HostBackend>("two threads", [](gauge::HostStream) {
+      std::thread a(burn_cpu, 1e-3), b(burn_cpu, 1e-3);
+      a.join();
+      b.join();
+    });
+    exp.config(cpu_config());
+    exp.setup([](gauge::HostStream) { burn_cpu(2e-3); });  // untimed: its CPU time is taken out
+    const gauge::Result r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    CHECK(r.time_label == "real time");
+    REQUIRE(r.cpu_time.n == r.sampling.rounds);
+    REQUIRE(r.cpu_samples_s.size() == r.sampling.rounds);
+    REQUIRE(r.cpu_time.p50);
+    // By construction 2 × 1 ms of thread CPU time per step; starting and joining two threads
+    // adds well under 0.5 ms. With the setup's 2 ms left in, it would read 4 ms.
+    CHECK(*r.cpu_time.p50 >= 2e-3);
+    CHECK(*r.cpu_time.p50 < 2.5e-3);
+    // Real time: each thread needs 1 ms of CPU, so a step takes at least 1 ms however it is scheduled.
+    CHECK(*r.gpu_time.p50 >= 1e-3);
+    // The report: cpu_time_s with median == p50, one CPU sample per measured round.
+    const nlohmann::json j = r;
+    CHECK(j.at("cpu_time_s").at("median") == j.at("cpu_time_s").at("p50"));
+    CHECK(j.at("gpu_time_s").at("median") == j.at("gpu_time_s").at("p50"));
+    CHECK(j.at("samples").at("cpu_time_per_step_s").size() == r.sampling.rounds);
+  }
+  SECTION("a step that sleeps 2 ms uses almost no CPU: process CPU time well below real time") {
+    auto exp = gauge::make_experiment<gauge::HostBackend>("sleep", [](gauge::HostStream) {
+      std::this_thread::sleep_for(2ms);
+    });
+    exp.config(cpu_config());
+    const gauge::Result r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    REQUIRE(r.cpu_time.p50);
+    CHECK(*r.gpu_time.p50 >= 2e-3);  // sleep_for sleeps at least that long
+    CHECK(*r.cpu_time.p50 < 0.25 * *r.gpu_time.p50);
+  }
+  SECTION("GPU timing records none: the fake device's result has no CPU time") {
+    FakeDevice dev;
+    auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+    exp.config(quick());
+    const gauge::Result r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    CHECK(r.cpu_time.n == 0);
+    CHECK(r.cpu_samples_s.empty());
+  }
+}
+
+TEST_CASE("cpu time: comparisons on process CPU time, and a clear reason where there is none", "[setup][cpu_time][compare]") {
+  auto host = [](double real_s, double cpu_s) {
+    gauge::Result r;
+    r.name = "parse";
+    r.backend = "host";
+    r.time_label = "real time";
+    for (int i = 0; i < 400; ++i) r.gpu_samples_s.push_back(real_s * (1 + 1e-3 * (i % 7)));
+    for (int i = 0; i < 40; ++i) r.cpu_samples_s.push_back(cpu_s * (1 + 1e-3 * (i % 5)));
+    return r;
+  };
+  // Same real time, 1.5× the CPU time (a second thread): same on real time, slower on CPU time.
+  const gauge::Result base = host(1e-3, 1e-3), cand = host(1e-3, 1.5e-3);
+  gauge::CompareOptions o;
+  CHECK(gauge::compare_results(base, cand, o).verdict == gauge::Verdict::same);
+  o.metric = gauge::Metric::cpu_time;
+  const auto e = gauge::compare_results(base, cand, o);
+  CHECK(e.verdict == gauge::Verdict::slower);
+  // The median ratio is 1.5 by construction (both sides' samples are the same pattern, scaled).
+  REQUIRE(e.ratio);
+  CHECK(e.ratio->estimate == Approx(1.5).epsilon(1e-9));
+  gauge::Result gpu = base;
+  gpu.backend = "cuda";
+  gpu.cpu_samples_s.clear();
+  const auto none = gauge::compare_results(gpu, cand, o);
+  CHECK(none.verdict == gauge::Verdict::inconclusive);
+  CHECK(none.reason.find("no process CPU time in the base result") != std::string::npos);
 }
 
 }  // namespace gauge_test_setup

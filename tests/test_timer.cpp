@@ -871,11 +871,11 @@ TEST_CASE("Timer and Experiment share the work and throughput vocabulary", "[tim
   CHECK_FALSE(rate.bytes_per_second);
 }
 
-TEST_CASE("a host Timer's console summary says CPU time, a CUDA one GPU time", "[timer]") {
+TEST_CASE("a host Timer's console summary says real time, a CUDA one GPU time", "[timer]") {
   gauge::TimerSummary s;
   s.name = "train";
   s.backend = "host";
-  CHECK(contains(gauge::timer_summary_text(s), "(CPU time)"));
+  CHECK(contains(gauge::timer_summary_text(s), "(real time)"));
   CHECK_FALSE(contains(gauge::timer_summary_text(s), "GPU"));
   s.backend = "cuda";
   CHECK(contains(gauge::timer_summary_text(s), "(GPU time)"));

@@ -37,6 +37,7 @@ WRITE_REPORTS = os.environ.get("GAUGE_WRITE_REPORTS")
 GEMM = os.environ.get("GAUGE_GEMM")
 TRAINING_LOOP = os.environ.get("GAUGE_TRAINING_LOOP")
 HOST_SORT = os.environ.get("GAUGE_HOST_SORT")
+HOST_SWEEP = os.environ.get("GAUGE_HOST_SWEEP")
 PLOT = os.path.join(SOURCE, "tools", "gauge-plot")
 SCHEMA = os.path.join(SOURCE, "schema", "gauge-report.schema.json")
 REPORTS = os.path.join(SOURCE, "tests", "data", "reports")
@@ -236,7 +237,7 @@ class SchemaWritten(unittest.TestCase):
         self.assertGreater(doc["experiments"][1]["sampling"]["steps_per_sample"], 1)
         # Every feature (values from tests/full_report.hpp), each validated above.
         full = load_strict(os.path.join(out, "full.json"))
-        self.assertEqual("1.6.0", full["schema_version"])
+        self.assertEqual("1.7.0", full["schema_version"])
         gemm, broken = full["experiments"]
         self.assertEqual(0.015, gemm["config"]["telemetry_interval_s"])
         self.assertEqual(2 ** 40, gemm["config"]["memory_growth_tolerance_bytes"])
@@ -246,7 +247,7 @@ class SchemaWritten(unittest.TestCase):
         self.assertEqual(-(2 ** 20), gemm["memory"]["device_growth_bytes"])
         self.assertEqual(["gauge::gate_kernel", "my_kernel"], [k["name"] for k in gemm["kernels"]])
         self.assertEqual(("GPU time", "CUDA events"), (gemm["time_label"], gemm["time_clock"]))
-        self.assertEqual(("failed", "CPU time", "host steady clock"), (broken["status"], broken["time_label"], broken["time_clock"]))
+        self.assertEqual(("failed", "real time", "host steady clock"), (broken["status"], broken["time_label"], broken["time_clock"]))
         self.assertEqual(2 ** 63 + 1, full["environment"]["cuda"]["devices"][0]["nvml"]["clock_event_reasons"])
         self.assertEqual(["forward", "attention"], [r["name"] for r in full["timers"][0]["regions"]])
         self.assertEqual("forward", full["timers"][0]["regions"][1]["parent"])
@@ -313,7 +314,7 @@ class PlotKeys(unittest.TestCase):
     def test_time_label_is_the_report_s_or_derived_from_the_backend(self):
         plot = load_plot()
         self.assertEqual("CPU time", plot.time_label({"time_label": "CPU time", "backend": "host"}))
-        self.assertEqual("CPU time", plot.time_label({"backend": "host"}))  # schema 1.0 / 1.1
+        self.assertEqual("real time", plot.time_label({"backend": "host"}))  # schema 1.0 / 1.1
         self.assertEqual("GPU time", plot.time_label({"backend": "cuda"}))
         self.assertEqual(1.5, plot.at({"warmup": {"curve": [{"start_s": 1.5}]}}["warmup"]["curve"][0], "warmup.curve[].start_s"))
 
@@ -393,7 +394,7 @@ class CompareCli(unittest.TestCase):
                     self.assertTrue(p.stderr.startswith("gauge-compare: error: "), p.stderr)
                     self.assertIn(message, p.stderr)
         usage = {("--threshold", "2"): "ambiguous", ("--threshold", "x%"): "percentage", ("--format", "html"): "--format",
-                 ("--frobnicate",): "unknown option", ("--resamples", "10"): "--resamples", ("--metric", "cpu"): "--metric"}
+                 ("--frobnicate",): "unknown option", ("--resamples", "10"): "--resamples", ("--metric", "energy"): "--metric"}
         for extra, message in usage.items():
             with self.subTest(args=extra):
                 p = self.compare(report("base.json"), report("same.json"), *extra)
@@ -566,7 +567,7 @@ class CompareFlags(FlagConventions, unittest.TestCase):
         ([B, S, "--confidence=150%"], "'150%'"),
         ([B, S, "--format", "html"], "--format: 'html' not in {text,markdown,json}"),
         ([B, S, "--format=html"], "--format: 'html' not in {text,markdown,json}"),
-        ([B, S, "--metric", "cpu"], "--metric: 'cpu' not in {gpu,wall}"),
+        ([B, S, "--metric", "energy"], "--metric: 'energy' not in {time,gpu,wall,cpu}"),
         ([B, S, "--resamples", "10"], "--resamples: '10' is not an integer in [100, 10000000]"),
         ([B, S, "--resamples=0x200"], "'0x200'"),
         ([B, S, "--seed", "-1"], "--seed: '-1'"),
@@ -616,7 +617,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
         ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
         ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
-        ([B, "--metric=cpu"], "--metric: 'cpu' not in {gpu,wall}"),
+        ([B, "--metric=cpu"], "--metric: 'cpu' not in {time,gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
         ([B, "--format"], "--format"),  # a value is missing
         ([], "REPORT is required"),
@@ -690,6 +691,43 @@ class GemmFlags(FlagConventions, unittest.TestCase):
         self.assertNotIn("extra_work", dims)
         self.assertEqual({"M": 256, "N": 256, "K": 256, "dtype": "fp32", "transa": "n", "transb": "n",
                           "layout": "column-major", "device": "host CPU (no GPU found)"}, dims)
+
+
+class HostSweep(unittest.TestCase):
+    """examples/host_sweep (a CPU-only suite, where CLI11 was found; skipped otherwise): two points
+    with --quick; the report passes the schema, each result has real and process CPU time per step
+    (one CPU sample per measured round; a single-threaded sum uses no more CPU than real time,
+    25 % allowed for a round's mean against a step's median), and gauge-plot sweep draws
+    bytes / median real time at each point's bytes."""
+
+    def test_two_points_with_cpu_time_and_their_sweep_plot(self):
+        if not HOST_SWEEP:
+            self.skipTest("examples/host_sweep was not built (no CLI11)")
+        d = scratch("host-sweep")
+        out = os.path.join(d, "r.json")
+        p = run(HOST_SWEEP, "--quick", "--filter", "bytes=(4096|65536)$", "--out", out)
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        self.assertIn("cpu/step", p.stdout)
+        doc = load_strict(out)
+        validator().validate(doc)
+        es = doc["experiments"]
+        self.assertEqual([4096, 65536], [e["dimensions"]["bytes"] for e in es])
+        for e in es:
+            with self.subTest(bytes=e["dimensions"]["bytes"]):
+                self.assertEqual(("ok", "host", "real time"), (e["status"], e["backend"], e["time_label"]))
+                cpu, real = e["cpu_time_s"], e["gpu_time_s"]
+                self.assertEqual(cpu["p50"], cpu["median"])
+                self.assertEqual(e["sampling"]["rounds"], cpu["n"])
+                self.assertEqual(cpu["n"], len(e["samples"]["cpu_time_per_step_s"]))
+                self.assertAlmostEqual(float(np.median(e["samples"]["cpu_time_per_step_s"])), cpu["p50"], delta=1e-15)
+                self.assertTrue(0 < cpu["p50"] <= 1.25 * real["p50"], (cpu["p50"], real["p50"]))
+        png, data = os.path.join(d, "sweep.png"), os.path.join(d, "sweep.json")
+        p = run(sys.executable, PLOT, "sweep", out, "--x", "bytes", "-o", png, "--data", data)
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        with open(data) as f:
+            [line] = json.load(f)["panels"][0]["lines"]
+        self.assertEqual([4096, 65536], line["x"])
+        np.testing.assert_allclose(line["y"], [e["dimensions"]["bytes"] / e["gpu_time_s"]["p50"] for e in es], rtol=1e-9)
 
 
 class HostSortFlags(FlagConventions, unittest.TestCase):
@@ -794,7 +832,7 @@ class Plot(unittest.TestCase):
         out = scratch("plots")
         with open(report("base.json")) as f:
             doc = json.load(f)
-        cases = [("cuda", None, "GPU time per step"), ("host", None, "CPU time per step"),  # schema 1.0: from backend
+        cases = [("cuda", None, "GPU time per step"), ("host", None, "real time per step"),  # schema 1.0: from backend
                  ("cuda", "Device time", "Device time per step")]  # schema 1.2: the report's time_label
         for backend, label, expected in cases:
             with self.subTest(backend=backend, label=label):
@@ -809,6 +847,9 @@ class Plot(unittest.TestCase):
                     self.assertIn(expected, text)
                     if backend == "host":
                         self.assertNotIn("GPU", text)
+                        self.assertNotIn("clock telemetry", text)  # a CPU has no GPU clock to miss
+                    elif args[0] == "timeline":
+                        self.assertIn("no clock telemetry in this report", text)
 
     def test_compare_two_reports(self):
         out = scratch("plots")
@@ -826,6 +867,18 @@ class Plot(unittest.TestCase):
         png = self.plot_file(os.path.join(out, "bf16-fp32.png"), "compare", report("fp32.json"), report("base.json"),
                              "--ignore-dimension", "dtype", binary=True)
         self.assertEqual(b"\x89PNG", png[:4])
+        # A dimension one side lacks (host_sort's "slower" at 0) is "-", as gauge-compare writes it.
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        doc["experiments"][0]["dimensions"]["slower"] = 0.1
+        path = os.path.join(out, "with-slower.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        text = self.plot_file(os.path.join(out, "absent-dim.svg"), "compare", report("base.json"), path,
+                              "--ignore-dimension", "slower")
+        self.assertIn("slower: -", text)
+        self.assertIn("slower: 0.1", text)
+        self.assertNotIn("None", text)
 
     def test_bad_input_exits_2_with_one_line(self):
         out = scratch("plots")
@@ -862,7 +915,7 @@ class PlotOutliers(unittest.TestCase):
             doc = json.load(f)
         rng = np.random.default_rng(7)
         e = doc["experiments"][0]
-        e["backend"], e["time_label"] = "host", "CPU time"
+        e["backend"], e["time_label"] = "host", "real time"
 
         def side(median, n=400):
             x = median * (1 + 0.01 * rng.standard_normal(n))
@@ -1150,7 +1203,7 @@ class PlotSweep(unittest.TestCase):
             ([self.no_work, "--x", "N"], "idle declares no work (FLOP, bytes or items)"),
             ([self.report], "the following arguments are required: --x"),
             ([self.report, "--x", "bytes", "--y", "speed"], "argument --y: invalid choice: 'speed'"),
-            ([self.report, "--x", "bytes", "--metric", "cpu"], "argument --metric: invalid choice: 'cpu'"),
+            ([self.report, "--x", "bytes", "--metric", "cpu"], "argument --metric: invalid choice: 'cpu'"),  # no throughput of CPU time
             ([self.report, "--x", "bytes", "-o", os.path.join(self.out, "x.gif")], "extension must be"),
             ([report("missing.json"), "--x", "bytes"], "no such file"),
         ]

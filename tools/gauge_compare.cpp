@@ -4,7 +4,7 @@
 //   gauge-compare [options] BASE.json NEW.json
 //   gauge-compare [options] BASE1.json BASE2.json ... -- NEW1.json NEW2.json ...   (runs per side)
 //   options: [--threshold 2%] [--confidence 95%] [--fail-on-regression] [--format text|markdown|json]
-//            [--metric gpu|wall] [--ignore-dimension KEY]... [--clock-normalization auto|cycles|time]
+//            [--metric time|wall|cpu] [--ignore-dimension KEY]... [--clock-normalization auto|cycles|time]
 //            [--run-spread PERCENT] [--multiplicity fdr|fwer|none] [--resamples 2000] [--seed N]
 //            [--help] [--version]
 // A quoted glob ('base-*.json') is expanded here, for shells and CI runners that do not.
@@ -170,8 +170,10 @@ Arguments parse(int argc, char** argv) {
                "With --fail-on-regression: pass experiments whose verdict is inconclusive");
   app.add_option("--format", a.format, "Output: a text table, a Markdown table, or the comparison as JSON")
       ->check(gauge::tools::one_of({"text", "markdown", "json"}));
-  app.add_option("--metric", metric, "Samples to compare: GPU time or wall time per step (gpu_time and wall_time also accepted)")
-      ->check(gauge::tools::one_of({"gpu", "wall"}, {"gpu_time", "wall_time"}));
+  app.add_option("--metric", metric,
+                 "Samples to compare: time (the per-step samples: GPU time, or real time on the host backend; "
+                 "'gpu' is the same), wall (wall time per step) or cpu (process CPU time per step, host backend)")
+      ->check(gauge::tools::one_of({"time", "gpu", "wall", "cpu"}, {"gpu_time", "wall_time", "cpu_time"}));
   std::vector<std::string> ignored;
   app.add_option("--ignore-dimension", ignored,
                  "A dimension left out when matching experiments (e.g. dtype, to compare bf16 against fp32); repeatable")
@@ -232,7 +234,9 @@ Arguments parse(int argc, char** argv) {
   if (!run_spread.empty()) parse_fraction(run_spread, a.options.run_spread);
   parse_fraction(threshold, a.options.threshold);  // validated above
   parse_fraction(confidence, a.options.confidence_level);
-  a.options.metric = metric.rfind("gpu", 0) == 0 ? gauge::Metric::gpu_time : gauge::Metric::wall_time;
+  a.options.metric = metric.rfind("wall", 0) == 0  ? gauge::Metric::wall_time
+                     : metric.rfind("cpu", 0) == 0 ? gauge::Metric::cpu_time
+                                                   : gauge::Metric::gpu_time;  // time, gpu, gpu_time
   a.options.ignored_dimensions.insert(ignored.begin(), ignored.end());
   return a;
 }

@@ -1,6 +1,6 @@
 // gauge-export: writes a gauge report in another format, to standard output.
 //
-//   gauge-export REPORT.json [--format gbench|csv|markdown|console|bencher] [--metric gpu|wall]
+//   gauge-export REPORT.json [--format gbench|csv|markdown|console|bencher] [--metric time|wall]
 //                [--time-unit ns|us|ms|s] [--no-repetitions] [--help] [--version]
 //
 // gbench: Google Benchmark JSON, which its compare.py reads (`compare.py benchmarks a.json b.json`);
@@ -54,15 +54,17 @@ Arguments parse(int argc, char** argv) {
   }
   app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(names));
   std::string metric = "gpu";
-  app.add_option("--metric", metric, "gbench, bencher: the time written (real_time; latency), GPU time or wall time per step")
-      ->check(gauge::tools::one_of({"gpu", "wall"}));
+  app.add_option("--metric", metric,
+                 "gbench, bencher: the time written (real_time; latency): time (the per-step samples: GPU time, or "
+                 "real time on the host backend; 'gpu' is the same) or wall (wall time per step)")
+      ->check(gauge::tools::one_of({"time", "gpu", "wall"}));
   app.add_option("--time-unit", a.options.time_unit, "gbench: the time unit of every entry")
       ->check(gauge::tools::one_of({"ns", "us", "ms", "s"}));
   bool no_repetitions = false;
   app.add_flag("--no-repetitions", no_repetitions,
                "gbench: one entry per experiment (its median) instead of up to 100 repetitions plus the aggregates");
   gauge::tools::parse_or_exit(app, argc, argv);
-  a.options.metric = metric;
+  a.options.metric = metric == "time" ? "gpu" : metric;
   a.options.repetitions = !no_repetitions;
   return a;
 }

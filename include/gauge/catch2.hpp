@@ -189,7 +189,7 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
 /// the result failed, declares no such work, or has too few samples for the interval (n <= 5 at
 /// 95 %).
 ///
-/// The samples are the per-step GPU times by default (host times on the host backend): there are
+/// The samples are the per-step GPU times by default (real times on the host backend): there are
 /// many of them. `.on(Metric::wall_time)` uses the wall time per step instead, the seed's
 /// end-to-end "useful work / wall time", from one sample per wall round — far fewer (often 10 to
 /// 20), so its interval is wider and short runs may have too few.

@@ -19,7 +19,7 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// 1.0.0: first release. 1.1.0 adds `telemetry`, `memory`, `kernels` and `sampling.round_*` to
 /// experiments, `nvml`, `tools` and GPU locality to the environment, and the `timers` list.
 /// 1.2.0 adds `time_label` and `time_clock` to experiments (what the per-step samples are:
-/// "GPU time" from CUDA events, "CPU time" from the host clock), the settings
+/// "GPU time" from CUDA events, "CPU time" from the host clock: "real time" since 1.7.0), the settings
 /// `telemetry_interval_s`, `memory_growth_tolerance_bytes` and `sm_clock_warning_fraction` to
 /// `config`, and describes telemetry, memory, kernels, NVML, tools and timers in the schema.
 /// 1.3.0 adds the `skipped` list (points of a benchmark sweep, gauge/suite, that were skipped,
@@ -42,6 +42,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// persisting lines) and `telemetry.gpm` (NVML GPM over the measured rounds: DRAM bandwidth
 /// utilization, SM utilization and occupancy, and their cross-check with the declared bytes; or
 /// why GPM is unavailable).
-inline constexpr const char* report_schema_version = "1.6.0";
+/// 1.7.0 adds `cpu_time_s` and `samples.cpu_time_per_step_s` to each result (process CPU time per
+/// step, host timing), and `median` (= p50) to every summary; the host backend's `time_label`
+/// becomes "real time" (it was "CPU time" for the same steady-clock samples).
+inline constexpr const char* report_schema_version = "1.7.0";
 
 }  // namespace gauge

@@ -94,7 +94,7 @@ class Result(_Fields):
     (``status``, ``error``, ``gpu_time_s`` with ``p50`` ..., ``wall_time_s``, ``throughput``,
     ``warnings``, ``samples``, ``config``, ``device``, ...; seconds for times, docs/method.md).
 
-    ``median_s`` is the median time per step (GPU time on the CUDA backend, CPU time on the host
+    ``median_s`` is the median time per step (GPU time on the CUDA backend, real time on the host
     backend), ``ok`` whether the experiment succeeded. ``python_call_s`` (from ``run()`` only): the
     host time of one call from gauge into Python, seconds, measured just before the run (the median
     per call of 11 batches of 100 calls of an empty Python function through the step's path): what
@@ -279,7 +279,7 @@ class Experiment:
             return "cuda"
         if self.stream is not None:
             raise ConfigError(f"stream: no CUDA device to measure on ({why})")
-        _warnings.warn(f"gauge: no CUDA device ({why}): {self.name!r} is measured on the host backend (CPU time)",
+        _warnings.warn(f"gauge: no CUDA device ({why}): {self.name!r} is measured on the host backend (real time from the steady clock)",
                        RuntimeWarning, stacklevel=3)
         return "host"
 

@@ -28,7 +28,7 @@ def _compare(argv: list[str]) -> int:
     p.add_argument("reports", nargs="+", help="BASE NEW, or BASE... -- NEW... for several runs per side")
     p.add_argument("--threshold", type=float, default=0.02, help="noise threshold as a fraction (default 0.02 = 2 %%)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
-    p.add_argument("--metric", choices=["gpu_time", "wall_time"], default="gpu_time")
+    p.add_argument("--metric", choices=["gpu_time", "wall_time", "cpu_time"], default="gpu_time")
     p.add_argument("--clock", choices=["auto", "cycles", "time"], default="auto")
     p.add_argument("--ignore-dimension", action="append", default=[], metavar="KEY")
     p.add_argument("--run-spread", type=float, default=0.0, help="known run-to-run relative SD (one report per side)")

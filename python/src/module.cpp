@@ -272,9 +272,10 @@ CompareOptions options_from(double threshold, double confidence_level, const std
   CompareOptions o;
   o.threshold = threshold;
   o.confidence_level = confidence_level;
-  if (metric == "gpu_time" || metric == "gpu") o.metric = Metric::gpu_time;
+  if (metric == "gpu_time" || metric == "gpu" || metric == "time") o.metric = Metric::gpu_time;
   else if (metric == "wall_time" || metric == "wall") o.metric = Metric::wall_time;
-  else throw ConfigError("metric: expected \"gpu_time\" or \"wall_time\", got \"" + metric + "\"");
+  else if (metric == "cpu_time" || metric == "cpu") o.metric = Metric::cpu_time;
+  else throw ConfigError("metric: expected \"gpu_time\" (\"time\"), \"wall_time\" or \"cpu_time\", got \"" + metric + "\"");
   o.ignored_dimensions = std::set<std::string>(ignore_dimensions.begin(), ignore_dimensions.end());
   if (clock == "auto") o.clock_normalization = ClockNormalization::automatic;
   else if (clock == "cycles") o.clock_normalization = ClockNormalization::sm_cycles;

@@ -27,8 +27,9 @@ class HostBackend {
   using stream_type = HostStream;
   static constexpr const char* name = "host";
   /// What the per-step samples are (Result::time_label) and the clock behind them (time_clock):
-  /// the host runs the step, so never "GPU time".
-  static constexpr const char* time_label = "CPU time";
+  /// real (elapsed) time of the calling thread's steps. Process CPU time per step is recorded
+  /// beside it (Result::cpu_time, gauge/core/cpu_clock.hpp).
+  static constexpr const char* time_label = "real time";
   static constexpr const char* time_clock = "host steady clock";
 
   GateSupport gate_support() const { return GateSupport::not_needed; }

@@ -162,12 +162,13 @@ struct StoppingRecord {
   bool target_met = false;                        ///< relative_ci_width <= target
 };
 
-/// What the per-step samples of a result (or a Timer) from `backend` are, by default: {"CPU
-/// time", "host steady clock"} for "host", else {"GPU time", "CUDA events"}. Used for reports
+/// What the per-step samples of a result (or a Timer) from `backend` are, by default: {"real
+/// time", "host steady clock"} for "host" (reports before 0.2 named it "CPU time"; it was always
+/// the steady clock's real time), else {"GPU time", "CUDA events"}. Used for reports
 /// written before schema 1.2 (results of 1.2 and later carry `time_label` and `time_clock`) and
 /// for Timer summaries, which name only their backend.
 inline std::pair<std::string, std::string> legacy_time_names(const std::string& backend) {
-  if (backend == "host") return {"CPU time", "host steady clock"};
+  if (backend == "host") return {"real time", "host steady clock"};
   return {"GPU time", "CUDA events"};
 }
 
@@ -178,7 +179,7 @@ struct Result {
   Work work;                       ///< work per step as declared
   Config config;                   ///< complete configuration, defaults included
   std::string backend;             ///< "cuda", "host", or a test backend's name
-  std::string time_label = "GPU time";  ///< what the per-step samples are: "GPU time" (CUDA events) or "CPU time" (host clock)
+  std::string time_label = "GPU time";  ///< what the per-step samples are: "GPU time" (CUDA events) or "real time" (host steady clock)
   std::string time_clock = "CUDA events";  ///< the clock behind them
   DeviceRecord device;             ///< where it ran
   Status status = Status::ok;      ///< ok, or failed with `error`
@@ -199,6 +200,11 @@ struct Result {
   /// the samples' own interval, kept in `streams.within_ci_*`).
   Summary gpu_time;
   Summary wall_time;               ///< wall time per step, seconds (one value per wall round)
+  /// Process CPU time per step, seconds (gauge/core/cpu_clock.hpp: user + system time of every
+  /// thread), one value per measured round, the setup's CPU time taken out; recorded by host
+  /// timing only (`sampling.method` "host"), n = 0 elsewhere. cpu / real time is the step's
+  /// parallelism (≈ 1 single-threaded, ≈ N with N busy threads, ≪ 1 when it sleeps or waits).
+  Summary cpu_time;
   Throughput gpu_throughput;       ///< work / median GPU time per step
   Throughput wall_throughput;      ///< work / median wall time per step
   /// Median wall time minus median GPU time per step, seconds: host work the device waits for.
@@ -219,6 +225,7 @@ struct Result {
 
   std::vector<double> gpu_samples_s;   ///< GPU time per step of each sample, in order taken
   std::vector<double> wall_samples_s;  ///< wall time per step of each wall round, in order
+  std::vector<double> cpu_samples_s;   ///< process CPU time per step of each measured round (host timing), in order
   std::vector<Warning> warnings;       ///< what might be wrong with these numbers
   double total_time_s = 0;             ///< host time of the whole run() call, seconds
 

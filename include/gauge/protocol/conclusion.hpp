@@ -58,6 +58,7 @@ inline Result& Protocol::conclude(Result& r) {
   record_streams(r);
   record_clock(r);
   r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
+  if (!r.cpu_samples_s.empty()) r.cpu_time = summarize(r.cpu_samples_s, config_.measure.confidence_level);
   r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
   r.wall_throughput = throughput(r.work, r.wall_time.p50);
   // Host overhead and busy fraction compare device time with wall time: meaningless where the

@@ -153,6 +153,7 @@ inline void Protocol::measure(Result& r, WarningSink& sink) {
     ++s.rounds;
     s.steps += o.steps;
     for (double x : o.per_step_s) samples.push_back(x);
+    if (o.cpu_per_step_s) r.cpu_samples_s.push_back(*o.cpu_per_step_s);
     // A wall-time round: pipelined steps, one synchronize at the end (the seed's first snippet).
     std::size_t n_wall = static_cast<std::size_t>(std::llround(static_cast<double>(steps) * m.wall_round_fraction));
     n_wall = std::max<std::size_t>(1, n_wall);

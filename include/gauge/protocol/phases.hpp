@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gauge/core/config.hpp"
+#include "gauge/core/cpu_clock.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/stop.hpp"
 #include "gauge/core/result.hpp"
@@ -48,6 +49,8 @@ struct RoundOutcome {
   double enqueue_s = 0;            ///< host time to enqueue the round
   std::size_t steps = 0;
   std::optional<SmClockReading> clock;  ///< the round's mean SM clock (probe), when read
+  /// Process CPU time per step over the round, less the setup's (host timing only), seconds.
+  std::optional<double> cpu_per_step_s;
 };
 
 /// Outcome of one wall-time round.
@@ -277,6 +280,7 @@ class Protocol {
 
   /// The untimed setup before a step (Experiment::setup), its host time counted.
   void call_setup() {
+    const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
     const double t0 = b_.now();
     try {
       b_.call_setup();
@@ -284,6 +288,7 @@ class Protocol {
       throw Error(std::string("setup: ") + e.what());
     }
     setup_time_s_ += b_.now() - t0;
+    if (host_timing_) setup_cpu_s_ += process_cpu_seconds() - cpu0;
     ++setup_calls_;
   }
 
@@ -339,6 +344,8 @@ class Protocol {
   bool has_setup_ = false;           // Experiment::setup runs before every step
   std::size_t setup_calls_ = 0;
   double setup_time_s_ = 0;          // host time of all setup calls
+  double setup_cpu_s_ = 0;           // process CPU time of all setup calls (host timing only)
+  bool host_timing_ = false;         // the "host" method: rounds record process CPU time
   std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)
   std::size_t measure_rounds_ = 0;   // measuring rounds started (they rotate over the pool)
   cupti::Tracer* tracer_ = nullptr;  // set during the traced round only

@@ -5,12 +5,14 @@
 /// `on_gate_timeout` (a round the launch gate gave up on). Part of gauge/protocol/protocol.hpp.
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gauge/core/config.hpp"
+#include "gauge/core/cpu_clock.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/warning_sink.hpp"
@@ -40,6 +42,7 @@ inline void Protocol::choose_method(Result& r, WarningSink& sink) {
     case GateSupport::not_needed:
       r.sampling.method = "host";
       gated_ = false;
+      host_timing_ = true;  // the step runs on this thread: its process CPU time means something
       break;
     case GateSupport::available:
       gated_ = m.gpu_timing == GpuTiming::automatic;
@@ -69,6 +72,9 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   if (gated_) b_.gate_close(m.gate_timeout);
   const bool probe = b_.has_clock_probe();
   if (probe) b_.clock_probe_start();  // before the first event: outside every sample
+  // Process CPU time over the round, less the setup's (host timing only; read outside the markers).
+  const double setup_cpu0 = setup_cpu_s_;
+  const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
   const double t0 = b_.now();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   pairs.reserve(per_step_pairs() ? out.steps : batches);
@@ -101,6 +107,10 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
     }
   }
   out.enqueue_s = b_.now() - t0;
+  if (host_timing_) {
+    const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0);
+    if (std::isfinite(cpu)) out.cpu_per_step_s = std::max(0.0, cpu) / static_cast<double>(out.steps);
+  }
   if (probe) b_.clock_probe_stop();  // after the last event
   if (gated_) b_.gate_open();
   monitor_.observe_memory();  // while the round runs: transient allocations are still held

@@ -118,7 +118,7 @@ class ProtocolBackend {
   virtual bool has_setup() const = 0;
   virtual void call_setup() = 0;
   virtual const char* name() const = 0;        ///< "cuda", "host", or a test backend's name
-  virtual const char* time_label() const = 0;  ///< "GPU time" or "CPU time"
+  virtual const char* time_label() const = 0;  ///< "GPU time" or "real time"
   virtual const char* time_clock() const = 0;  ///< "CUDA events" or "host steady clock"
   virtual GateSupport gate_support() const = 0;
   virtual bool graph_supported() const = 0;

@@ -30,11 +30,13 @@ struct Outcome {
 
 /// The finite samples of `r` for `metric`.
 inline std::vector<double> samples_of(const Result& r, Metric metric) {
-  return compare::finite(metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
+  return compare::finite(metric_samples(r, metric));
 }
 
-/// What the samples of `r` for `metric` are: its `time_label` ("GPU time", "CPU time") or "wall time".
-inline std::string metric_words(Metric m, const Result& r) { return m == Metric::gpu_time ? r.time_label : "wall time"; }
+/// What the samples of `r` for `metric` are: its `time_label` ("GPU time", "real time"), "wall time" or "process CPU time".
+inline std::string metric_words(Metric m, const Result& r) {
+  return m == Metric::gpu_time ? r.time_label : m == Metric::wall_time ? "wall time" : "process CPU time";
+}
 
 /// "1.2 TFLOP/s", "3.4 GB/s" or "5 tokens/s" for a rate of `quantity` ("flop", "bytes", an item).
 inline std::string rate_text(double v, const std::string& quantity) {

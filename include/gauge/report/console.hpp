@@ -21,12 +21,16 @@ namespace gauge {
 
 
 /// The summary table of `results` as text (ends with a newline): experiment, status, median and
-/// p99 time per step (each result's `time_label`: GPU time, or CPU time on the host backend),
-/// half-width of the CI of the median in %, wall time per step, throughput (FLOP/s from the
-/// median, else bytes/s, else the first item rate), warning codes; then a legend line.
+/// p99 time per step (each result's `time_label`: GPU time, or real time on the host backend),
+/// half-width of the CI of the median in %, wall time per step, then, when some result has it
+/// (host timing), its median process CPU time per step ("cpu/step"), throughput (FLOP/s from
+/// the median, else bytes/s, else the first item rate), warning codes; then a legend line.
 inline std::string summary_table(const std::vector<Result>& results) {
-  std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", "experiment", "status",
-                                "median", "p99", "ci +-%", "wall/step", "throughput", "warnings");
+  const bool cpu = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.cpu_time.p50.has_value(); });
+  auto cpu_cell = [&](const Result& r) { return cpu ? fmt::format(" {:>11}", detail::format_time(r.cpu_time.p50)) : std::string(); };
+  std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11}{} {:>16}  {}\n", "experiment", "status",
+                                "median", "p99", "ci +-%", "wall/step", cpu ? fmt::format(" {:>11}", "cpu/step") : "",
+                                "throughput", "warnings");
   for (const auto& r : results) {
     std::string label = detail::escape::visible(r.name);  // a NUL or newline cannot cut or break the line
     std::string rate = "-";
@@ -44,9 +48,9 @@ inline std::string summary_table(const std::vector<Result>& results) {
       if (!codes.empty()) codes += ",";
       codes += w.code;
     }
-    out += fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11} {:>16}  {}\n", label, to_string(r.status),
+    out += fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11}{} {:>16}  {}\n", label, to_string(r.status),
                        detail::format_time(r.gpu_time.p50), detail::format_time(r.gpu_time.p99), ci,
-                       detail::format_time(r.wall_time.p50), rate, codes);
+                       detail::format_time(r.wall_time.p50), cpu_cell(r), rate, codes);
     if (r.error) out += fmt::format("  error: {}\n", detail::escape::visible(*r.error));
   }
   std::vector<std::string> kinds;  // "GPU time from CUDA events", each once, in order
@@ -56,8 +60,8 @@ inline std::string summary_table(const std::vector<Result>& results) {
   std::string times;
   for (const auto& k : kinds) times += (times.empty() ? " (" : "; ") + k;
   out += "median, p99: time per step" + times + (times.empty() ? "" : ")") +
-         "; ci +-%: half-width of the confidence interval of the median; wall/step: wall time per step; "
-         "throughput: work / median\n";
+         "; ci +-%: half-width of the confidence interval of the median; wall/step: wall time per step; " +
+         (cpu ? "cpu/step: process CPU time per step (all threads); " : "") + "throughput: work / median\n";
   return out;
 }
 
@@ -99,7 +103,9 @@ inline std::string kernel_table(const std::vector<Result>& results, std::size_t 
   return out;
 }
 
-/// One line about where it ran: GPU, compute capability, driver and runtime, or "no GPU".
+/// One line about where it ran: GPU, compute capability, driver and runtime, or "no GPU"; a build
+/// without the CUDA runtime (no driver or runtime version known) says "host only: " and why, and
+/// prints no CUDA versions.
 inline std::string environment_line(const Environment& env) {
   auto version = [](const std::optional<int>& v) {
     return v ? fmt::format("{}.{}", *v / 1000, (*v % 1000) / 10) : std::string("-");
@@ -110,6 +116,9 @@ inline std::string environment_line(const Environment& env) {
                                       env.cuda.devices[0].compute_capability_major,
                                       env.cuda.devices[0].compute_capability_minor,
                                       env.cuda.devices[0].multiprocessors);
+  if (env.cuda.devices.empty() && !env.cuda.driver_version && !env.cuda.runtime_version)
+    return fmt::format("host only: {} | {} | gauge {}\n", env.cuda.error.value_or("no CUDA runtime"),
+                       env.host.cpu.model_name.value_or("unknown CPU"), env.gauge_version);
   return fmt::format("{} | CUDA driver {} runtime {} | {} | gauge {}\n", gpu, version(env.cuda.driver_version),
                      version(env.cuda.runtime_version), env.host.cpu.model_name.value_or("unknown CPU"),
                      env.gauge_version);

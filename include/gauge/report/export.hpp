@@ -132,7 +132,11 @@ inline std::string csv_number(const std::optional<double>& v) {
 /// `{"context": {...}, "benchmarks": [...]}`. Each experiment with samples becomes the entries
 /// described at GoogleBenchmarkOptions::repetitions, named
 /// "<name>/<dimension>:<value>/..."; `real_time` is the chosen time per step in `time_unit`;
-/// `cpu_time` repeats `real_time` (gauge measures no process CPU time; tools require the key);
+/// `cpu_time` is the process CPU time where the result has it (host timing, `cpu_time_s`: the
+/// single entry and the median take its median; repetitions and the other aggregates scale their
+/// `real_time` by the result's median CPU time / median real time, as the per-round CPU samples do
+/// not split into the per-step groups) and repeats `real_time` elsewhere (GPU results: tools
+/// require the key);
 /// `iterations` is the steps behind the entry (for an aggregate, the number of entries, as Google
 /// Benchmark writes it); counters `flop_per_second`, `bytes_per_second`, `items_per_second` and
 /// `<item>_per_second` are work / that time (on repetitions and the median), and with the
@@ -173,8 +177,10 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       {"gpu", env.cuda.devices.empty() ? std::string("none") : env.cuda.devices[0].name},
       {"cuda_driver_version", env.cuda.driver_version ? nlohmann::json(*env.cuda.driver_version) : nlohmann::json(nullptr)},
       {"cuda_runtime_version", env.cuda.runtime_version ? nlohmann::json(*env.cuda.runtime_version) : nlohmann::json(nullptr)},
-      {"time_source", gpu ? "real_time and cpu_time: GPU time per step (CUDA events; host clock on the host backend)"
-                          : "real_time and cpu_time: wall time per step"},
+      {"time_source", gpu ? "real_time: GPU time per step (CUDA events; host steady clock on the host backend); "
+                            "cpu_time: process CPU time per step where the result has it, else real_time"
+                          : "real_time: wall time per step; cpu_time: process CPU time per step where the result has it, "
+                            "else real_time"},
   };
   // Unknown governor: no claim either way (Google Benchmark itself omits nothing, but writing
   // `false` would say scaling is off when nobody looked).
@@ -185,6 +191,10 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   for (const auto& r : results) {
     const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = benchmark_name(r);
+    // Process CPU time per unit of the entry's time (host timing), else 1: cpu_time = real_time.
+    const Summary& timed = gpu ? r.gpu_time : r.wall_time;
+    const bool has_cpu = r.cpu_time.p50 && std::isfinite(*r.cpu_time.p50) && timed.p50 && *timed.p50 > 0;
+    const double cpu_per_real = has_cpu ? *r.cpu_time.p50 / *timed.p50 : 1.0;
     auto entry = [&](const std::string& entry_name, const char* run_type, std::size_t repetitions,
                      std::size_t iterations, double seconds) {
       nlohmann::json b = {{"name", entry_name},
@@ -196,7 +206,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
                           {"threads", 1},
                           {"iterations", iterations},
                           {"real_time", seconds / unit},
-                          {"cpu_time", seconds / unit},
+                          {"cpu_time", seconds * cpu_per_real / unit},
                           {"time_unit", options.time_unit}};
       return b;
     };
@@ -229,6 +239,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     if (!options.repetitions) {
       nlohmann::json b = entry(name, "iteration", 1, gpu ? r.sampling.steps : r.sampling.wall_steps, median_s);
       b["repetition_index"] = 0;
+      if (has_cpu) b["cpu_time"] = *r.cpu_time.p50 / unit;
       add_counters(b, r.work, median_s, &r.peaks);
       add_roofline(b, r.peaks);
       benchmarks.push_back(b);
@@ -264,6 +275,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     };
     benchmarks.push_back(aggregate("mean", own_or_samples(&Summary::mean), "time"));
     nlohmann::json median = aggregate("median", median_s, "time");
+    if (has_cpu) median["cpu_time"] = *r.cpu_time.p50 / unit;
     add_counters(median, r.work, median_s, &r.peaks);
     add_roofline(median, r.peaks);
     benchmarks.push_back(median);

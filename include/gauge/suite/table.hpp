@@ -28,6 +28,9 @@ struct SweepRow {
   std::string samples = "-";    ///< samples of the median ("-" for a skipped point)
   std::string median = "-";     ///< median time per step, e.g. "12.35 us"
   std::string ci = "-";         ///< half-width of the median's CI, percent of the median, e.g. "0.210"
+  /// Median process CPU time per step (host timing, Result::cpu_time), e.g. "480 ns"; "" where the
+  /// result has none (a table shows its "cpu/step" column only when a row has one).
+  std::string cpu;
   std::string throughput = "-";  ///< work / median: FLOP/s, else B/s, else the first item rate
   std::string note;             ///< warning codes; the error of a failed point; the reason of a skip
   /// "i/N" (1-based) for a repetition of a run with `--repetitions N`, N > 1; "" otherwise (a
@@ -49,6 +52,7 @@ inline SweepRow sweep_row(const Result& r) {
   row.samples = std::to_string(r.gpu_time.n);
   row.median = detail::format_time(r.gpu_time.p50);
   if (r.gpu_time.median_ci_relative_width) row.ci = fmt::format("{:.3f}", 50 * *r.gpu_time.median_ci_relative_width);
+  if (r.cpu_time.p50) row.cpu = detail::format_time(r.cpu_time.p50);
   if (r.gpu_throughput.flop_per_second) row.throughput = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
   else if (r.gpu_throughput.bytes_per_second) row.throughput = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");
   else if (!r.gpu_throughput.items_per_second.empty()) {
@@ -71,7 +75,8 @@ inline SweepRow sweep_row(const SkippedPoint& s) {
 
 /// The table of one benchmark: a column per name in `axes` (a row without that dimension shows
 /// "-"), a "repetition" column when a row has one (SweepRow::repetition), then status, samples,
-/// median, ci +-%, throughput, notes; ends with a newline.
+/// median, ci +-%, "cpu/step" when a row has process CPU time (SweepRow::cpu), throughput, notes;
+/// ends with a newline.
 /// Control characters in cells are made visible; '|' is escaped in Markdown.
 inline std::string sweep_table(const std::vector<std::string>& axes, const std::vector<SweepRow>& rows, TableStyle style) {
   const bool repetition_column =
@@ -79,7 +84,10 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
   const std::size_t lead = axes.size() + (repetition_column ? 1 : 0);  // right-aligned leading columns
   std::vector<std::string> header = axes;
   if (repetition_column) header.emplace_back("repetition");
-  for (const char* h : {"status", "samples", "median", "ci +-%", "throughput", "notes"}) header.emplace_back(h);
+  const bool cpu_column = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.cpu.empty(); });
+  for (const char* h : {"status", "samples", "median", "ci +-%"}) header.emplace_back(h);
+  if (cpu_column) header.emplace_back("cpu/step");
+  for (const char* h : {"throughput", "notes"}) header.emplace_back(h);
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {
     std::vector<std::string> line;
@@ -88,7 +96,9 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
       line.push_back(it == r.dimensions.end() ? "-" : to_string(it->second));
     }
     if (repetition_column) line.push_back(r.repetition.empty() ? "-" : r.repetition);
-    for (const std::string* c : {&r.status, &r.samples, &r.median, &r.ci, &r.throughput, &r.note}) line.push_back(*c);
+    for (const std::string* c : {&r.status, &r.samples, &r.median, &r.ci}) line.push_back(*c);
+    if (cpu_column) line.push_back(r.cpu.empty() ? "-" : r.cpu);
+    for (const std::string* c : {&r.throughput, &r.note}) line.push_back(*c);
     for (auto& c : line) c = detail::escape::visible(c);
     cells.push_back(std::move(line));
   }

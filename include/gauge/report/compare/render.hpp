@@ -42,7 +42,9 @@ inline std::string rule_text(const CompareOptions& o) {
       "it; faster: likewise below 1 - {:g} %, and none slower; same: the median's interval within 1 ± {:g} % (and, with one run per side on a GPU, no decile moved beyond "
       "it with a two-sided Mann-Whitney U test at p < {:g}); otherwise inconclusive. Over several experiments: {}. "
       "Without samples: the summaries' median intervals.",
-      o.metric == Metric::gpu_time ? "GPU time (CPU time for host-backend results)" : "wall time",
+      o.metric == Metric::gpu_time    ? "GPU time (real time for host-backend results)"
+      : o.metric == Metric::wall_time ? "wall time"
+                                      : "process CPU time (host-backend results)",
       to_string(o.clock_normalization), o.resamples, o.seed, 100 * o.confidence_level, 100 * o.threshold,
       100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level,
       o.multiplicity == Multiplicity::fdr    ? "Benjamini-Hochberg false-discovery rate at 1 - c"

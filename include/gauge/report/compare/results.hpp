@@ -33,7 +33,8 @@ inline std::optional<std::pair<double, std::string>> result_clock(const Result& 
 /// ClockNormalization's automatic rule for one result: whether its work scales with the SM
 /// clock, and why (the text names the numbers).
 inline std::pair<bool, std::string> scales_with_clock(const Result& r, const CompareOptions& o) {
-  if (o.metric != Metric::gpu_time) return {false, "wall time includes the host's part, which the SM clock does not set"};
+  if (o.metric == Metric::wall_time) return {false, "wall time includes the host's part, which the SM clock does not set"};
+  if (o.metric == Metric::cpu_time) return {false, "process CPU time is the host's, which the SM clock does not set"};
   if (!r.work.flop || !(*r.work.flop > 0))
     return {false, "the step declares no FLOP, so nothing says its time follows the SM clock"};
   if (!r.work.bytes || !(*r.work.bytes > 0)) return {true, "the step declares FLOP and no bytes: compute-bound"};
@@ -152,9 +153,8 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     if (ta != tb) c.dimension_differences.push_back(key + ": " + ta + " → " + tb);
   }
   c.differences = result_differences(base, candidate, options.clock_tolerance);
-  const bool gpu = options.metric == Metric::gpu_time;
-  const std::vector<double> a = finite(gpu ? base.gpu_samples_s : base.wall_samples_s);
-  const std::vector<double> b = finite(gpu ? candidate.gpu_samples_s : candidate.wall_samples_s);
+  const std::vector<double> a = finite(metric_samples(base, options.metric));
+  const std::vector<double> b = finite(metric_samples(candidate, options.metric));
   c.base_n = a.size();
   c.candidate_n = b.size();
   if (c.base_failed || c.candidate_failed) {
@@ -186,8 +186,8 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
   }
   const double level = options.confidence_level;
   const std::size_t needed = min_samples_for_ci(level);
-  const Summary& sa = gpu ? base.gpu_time : base.wall_time;
-  const Summary& sb = gpu ? candidate.gpu_time : candidate.wall_time;
+  const Summary& sa = metric_summary(base, options.metric);
+  const Summary& sb = metric_summary(candidate, options.metric);
   // A side that stored a subsample of its samples (max_samples_in_report; its summary counts more
   // than it stored): its summary is of all of them, so both sides are compared from the summaries.
   const bool subsample = sa.n > a.size() || sb.n > b.size();
@@ -195,6 +195,12 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
       compare_summaries(c, sa, sb, options, "a side stored a subsample of its samples")) {
     c.notes.push_back(fmt::format("compared from the summaries: the reports store {} of {} (base) and {} of {} (new) "
                                   "samples (max_samples_in_report)", a.size(), sa.n, b.size(), sb.n));
+    return c;
+  }
+  if (options.metric == Metric::cpu_time && (sa.n == 0 || sb.n == 0) && (a.empty() || b.empty())) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("no process CPU time in the {} result: it is recorded by host timing only (the host "
+                           "backend, schema 1.7 and later)", sa.n == 0 && a.empty() ? "base" : "new");
     return c;
   }
   if (a.size() < needed || b.size() < needed) {

@@ -45,7 +45,7 @@ inline std::optional<RunSide> run_side(const std::vector<const Result*>& runs, b
   const double z = detail::normal_quantile((1 + o.confidence_level) / 2);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Result& r = *runs[i];
-    std::vector<double> v = cycles ? detail::cycle_samples(r) : finite(o.metric == Metric::gpu_time ? r.gpu_samples_s : r.wall_samples_s);
+    std::vector<double> v = cycles ? detail::cycle_samples(r) : finite(metric_samples(r, o.metric));
     v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !(x > 0); }), v.end());
     // The rounds (blocks of them) in the order taken, where every sample survived the filter.
     const double rounds = o.metric == Metric::gpu_time || cycles ? relative_round_variance(r, v, o.confidence_level).first : 0;
@@ -185,7 +185,7 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
   // The sample counts of every run, and no note that described the first runs only.
   auto samples_of = [&](const std::vector<const Result*>& runs) {
     std::size_t n = 0;
-    for (const Result* r : runs) n += finite(options.metric == Metric::gpu_time ? r->gpu_samples_s : r->wall_samples_s).size();
+    for (const Result* r : runs) n += finite(metric_samples(*r, options.metric)).size();
     return n;
   };
   c.base_n = samples_of(base);

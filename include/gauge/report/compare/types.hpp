@@ -17,6 +17,7 @@
 
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/error.hpp"
+#include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/two_sample.hpp"
 #include "gauge/core/verdict.hpp"
@@ -25,12 +26,28 @@ namespace gauge {
 
 /// Which per-step samples a comparison uses.
 enum class Metric {
-  gpu_time,   ///< `samples.gpu_time_per_step_s`: GPU time from CUDA events (host clock on the host backend)
+  /// `samples.gpu_time_per_step_s`: the per-step samples, as the result's `time_label` says: GPU
+  /// time from CUDA events, or real time from the steady clock on the host backend.
+  gpu_time,
   wall_time,  ///< `samples.wall_time_per_step_s`: wall time per step, one sample per wall round
+  /// `samples.cpu_time_per_step_s`: process CPU time per step, one sample per measured round
+  /// (host timing only; gauge/core/cpu_clock.hpp). Schema 1.7.
+  cpu_time,
 };
 
-/// Text name of a Metric ("gpu_time", "wall_time").
-inline const char* to_string(Metric m) { return m == Metric::gpu_time ? "gpu_time" : "wall_time"; }
+/// Text name of a Metric ("gpu_time", "wall_time", "cpu_time").
+inline const char* to_string(Metric m) {
+  return m == Metric::gpu_time ? "gpu_time" : m == Metric::wall_time ? "wall_time" : "cpu_time";
+}
+
+/// The samples of `r` that `m` names (Result::gpu_samples_s, wall_samples_s or cpu_samples_s).
+inline const std::vector<double>& metric_samples(const Result& r, Metric m) {
+  return m == Metric::gpu_time ? r.gpu_samples_s : m == Metric::wall_time ? r.wall_samples_s : r.cpu_samples_s;
+}
+/// The summary of `r` that `m` names (Result::gpu_time, wall_time or cpu_time).
+inline const Summary& metric_summary(const Result& r, Metric m) {
+  return m == Metric::gpu_time ? r.gpu_time : m == Metric::wall_time ? r.wall_time : r.cpu_time;
+}
 
 // The rule of `Verdict` (gauge/core/verdict.hpp), the outcome of comparing one experiment of two
 // reports. The rule looks at the whole distribution of per-step times, not only at its middle (c: the confidence level, alpha = 1 − c,

@@ -113,6 +113,7 @@ struct Fields<Result> {
     v("clock", x.clock, since_1_5);
     v("gpu_time_s", x.gpu_time);
     v("wall_time_s", x.wall_time);
+    v("cpu_time_s", x.cpu_time, since_1_7);
     v.group("throughput", [&](auto& g) {
       g("gpu", x.gpu_throughput);
       g("wall", x.wall_throughput);
@@ -127,6 +128,7 @@ struct Fields<Result> {
     v.group("samples", [&](auto& g) {
       g("gpu_time_per_step_s", x.gpu_samples_s, nan_as_null);
       g("wall_time_per_step_s", x.wall_samples_s, nan_as_null);
+      g("cpu_time_per_step_s", x.cpu_samples_s, nan_as_null, since_1_7);
     });
     v("total_time_s", x.total_time_s, nan_as_null);
   }

@@ -77,6 +77,22 @@ GAUGE_SERIAL_DESCRIBE(Outliers, "outliers", low_severe, low_mild, high_mild, hig
 GAUGE_SERIAL_DESCRIPTION(Summary, "summary", NoFlags) {
   GAUGE_SERIAL_FIELDS(n, min, p1, p5, p10, p25, p50, p75, p90, p95, p99, max, mean, stddev, cv, mad, iqr,
                       median_ci, median_ci_relative_width, confidence_level, outliers);
+  // `median` repeats p50 under the name most readers look for (schema 1.7); read, it must agree.
+  v.computed(
+      "median", json_number | json_null, x, [](const Summary& m) -> nlohmann::json {
+        return m.p50 && std::isfinite(*m.p50) ? nlohmann::json(*m.p50) : nlohmann::json(nullptr);
+      },
+      [](const nlohmann::json& j, Summary& m) {
+        if (!j.is_null() && !j.is_number()) wrong_type("a number or null", j);
+        if (j.is_null()) {
+          if (m.p50) throw FieldError("", "median is null but p50 is not (they are one statistic)");
+        } else if (!m.p50) {
+          m.p50 = j.get<double>();  // a hand-made summary that names only the median
+        } else if (j.get<double>() != *m.p50) {
+          throw FieldError("", fmt::format("median {} differs from p50 {} (they are one statistic)", j.get<double>(), *m.p50));
+        }
+      },
+      since_1_7);
   v.constant("percentile_method", Summary::percentile_method);
   v.constant("median_ci_method", Summary::median_ci_method);
   v.constant("outlier_method", Summary::outlier_method);

@@ -1,0 +1,31 @@
+#pragma once
+/// \file gauge/core/cpu_clock.hpp
+/// The process's CPU time: what Google Benchmark's "CPU" column and POSIX `times()` report (user
+/// plus system time of every thread of the process), as opposed to real (wall) time. The host
+/// backend records it around every timed round, so a host result carries both: real time per step
+/// from the steady clock (`gpu_time_s`, `time_label` "real time") and process CPU time per step
+/// (`cpu_time_s`). Their ratio is the step's parallelism: ≈ 1 for a single-threaded busy step,
+/// ≈ N for a step that keeps N threads busy, ≪ 1 for a step that sleeps or waits.
+
+#include <cmath>
+#include <ctime>
+
+namespace gauge {
+
+/// CPU time consumed so far by every thread of this process, seconds, from
+/// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` (POSIX.1-2008); NaN where the clock is unavailable.
+/// Only differences of two readings mean anything. Not a vDSO call: ~0.1–0.5 µs per reading, so
+/// gauge reads it once per round, outside every timed interval.
+inline double process_cpu_seconds() noexcept {
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return std::nan("");
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+#else
+  const std::clock_t c = std::clock();
+  if (c == static_cast<std::clock_t>(-1)) return std::nan("");
+  return static_cast<double>(c) / CLOCKS_PER_SEC;
+#endif
+}
+
+}  // namespace gauge

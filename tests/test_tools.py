@@ -880,6 +880,27 @@ class Plot(unittest.TestCase):
         self.assertIn("slower: 0.1", text)
         self.assertNotIn("None", text)
 
+    def test_a_verdict_on_cycles_titles_the_cycles_not_the_time(self):
+        # As on the H200 (2026-12-03): time 0.9779 [0.9739, 0.9796] while the SM clock rose 2 %,
+        # cycles 1.0017 [0.9979, 1.0037], verdict same. The title must give the cycles' interval.
+        out = scratch("plots")
+        a, b = gpu_samples(report("base.json")), gpu_samples(report("slower.json"))
+        with open(report("base.json")) as f:
+            e = json.load(f)["experiments"][0]
+        cmp = {"experiments": [{"name": e["name"], "dimensions": e["dimensions"], "verdict": "same", "decided_on": "cycles",
+                                "ratio": {"estimate": 0.9779, "low": 0.9739, "high": 0.9796, "level": 0.95},
+                                "clock_normalized_ratio": {"estimate": 1.0017, "low": 0.9979, "high": 1.0037, "level": 0.95}}]}
+        cmp_json = os.path.join(out, "cycles-comparison.json")
+        with open(cmp_json, "w") as f:
+            json.dump(cmp, f)
+        data = os.path.join(out, "cycles.json")
+        self.plot_file(os.path.join(out, "cycles.svg"), "compare", report("base.json"), report("slower.json"),
+                       "--comparison", cmp_json, "--data", data)
+        with open(data) as f:
+            [panel] = json.load(f)["panels"]
+        self.assertEqual(f"{e['name']}: SM cycles new/base = 1.0017 [0.9979, 1.0037] at 95 %: same "
+                         f"(time {np.median(b) / np.median(a):.4f}: the clock moved)", panel["title"])
+
     def test_bad_input_exits_2_with_one_line(self):
         out = scratch("plots")
         cases = [

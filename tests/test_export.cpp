@@ -27,6 +27,39 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 }  // namespace
 
+TEST_CASE("export: Google Benchmark JSON refuses a name it would copy into every entry, above 64 KiB", "[export]") {
+  auto report = stored("base.json");
+  const std::string dims = gauge::detail::export_::benchmark_name(report.results[0]).substr(report.results[0].name.size());
+  report.results[0].name = std::string(65536 - dims.size(), 'x');  // exactly at the limit: written
+  CHECK(gauge::google_benchmark_json(report)["benchmarks"][0]["name"].get<std::string>().size() == 65536);
+  report.results[0].name += "x";  // one byte more: refused, with the size
+  CHECK_THROWS_WITH(gauge::google_benchmark_json(report),
+                    Catch::Contains("the name of experiment 0 is 65537 bytes (it begins \"xxxx") &&
+                        Catch::Contains("names above 65536 bytes are refused"));
+}
+
+TEST_CASE("export: Google Benchmark JSON's cpu_time is process CPU time for a host result", "[export]") {
+  auto report = stored("base.json");
+  gauge::Result& r = report.results[0];
+  r.backend = "host";
+  r.time_label = "real time";
+  r.cpu_samples_s = {2e-3, 3e-3, 4e-3};
+  r.cpu_time = gauge::summarize(r.cpu_samples_s);  // median 3 ms
+  gauge::GoogleBenchmarkOptions o;
+  o.time_unit = "ms";
+  o.repetitions = false;
+  const nlohmann::json one = gauge::google_benchmark_json(report, o)["benchmarks"][0];
+  CHECK(one["cpu_time"].get<double>() == Approx(3.0).epsilon(1e-12));
+  CHECK(one["real_time"].get<double>() == Approx(*r.gpu_time.p50 * 1e3).epsilon(1e-12));
+  // Repetitions: each entry's cpu_time is its real_time x (3 ms / the median real time).
+  o.repetitions = true;
+  const nlohmann::json b = gauge::google_benchmark_json(report, o)["benchmarks"];
+  const double ratio = 3e-3 / *r.gpu_time.p50;
+  CHECK(b[0]["cpu_time"].get<double>() == Approx(b[0]["real_time"].get<double>() * ratio).epsilon(1e-12));
+  for (const auto& e : b)
+    if (e.value("aggregate_name", "") == "median") CHECK(e["cpu_time"].get<double>() == Approx(3.0).epsilon(1e-12));
+}
+
 TEST_CASE("export: Google Benchmark JSON with one repetition per sample (60 <= 100) and the aggregates", "[export]") {
   const auto report = stored("base.json");
   const nlohmann::json j = gauge::google_benchmark_json(report);

@@ -697,6 +697,39 @@ TEST_CASE("serial: a wrong type names the key path and the expected type", "[ser
   CHECK_NOTHROW(gauge::report_from_json(doc, "r.json"));
 }
 
+TEST_CASE("serial: a summary's median is its p50, and the reader holds them to it", "[serial][read]") {
+  json doc = full_document();
+  const json& g = doc["experiments"][0]["gpu_time_s"];
+  REQUIRE(g.at("p50").is_number());
+  CHECK(g.at("median") == g.at("p50"));
+  const double p50 = g.at("p50").get<double>();
+  // One ulp apart: the same statistic (a writer that rounds rounds both alike).
+  doc["experiments"][0]["gpu_time_s"]["median"] = std::nextafter(p50, 1.0);
+  CHECK_NOTHROW(gauge::report_from_json(doc, "r.json"));
+  doc["experiments"][0]["gpu_time_s"]["median"] = 2 * p50;
+  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+                    Catch::Matchers::StartsWith("r.json: experiments[0].gpu_time_s.median: median ") &&
+                        Catch::Contains("differs from p50") && Catch::Contains("they are one statistic"));
+  doc["experiments"][0]["gpu_time_s"]["median"] = nullptr;
+  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+                    "r.json: experiments[0].gpu_time_s.median: median is null but p50 is not (they are one statistic)");
+  doc["experiments"][0]["gpu_time_s"]["median"] = p50;
+  doc["experiments"][0]["gpu_time_s"]["p50"] = nullptr;
+  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+                    Catch::Matchers::StartsWith("r.json: experiments[0].gpu_time_s.median: median is ") &&
+                        Catch::Contains("but p50 is null"));
+  // A 1.6 report has no median: it reads.
+  doc = full_document();
+  doc["schema_version"] = "1.6.0";
+  for (auto& e : doc["experiments"]) {
+    for (const char* k : {"gpu_time_s", "wall_time_s", "cpu_time_s"}) e[k].erase("median");
+    e.erase("cpu_time_s");
+    e["samples"].erase("cpu_time_per_step_s");
+    e["clock"]["cycles_per_step"].erase("median");
+  }
+  CHECK_NOTHROW(gauge::report_from_json(doc, "old.json"));
+}
+
 TEST_CASE("serial: compare reads NVML and telemetry from the typed values", "[serial][compare]") {
   const gauge::Environment a = gauge::testing::full_environment();
   gauge::Environment b = a;

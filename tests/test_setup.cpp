@@ -13,6 +13,7 @@
 
 #include "catch.hpp"
 #include "fake_backend.hpp"
+#include "gauge/core/cpu_clock.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/json.hpp"
@@ -264,6 +265,19 @@ TEST_CASE("cpu time: a host result has process CPU time per step beside real tim
     CHECK(*r.gpu_time.p50 >= 2e-3);  // sleep_for sleeps at least that long
     CHECK(*r.cpu_time.p50 < 0.25 * *r.gpu_time.p50);
   }
+  SECTION("an empty step with a setup: too short for the CPU clock read around it, so no CPU time, saying so") {
+    volatile int v = 0;
+    auto exp = gauge::make_experiment<gauge::HostBackend>("tiny", [&](gauge::HostStream) { v = v + 1; });
+    exp.config(cpu_config());
+    exp.setup([&](gauge::HostStream) { v = v + 1; });
+    const gauge::Result r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    // A reading of the process CPU clock is a system call (0.1 µs or more); the step is ~0.01–0.1 µs.
+    REQUIRE(*r.gpu_time.p50 < 10 * gauge::process_cpu_read_cost());
+    CHECK(r.has_warning("cpu_time_unresolved"));
+    CHECK(r.cpu_time.n == 0);
+    CHECK(r.cpu_samples_s.empty());
+  }
   SECTION("GPU timing records none: the fake device's result has no CPU time") {
     FakeDevice dev;
     auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
@@ -301,6 +315,11 @@ TEST_CASE("cpu time: comparisons on process CPU time, and a clear reason where t
   const auto none = gauge::compare_results(gpu, cand, o);
   CHECK(none.verdict == gauge::Verdict::inconclusive);
   CHECK(none.reason.find("no process CPU time in the base result") != std::string::npos);
+  // Several runs per side: the run without CPU time is named.
+  const gauge::Result base2 = host(1e-3, 1.01e-3);
+  const auto runs = gauge::compare_runs({&base, &base2}, {&cand, &gpu}, o);
+  CHECK(runs.verdict == gauge::Verdict::inconclusive);
+  CHECK(runs.reason.find("no process CPU time in new run 2") != std::string::npos);
 }
 
 }  // namespace gauge_test_setup

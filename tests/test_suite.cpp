@@ -605,6 +605,7 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
   s.elapsed_s = 4.0;
   CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | 4.0 s elapsed");
   s.finished = 2;
+  s.finished_elapsed_s = 4.0;
   s.last_median_s = 12.346e-6;
   // 4 s for 2 points: 2 s each, 38 left: 76 s.
   CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.0 s elapsed, ~1 min 16 s left");
@@ -613,6 +614,21 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
   s.samples_so_far = 240;
   CHECK(gauge::progress_line(s) ==
         "[3/40] triad/T=float/N=4096 | median so far 11.04 us (240 samples) | 4.0 s elapsed, ~1 min 16 s left");
+  // The estimate does not grow while the point runs: 1.5 s into it, 37 × 2 s + 0.5 s = 74.5 s;
+  // at 3 s and at 10 s (longer than the mean), 37 × 2 s = 74 s.
+  s.elapsed_s = 5.5;
+  CHECK(*gauge::progress_remaining_s(s) == Approx(74.5).epsilon(1e-12));
+  s.elapsed_s = 7.0;
+  CHECK(*gauge::progress_remaining_s(s) == Approx(74.0).epsilon(1e-12));
+  s.elapsed_s = 14.0;
+  CHECK(*gauge::progress_remaining_s(s) == Approx(74.0).epsilon(1e-12));
+  // The last point running: only its own remainder; all finished: 0.
+  s.finished = 39;
+  s.finished_elapsed_s = 78.0;  // 2 s per point
+  s.elapsed_s = 79.5;
+  CHECK(*gauge::progress_remaining_s(s) == Approx(0.5).epsilon(1e-12));
+  s.finished = 40;
+  CHECK(*gauge::progress_remaining_s(s) == 0.0);
   CHECK(gauge::format_duration(3725) == "1 h 02 min");
   CHECK(gauge::format_duration(59.94) == "59.9 s");
 }

@@ -829,6 +829,44 @@ TEST_CASE("HostTimerBackend times a CPU-only loop with no pending steps and no w
   CHECK(t.backend().markers_created() <= 4);  // begin + start + stop + step, recycled
 }
 
+TEST_CASE("many region names: each found again by name past the hash index, and a warning", "[timer]") {
+  FakeTimerDevice dev;
+  FakeTimer t("names", FakeTimerBackend(&dev), no_warmup());
+  // Step 0: 1200 regions, region i runs a kernel of (i + 1) µs. Step 1: the same names again, in
+  // reverse, each 2 × (i + 1) µs: a name must find its own region (1200 regions, not 2400).
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int k = 0; k < 1200; ++k) {
+      const int i = pass == 0 ? k : 1199 - k;
+      const std::string name = "layer." + std::to_string(i);
+      t.start(name);
+      dev.kernel(0, (pass + 1) * (i + 1) * 1e-6);
+      t.stop(name);
+    }
+    t.step();
+    dev.run_until_idle();
+    t.poll();
+  }
+  const auto s = t.finish();
+  REQUIRE(s.regions.size() == 1200);
+  for (int i : {0, 15, 16, 17, 777, 1199}) {
+    const auto& r = region_named(s, "layer." + std::to_string(i));
+    CHECK(r.total.steps == 2);
+    // Mean of (i + 1) µs and 2 (i + 1) µs.
+    CHECK(*r.total.time_per_step_s.mean == Approx(1.5 * (i + 1) * 1e-6).epsilon(1e-9));
+  }
+  bool warned = false;
+  for (const auto& w : s.warnings)
+    if (w.code == "timer_many_regions") warned = w.message.rfind("1200 distinct region names (more than 1000)", 0) == 0;
+  CHECK(warned);
+  // A Timer with a few regions has no such warning.
+  FakeTimer few("few", FakeTimerBackend(&dev), no_warmup());
+  few.start("a");
+  few.stop("a");
+  few.step();
+  dev.run_until_idle();
+  for (const auto& w : few.finish().warnings) CHECK(w.code != "timer_many_regions");
+}
+
 TEST_CASE("Timer and Experiment share the work and throughput vocabulary", "[timer]") {
   // A Work (the Experiment's type) is a StepWork: FLOP, bytes and the items tokens and samples.
   gauge::Work w;

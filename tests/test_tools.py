@@ -728,6 +728,33 @@ class HostSweep(unittest.TestCase):
             [line] = json.load(f)["panels"][0]["lines"]
         self.assertEqual([4096, 65536], line["x"])
         np.testing.assert_allclose(line["y"], [e["dimensions"]["bytes"] / e["gpu_time_s"]["p50"] for e in es], rtol=1e-9)
+        # gauge-plot compare --metric cpu draws the CPU samples (the report against itself).
+        cdata = os.path.join(d, "cpu-compare.json")
+        p = run(sys.executable, PLOT, "compare", out, out, "--metric", "cpu", "-o", os.path.join(d, "cpu.png"), "--data", cdata)
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        with open(cdata) as f:
+            panels = json.load(f)["panels"]
+        for e, panel in zip(es, panels):
+            m = float(np.median(e["samples"]["cpu_time_per_step_s"]))
+            np.testing.assert_allclose(panel["medians"], [m, m], rtol=1e-12)
+        # A GPU report has none: exit 2, saying why.
+        p = run(sys.executable, PLOT, "compare", report("base.json"), report("base.json"), "--metric", "cpu",
+                "-o", os.path.join(d, "none.png"))
+        self.assertEqual(2, p.returncode, p.stdout + p.stderr)
+        self.assertIn("has no process CPU time: it is recorded by host timing only", p.stderr)
+        # A comparison of another metric lends its interval and verdict to no title.
+        cmp_json = os.path.join(d, "cpu-comparison.json")
+        with open(cmp_json, "w") as f:
+            json.dump({"experiments": [{"name": es[0]["name"], "dimensions": es[0]["dimensions"], "metric": "cpu_time",
+                                        "verdict": "slower", "ratio": {"estimate": 2.0, "low": 1.9, "high": 2.1, "level": 0.95}}]}, f)
+        tdata = os.path.join(d, "time-compare.json")
+        p = run(sys.executable, PLOT, "compare", out, out, "--comparison", cmp_json, "-o", os.path.join(d, "t.png"), "--data", tdata)
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        self.assertIn("--comparison compared cpu_time, this plot draws gpu_time", p.stderr)
+        with open(tdata) as f:
+            title = json.load(f)["panels"][0]["title"]
+        self.assertNotIn("slower", title)
+        self.assertNotIn("1.9000", title)
 
 
 class HostSortFlags(FlagConventions, unittest.TestCase):

@@ -266,7 +266,7 @@ namespace Catch {
 template <>
 struct StringMaker<gauge::Result> {
   /// "gemm [M=8192, dtype=bf16]: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)"
-  /// (the result's `time_label`: "CPU time" on the host backend).
+  /// (the result's `time_label`: "real time" on the host backend).
   static std::string convert(const gauge::Result& r) {
     const std::string dims = gauge::detail::compare::dimensions_text(r.dimensions);
     return fmt::format("{}{}: {}, {} median {} (n = {}), wall time median {} (n = {})", r.name,

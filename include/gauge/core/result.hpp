@@ -163,7 +163,7 @@ struct StoppingRecord {
 };
 
 /// What the per-step samples of a result (or a Timer) from `backend` are, by default: {"real
-/// time", "host steady clock"} for "host" (reports before 0.2 named it "CPU time"; it was always
+/// time", "host steady clock"} for "host" (reports before schema 1.7 named it "CPU time"; it was always
 /// the steady clock's real time), else {"GPU time", "CUDA events"}. Used for reports
 /// written before schema 1.2 (results of 1.2 and later carry `time_label` and `time_clock`) and
 /// for Timer summaries, which name only their backend.

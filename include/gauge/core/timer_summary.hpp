@@ -305,7 +305,7 @@ inline std::string timer_console_line(const TimerSummary& s) {
 
 /// A Timer's lines in a report's console summary (each ends with a newline): the totals over every
 /// step after warm-up (median and p99 time per step from the histogram, named by the backend:
-/// GPU time, or CPU time for the host backend, mean wall time, each
+/// GPU time, or real time for the host backend, mean wall time, each
 /// region's median and share of the step, throughput and MFU, markers per boundary and host
 /// synchronizations), then every warning as "[severity] timer NAME: code: message".
 inline std::string timer_summary_text(const TimerSummary& s) {

@@ -30,6 +30,9 @@ namespace warning_code {
 inline constexpr const char* warmup_not_converged = "warmup_not_converged";
 /// The first step took far longer than the warmed one (autotuning, JIT): warm-up's budget counted from after it.
 inline constexpr const char* slow_first_step = "slow_first_step";
+/// Process CPU time is left out: with a setup it is read around every step, and the step is too
+/// short for the clock reading's own cost.
+inline constexpr const char* cpu_time_unresolved = "cpu_time_unresolved";
 inline constexpr const char* noise_target_not_met = "noise_target_not_met";
 inline constexpr const char* stream_effect = "stream_effect";
 inline constexpr const char* outliers = "outliers";
@@ -79,6 +82,9 @@ inline constexpr const char* timer_unresolved_steps = "timer_unresolved_steps";
 inline constexpr const char* timer_unfinished = "timer_unfinished";
 /// The event pool grew after warm-up: steady-state steps created CUDA events (allocated).
 inline constexpr const char* timer_pool_grew_after_warmup = "timer_pool_grew_after_warmup";
+/// More distinct region names than `timer_many_regions_limit`: names built from changing values
+/// (a step index, a shape) make a region per value, each with its own window and summary.
+inline constexpr const char* timer_many_regions = "timer_many_regions";
 /// Resolving a step failed (e.g. a CUDA error): that step's times were dropped.
 inline constexpr const char* timer_resolution_failed = "timer_resolution_failed";
 }  // namespace warning_code
@@ -109,6 +115,10 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "the first step took far longer than the warmed one (module loading, JIT, autotuning); it is in no sample, and "
      "warm-up's budget counted from after it",
      "warmup.first_step_time_s >= 0.1 s and >= 100 x the warmed per-step time"},
+    {warning_code::cpu_time_unresolved, Severity::info,
+     "process CPU time is not reported: with a setup it is read around every step, and the step is shorter than the "
+     "clock reading's cost can resolve",
+     "host timing with a setup, median real time per step < 10 x the cost of one CPU-clock reading"},
     {warning_code::noise_target_not_met, Severity::warning, "the median's confidence interval is wider than asked",
      "relative CI width > measure.target_relative_ci_width at measure.max_time"},
     {warning_code::stream_effect, Severity::info,
@@ -191,6 +201,8 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::timer_unfinished, Severity::info, "regions were open, or a step not ended, at finish()", "open regions at finish()"},
     {warning_code::timer_pool_grew_after_warmup, Severity::info, "the Timer's event pool grew after warm-up (allocations per step)",
      "events created after TimerConfig::warmup_steps"},
+    {warning_code::timer_many_regions, Severity::warning, "a Timer has very many distinct region names (names built from changing values?)",
+     "more than 1000 regions"},
     {warning_code::timer_resolution_failed, Severity::error, "resolving a step failed; its times were dropped", "an error while resolving"},
 };
 

@@ -97,8 +97,11 @@ inline void summarize_timer_regions(const TimerState& state, TimerSummary& s) {
   }
 }
 
+/// More distinct region names than this in one Timer gets `timer_many_regions`.
+inline constexpr std::size_t timer_many_regions_limit = 1000;
+
 /// The warnings of a summary: forced waits, unresolved steps, a pool that grew after warm-up,
-/// steps that could not be resolved.
+/// very many region names, steps that could not be resolved.
 inline void add_timer_warnings(const TimerState& state, const TimerSnapshot& now, TimerSummary& s) {
   const TimerCounters& counters = state.counters();
   const std::optional<std::size_t>& pool_at_warm = state.pool_at_warm();
@@ -124,6 +127,14 @@ inline void add_timer_warnings(const TimerState& state, const TimerSnapshot& now
                   "allocated. More regions appeared, or the host ran further ahead; raise warmup_steps.",
                   now.markers_created - *pool_at_warm, state.config().warmup_steps, now.markers_created);
     s.warnings.push_back(make_warning(warning_code::timer_pool_grew_after_warmup, buf));
+  }
+  if (state.region_count() > timer_many_regions_limit) {
+    std::snprintf(buf, sizeof buf,
+                  "%zu distinct region names (more than %zu): each is a region of its own, with its own window "
+                  "and summary line, and costs memory and time per step. Names should be few and fixed; a name "
+                  "built from a changing value (a step index, a shape) makes one region per value.",
+                  state.region_count(), timer_many_regions_limit);
+    s.warnings.push_back(make_warning(warning_code::timer_many_regions, buf));
   }
   if (counters.failed_steps > 0) {
     s.warnings.push_back(make_warning(warning_code::timer_resolution_failed,

@@ -43,6 +43,7 @@ inline void Protocol::choose_method(Result& r, WarningSink& sink) {
       r.sampling.method = "host";
       gated_ = false;
       host_timing_ = true;  // the step runs on this thread: its process CPU time means something
+      (void)process_cpu_read_cost();  // measured once, here, outside every round
       break;
     case GateSupport::available:
       gated_ = m.gpu_timing == GpuTiming::automatic;
@@ -72,8 +73,10 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   if (gated_) b_.gate_close(m.gate_timeout);
   const bool probe = b_.has_clock_probe();
   if (probe) b_.clock_probe_start();  // before the first event: outside every sample
-  // Process CPU time over the round, less the setup's (host timing only; read outside the markers).
+  // Process CPU time over the round, less the setup's (host timing only; read outside the markers),
+  // less the clock readings' own cost: once for the round's pair, once per setup call's pair.
   const double setup_cpu0 = setup_cpu_s_;
+  const std::size_t setup_calls0 = setup_calls_;
   const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
   const double t0 = b_.now();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
@@ -108,7 +111,10 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   }
   out.enqueue_s = b_.now() - t0;
   if (host_timing_) {
-    const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0);
+    const double read_cost = process_cpu_read_cost();
+    const double reads = 1.0 + static_cast<double>(setup_calls_ - setup_calls0);
+    const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0) -
+                       (std::isfinite(read_cost) ? reads * read_cost : 0.0);
     if (std::isfinite(cpu)) out.cpu_per_step_s = std::max(0.0, cpu) / static_cast<double>(out.steps);
   }
   if (probe) b_.clock_probe_stop();  // after the last event

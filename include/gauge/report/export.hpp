@@ -157,7 +157,11 @@ inline std::string csv_number(const std::optional<double>& v) {
 /// cuda_driver_version, cuda_runtime_version, time_source).
 ///
 /// \param env the environment; \param results the results; \param created_utc the date written.
-/// \throws ConfigError for a time unit other than ns, us, ms, s, or max_repetitions = 0.
+/// \throws ConfigError for a time unit other than ns, us, ms, s, max_repetitions = 0, or a name
+/// (with its dimensions) longer than max_gbench_name_bytes.
+/// The longest benchmark name (with its dimensions) google_benchmark_json writes, bytes.
+inline constexpr std::size_t max_gbench_name_bytes = 65536;
+
 inline nlohmann::json google_benchmark_json(const Environment& env, const std::vector<Result>& results,
                                             const GoogleBenchmarkOptions& options = {},
                                             const std::string& created_utc = "") {
@@ -191,10 +195,20 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   for (const auto& r : results) {
     const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = benchmark_name(r);
+    // Google Benchmark's JSON repeats the name in every entry (up to max_repetitions + 4 of them):
+    // a name of megabytes would make gigabytes. Refused, naming it, before anything is built.
+    if (name.size() > max_gbench_name_bytes)
+      throw ConfigError(fmt::format("google_benchmark_json: the name of experiment {} is {} bytes (it begins \"{}...\"): "
+                                    "Google Benchmark JSON repeats a name in every entry, so names above {} bytes are "
+                                    "refused", static_cast<std::size_t>(&r - results.data()), name.size(), name.substr(0, 40),
+                                    max_gbench_name_bytes));
     // Process CPU time per unit of the entry's time (host timing), else 1: cpu_time = real_time.
     const Summary& timed = gpu ? r.gpu_time : r.wall_time;
-    const bool has_cpu = r.cpu_time.p50 && std::isfinite(*r.cpu_time.p50) && timed.p50 && *timed.p50 > 0;
-    const double cpu_per_real = has_cpu ? *r.cpu_time.p50 / *timed.p50 : 1.0;
+    // Only a finite, non-negative CPU time and ratio: never a null (non-finite) or negative cpu_time.
+    const double ratio = r.cpu_time.p50 && timed.p50 && *timed.p50 > 0 ? *r.cpu_time.p50 / *timed.p50 : -1.0;
+    const bool has_cpu = r.cpu_time.p50 && std::isfinite(*r.cpu_time.p50) && *r.cpu_time.p50 >= 0 &&
+                         std::isfinite(ratio) && ratio >= 0;
+    const double cpu_per_real = has_cpu ? ratio : 1.0;
     auto entry = [&](const std::string& entry_name, const char* run_type, std::size_t repetitions,
                      std::size_t iterations, double seconds) {
       nlohmann::json b = {{"name", entry_name},
@@ -206,7 +220,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
                           {"threads", 1},
                           {"iterations", iterations},
                           {"real_time", seconds / unit},
-                          {"cpu_time", seconds * cpu_per_real / unit},
+                          {"cpu_time", std::isfinite(seconds * cpu_per_real) ? seconds * cpu_per_real / unit : seconds / unit},
                           {"time_unit", options.time_unit}};
       return b;
     };
@@ -412,7 +426,7 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
 /// Results and Timers as a GitHub-flavoured Markdown table (ends with a newline), rows as in
 /// csv_table: experiment (name and dimensions; a Timer row says "timer step" or "timer region"
 /// and a region's share of the step), status, median time per step (the row's `time_label`: GPU
-/// or CPU time), its confidence interval, p99, wall time per step, throughput (FLOP/s, else
+/// or real time), its confidence interval, p99, wall time per step, throughput (FLOP/s, else
 /// bytes/s, else the first item), warning codes, then the speed of light (gauge/report/export_peaks.hpp):
 /// "% of peak", the GPU throughput as a percent of every known peak ("bf16 dense 62.6 % theoretical
 /// (max boost), 82.6 % theoretical (run clock), 93.1 % measured; memory 5.1 % theoretical (max

@@ -53,7 +53,7 @@ inline double bmf_rate(double work, double seconds) {
 ///   "/occurrence:<k>" (k = 2, 3, ...). Bencher limits names to 1024 characters; gauge does not
 ///   shorten them.
 /// - **`latency`** (Bencher's built-in measure, nanoseconds): `value` is gauge's median time per
-///   step (`gpu_time_s.p50`: GPU time from CUDA events, or CPU time on the host backend, as the
+///   step (`gpu_time_s.p50`: GPU time from CUDA events, or real time on the host backend, as the
 ///   result's `time_label` says; `wall_time_s.p50` with `options.metric == "wall"`), `lower_value`
 ///   and `upper_value` the bounds of the median's confidence interval (`gpu_time_s.median_ci`, at
 ///   the result's confidence level, distribution-free and widened for the stream effect), × 1e9.

@@ -19,7 +19,7 @@ namespace gauge {
 /// Settings every export format may read (most read none).
 struct ExportOptions {
   /// The time written where a format has one column of time: "gpu" (the result's per-step
-  /// samples: GPU time, or CPU time on the host backend) or "wall".
+  /// samples: GPU time, or real time on the host backend) or "wall".
   std::string metric = "gpu";
   /// The time unit where a format has one ("ns", "us", "ms", "s"; Google Benchmark's default ns).
   std::string time_unit = "ns";

@@ -29,7 +29,7 @@ struct TableRow {
   std::optional<std::string> error;  ///< the failure, if any
   std::string backend;           ///< "cuda", "host", ...
   std::string device;            ///< the device's name ("" for Timer rows)
-  std::string time_label;        ///< what `time` is: "GPU time" or "CPU time"
+  std::string time_label;        ///< what `time` is: "GPU time" or "real time"
   std::size_t steps_per_sample = 1;  ///< steps behind one sample (k)
   const Summary* time = nullptr;  ///< time per step, seconds (the result's samples, or the window's)
   const Summary* wall = nullptr;  ///< wall time per step, seconds (absent for regions)

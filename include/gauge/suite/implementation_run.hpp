@@ -84,6 +84,7 @@ class ProgressDisplay {
   void end(const std::optional<double>& median_s) {
     std::lock_guard<std::mutex> lock(m_);
     ++state_.finished;
+    state_.finished_elapsed_s = clock_() - start_;
     if (median_s) state_.last_median_s = median_s;
     state_.median_so_far_s.reset();
   }

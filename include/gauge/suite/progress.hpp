@@ -8,6 +8,7 @@
 
 #include "gauge/detail/fmt.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -33,9 +34,12 @@ struct ProgressState {
   /// measured round; reset when a point begins).
   std::optional<double> median_so_far_s;
   std::size_t samples_so_far = 0;
-  std::string last_time_label = "GPU time";  ///< what that median is (GPU time, CPU time)
+  std::string last_time_label = "GPU time";  ///< what that median is (GPU time, real time)
   double elapsed_s = 0;    ///< seconds since the run began
   std::size_t finished = 0;  ///< points finished so far
+  /// Seconds since the run began when the last point finished (`elapsed_s` then); the running
+  /// point has spent elapsed_s − finished_elapsed_s.
+  double finished_elapsed_s = 0;
 };
 
 /// Seconds as "0.4 s", "12.3 s", "2 min 05 s", "1 h 02 min".
@@ -47,11 +51,17 @@ inline std::string format_duration(double seconds) {
   return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
 }
 
-/// Time left, estimated from the mean time of the points finished so far: elapsed / finished ×
-/// (total − finished); empty before the first point has finished.
+/// Time left, from the mean time m of the points finished so far (finished_elapsed_s / finished):
+/// m for every point not begun, and for the running point m less what it has spent, at least 0:
+/// m × (total − finished − 1) + max(0, m − (elapsed_s − finished_elapsed_s)). So the estimate
+/// never grows while a point runs (it did: elapsed / finished × (total − finished)). Empty before
+/// the first point has finished.
 inline std::optional<double> progress_remaining_s(const ProgressState& s) {
   if (s.finished == 0 || s.total < s.finished) return std::nullopt;
-  return s.elapsed_s / static_cast<double>(s.finished) * static_cast<double>(s.total - s.finished);
+  const double mean = s.finished_elapsed_s / static_cast<double>(s.finished);
+  if (s.total == s.finished) return 0.0;
+  const double spent = std::max(0.0, s.elapsed_s - s.finished_elapsed_s);
+  return mean * static_cast<double>(s.total - s.finished - 1) + std::max(0.0, mean - spent);
 }
 
 /// The progress line (no newline), e.g.

@@ -37,7 +37,7 @@ inline Result timer_row(const std::string& label, const std::string& backend, co
   Result r;
   r.name = label;
   r.backend = backend;
-  r.time_label = backend == "host" ? "CPU time" : "GPU time";
+  r.time_label = backend == "host" ? "real time" : "GPU time";
   r.gpu_time = s;
   return r;
 }

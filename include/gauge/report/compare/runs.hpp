@@ -149,6 +149,19 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
   for (std::size_t i = 1; i < candidate.size(); ++i)
     for (auto d : result_differences(*candidate.front(), *candidate[i], options.clock_tolerance))
       if (d.invalidates) c.differences.push_back({"new run " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});
+  // Process CPU time is recorded by host timing only: a run without it is named, as one run per side is.
+  if (options.metric == Metric::cpu_time) {
+    for (const auto* side : {&base, &candidate})
+      for (std::size_t i = 0; i < side->size(); ++i) {
+        const Result& r = *(*side)[i];
+        if (r.cpu_samples_s.empty() && r.cpu_time.n == 0) {
+          c.verdict = Verdict::inconclusive;
+          c.reason = fmt::format("no process CPU time in {} run {}: it is recorded by host timing only (the host "
+                                 "backend, schema 1.7 and later)", side == &base ? "base" : "new", i + 1);
+          return c;
+        }
+      }
+  }
   const auto [cycles, cc] = clock_decision(base, candidate, options);
   std::string why;
   const auto ta = run_side(base, false, options, why), tb = ta ? run_side(candidate, false, options, why) : std::nullopt;

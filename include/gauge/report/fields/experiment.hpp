@@ -133,6 +133,11 @@ struct Fields<Result> {
     v("total_time_s", x.total_time_s, nan_as_null);
   }
   static void after_read(const nlohmann::json& j, Result& r) {
+    // Process CPU time is never negative (the schema's minimum 0 says the same).
+    for (std::size_t i = 0; i < r.cpu_samples_s.size(); ++i)
+      if (r.cpu_samples_s[i] < 0)
+        throw FieldError("samples.cpu_time_per_step_s[" + std::to_string(i) + "]",
+                         fmt::format("a CPU time per step is >= 0, got {}", r.cpu_samples_s[i]));
     if (j.contains("time_label") && j.contains("time_clock")) return;
     const auto names = legacy_time_names(r.backend);
     if (!j.contains("time_label")) r.time_label = names.first;

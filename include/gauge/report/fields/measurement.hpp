@@ -4,7 +4,11 @@
 /// written by name, statistics, work and warnings, the configuration, telemetry, memory and
 /// kernels, and the peaks.
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
+
+#include "gauge/detail/fmt.hpp"
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/interleaved.hpp"
@@ -77,7 +81,8 @@ GAUGE_SERIAL_DESCRIBE(Outliers, "outliers", low_severe, low_mild, high_mild, hig
 GAUGE_SERIAL_DESCRIPTION(Summary, "summary", NoFlags) {
   GAUGE_SERIAL_FIELDS(n, min, p1, p5, p10, p25, p50, p75, p90, p95, p99, max, mean, stddev, cv, mad, iqr,
                       median_ci, median_ci_relative_width, confidence_level, outliers);
-  // `median` repeats p50 under the name most readers look for (schema 1.7); read, it must agree.
+  // `median` repeats p50 under the name most readers look for (schema 1.7); read, it must agree
+  // with p50 (both null, or equal within 1e-12 relative: a writer that rounds rounds both alike).
   v.computed(
       "median", json_number | json_null, x, [](const Summary& m) -> nlohmann::json {
         return m.p50 && std::isfinite(*m.p50) ? nlohmann::json(*m.p50) : nlohmann::json(nullptr);
@@ -87,8 +92,8 @@ GAUGE_SERIAL_DESCRIPTION(Summary, "summary", NoFlags) {
         if (j.is_null()) {
           if (m.p50) throw FieldError("", "median is null but p50 is not (they are one statistic)");
         } else if (!m.p50) {
-          m.p50 = j.get<double>();  // a hand-made summary that names only the median
-        } else if (j.get<double>() != *m.p50) {
+          throw FieldError("", fmt::format("median is {} but p50 is null (they are one statistic)", j.get<double>()));
+        } else if (std::fabs(j.get<double>() - *m.p50) > 1e-12 * std::fabs(*m.p50)) {
           throw FieldError("", fmt::format("median {} differs from p50 {} (they are one statistic)", j.get<double>(), *m.p50));
         }
       },

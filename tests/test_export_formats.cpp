@@ -51,6 +51,8 @@ gauge::StoredReport report_with_timer() {
   r.backend = "host";
   r.time_label = "real time";
   r.gpu_time = gauge::summarize({1e-3, 1e-3});
+  r.cpu_samples_s = {3e-3, 1e-3, 2e-3};  // process CPU time: 3 rounds, median 2 ms
+  r.cpu_time = gauge::summarize(r.cpu_samples_s);
   report.results.push_back(r);
   gauge::TimerSummary t;
   t.name = "train";
@@ -90,7 +92,7 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   CHECK(rows[0] ==
         "name,status,backend,device,steps_per_sample,time_n,time_median_s,time_ci_low_s,time_ci_high_s,time_min_s,"
         "time_p5_s,time_p25_s,time_p75_s,time_p95_s,time_p99_s,time_max_s,time_mean_s,time_stddev_s,wall_n,"
-        "wall_median_s,flop_per_s,bytes_per_s,tokens_per_s,wall_flop_per_s,wall_bytes_per_s,warnings,error,kind,"
+        "wall_median_s,cpu_n,cpu_median_s,flop_per_s,bytes_per_s,tokens_per_s,wall_flop_per_s,wall_bytes_per_s,warnings,error,kind,"
         "time_label,share_of_step,peaks_status,peaks_reason,peak_dtype,roofline_bound,roofline_basis,"
         "arithmetic_intensity_flop_per_byte,ridge_point_flop_per_byte");
   // No peaks on the host: "none" and empty cells, never zeros; Timer rows have no peaks at all.
@@ -100,9 +102,11 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   CHECK(csv.find("gpu") == std::string::npos);
   CHECK(rows[1].rfind("sort,ok,host,,1,2,0.001,", 0) == 0);
   CHECK(rows[1].find(",experiment,real time,") != std::string::npos);
+  // Its wall time: n 0, no median; its CPU time: n 3, median 2 ms.
+  CHECK(rows[1].find(",0,,3,0.002,") != std::string::npos);
   // The step row: n 3, median 2 ms, wall n 3 and median 2 ms, 1e6 tokens/s, the Timer's warning.
   CHECK(rows[2].rfind("timer:train/step,ok,host,,1,3,0.002,", 0) == 0);
-  CHECK(rows[2].find(",3,0.002,,,1000000,,,timer_unfinished,,timer_step,real time,") != std::string::npos);
+  CHECK(rows[2].find(",3,0.002,,,,,1000000,,,timer_unfinished,,timer_step,real time,") != std::string::npos);
   // The region row: median 0.6 ms, no wall time, its share of the step last.
   CHECK(rows[3].rfind("timer:train/forward,ok,host,,1,3,0.0006,", 0) == 0);
   CHECK(rows[3].find(",,,,,,,,,timer_region,real time,0.3") != std::string::npos);

@@ -317,10 +317,11 @@ inline nlohmann::json google_benchmark_json(const StoredReport& report, const Go
 /// "timer:<timer>/step" and "timer:<timer>/<region>", over the Timer's rolling window). Columns:
 /// - `name`, one `dim.<key>` column per dimension key of any result (empty where a row lacks it),
 ///   `status`, `backend`, `device`, `steps_per_sample`;
-/// - time per step, seconds, of the row's clock (`time_label`: GPU time from CUDA events, or CPU
+/// - time per step, seconds, of the row's clock (`time_label`: GPU time from CUDA events, or real
 ///   time on the host backend): `time_n`, `time_median_s`, `time_ci_low_s`, `time_ci_high_s`,
 ///   `time_min_s`, `time_p5_s`, `time_p25_s`, `time_p75_s`, `time_p95_s`, `time_p99_s`,
 ///   `time_max_s`, `time_mean_s`, `time_stddev_s`; wall time per step: `wall_n`, `wall_median_s`;
+///   process CPU time per step (host results; empty elsewhere): `cpu_n`, `cpu_median_s`;
 /// - throughput from the median time: `flop_per_s`, `bytes_per_s`, one `<item>_per_s` per item
 ///   name; from the median wall time: `wall_flop_per_s`, `wall_bytes_per_s` (a Timer's throughput
 ///   is its summed work over its summed step time);
@@ -357,7 +358,7 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
   for (const char* h : {"status", "backend", "device", "steps_per_sample", "time_n", "time_median_s", "time_ci_low_s",
                         "time_ci_high_s", "time_min_s", "time_p5_s", "time_p25_s", "time_p75_s", "time_p95_s",
                         "time_p99_s", "time_max_s", "time_mean_s", "time_stddev_s", "wall_n", "wall_median_s",
-                        "flop_per_s", "bytes_per_s"})
+                        "cpu_n", "cpu_median_s", "flop_per_s", "bytes_per_s"})
     header.push_back(h);
   for (const auto& i : items) header.push_back(i + "_per_s");
   for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error", "kind", "time_label", "share_of_step",
@@ -393,6 +394,8 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
     for (const auto& v : {g.min, g.p5, g.p25, g.p75, g.p95, g.p99, g.max, g.mean, g.stddev}) f.push_back(csv_number(v));
     f.push_back(r.wall ? std::to_string(w.n) : "");
     f.push_back(csv_number(w.p50));
+    f.push_back(r.cpu ? std::to_string(r.cpu->n) : "");
+    f.push_back(csv_number(r.cpu ? r.cpu->p50 : std::nullopt));
     f.push_back(csv_number(t.flop_per_second));
     f.push_back(csv_number(t.bytes_per_second));
     for (const auto& i : items) f.push_back(csv_number(t.item_per_second(i)));

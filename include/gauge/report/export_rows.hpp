@@ -33,6 +33,7 @@ struct TableRow {
   std::size_t steps_per_sample = 1;  ///< steps behind one sample (k)
   const Summary* time = nullptr;  ///< time per step, seconds (the result's samples, or the window's)
   const Summary* wall = nullptr;  ///< wall time per step, seconds (absent for regions)
+  const Summary* cpu = nullptr;   ///< process CPU time per step, seconds (host experiments; else absent)
   const Throughput* throughput = nullptr;       ///< work / median time (window sums for a Timer)
   const Throughput* wall_throughput = nullptr;  ///< work / median wall time (experiments only)
   std::optional<double> share_of_step;  ///< a region's share of the step (Timer regions only)
@@ -72,6 +73,7 @@ inline std::vector<TableRow> table_rows(const std::vector<Result>& results, cons
     row.steps_per_sample = r.sampling.steps_per_sample;
     row.time = &r.gpu_time;
     row.wall = &r.wall_time;
+    if (r.cpu_time.n > 0) row.cpu = &r.cpu_time;
     row.throughput = &r.gpu_throughput;
     row.wall_throughput = &r.wall_throughput;
     row.warnings = codes_of(r.warnings);

@@ -74,6 +74,7 @@ void perturb(gauge::SamplingRecord& x) { perturb(x.rounds); }
 void perturb(gauge::StoppingRecord& x) { perturb(x.reason); }
 void perturb(gauge::StreamsRecord& x) { perturb(x.scope); }
 void perturb(gauge::ClockRecord& x) { perturb(x.source); }
+void perturb(gauge::CpuCountersRecord& x) { perturb(x.status); }
 void perturb(gauge::Summary& x) { perturb(x.n); }
 void perturb(gauge::Throughput& x) { perturb(x.flop_per_second); }
 void perturb(gauge::TelemetryRecord& x) { perturb(x.available); }
@@ -179,7 +180,7 @@ const std::vector<std::string> measure_config_keys = {
     "/wall_round_fraction", "/cache",               "/gpu_timing",          "/streams"};
 const std::vector<std::string> result_keys = {
     "/name", "/dimensions", "/work", "/config", "/backend", "/time_label", "/time_clock", "/device", "/status",
-    "/error", "/repetition", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/cpu_time_s", "/throughput/gpu",
+    "/error", "/repetition", "/warmup", "/sampling", "/stopping", "/streams", "/gpu_time_s", "/wall_time_s", "/cpu_time_s", "/cpu_counters", "/throughput/gpu",
     "/throughput/wall", "/host_overhead_per_step_s", "/gpu_busy_fraction", "/clock", "/telemetry", "/memory", "/kernels", "/kernel_trace",
     "/peaks", "/samples/gpu_time_per_step_s", "/samples/wall_time_per_step_s", "/samples/cpu_time_per_step_s", "/warnings", "/total_time_s"};
 const std::vector<std::string> timer_summary_keys = {"/name",     "/backend", "/config", "/final", "/timer_resolution_s",
@@ -517,8 +518,8 @@ TEST_CASE("serial: every member of Config is written, under the key listed here"
 TEST_CASE("serial: every member of Result is written, under the key listed here", "[serial][completeness]") {
   CHECK(keys_of(json(gauge::Result{})) == top_keys(result_keys));
   CHECK(unwritten_members<gauge::Result>(result_keys, [](gauge::Result& x) {
-          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af, ag, ah] = x;
-          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af, ag, ah);
+          auto& [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af, ag, ah, ai] = x;
+          return std::tie(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, y, z, aa, ab, ac, ad, ae, af, ag, ah, ai);
         }) == std::vector<std::string>{});
 }
 

@@ -278,6 +278,40 @@ TEST_CASE("cpu time: a host result has process CPU time per step beside real tim
     CHECK(r.cpu_time.n == 0);
     CHECK(r.cpu_samples_s.empty());
   }
+  SECTION("hardware counters: instructions per step of a loop of known length, or why there are none") {
+    constexpr int n = 200000;
+    volatile int v = 0;
+    auto exp = gauge::make_experiment<gauge::HostBackend>("loop", [&](gauge::HostStream) {
+      for (int i = 0; i < n; ++i) v = v + 1;  // a load, an add and a store per iteration, at least
+    });
+    exp.config(cpu_config());
+    const gauge::Result r = exp.run();
+    REQUIRE(r.status == gauge::Status::ok);
+    const auto& k = r.cpu_counters;
+    INFO("cpu_counters: " << k.status << " " << k.reason);
+    if (k.status == "measured") {
+      // At least 3 instructions per iteration by construction; at most 20 (plus gauge's bookkeeping).
+      REQUIRE(k.instructions_per_step.p50);
+      CHECK(*k.instructions_per_step.p50 >= 3.0 * n);
+      CHECK(*k.instructions_per_step.p50 <= 20.0 * n + 5000);
+      REQUIRE(k.instructions_per_cycle);
+      CHECK(*k.instructions_per_cycle > 0);
+      CHECK(*k.instructions_per_cycle < 10);  // no x86 or Arm core retires 10 per cycle
+      CHECK(k.cycles_per_step.n == r.sampling.rounds);
+      CHECK(k.reason.empty());
+      WARN("hardware counters measured: " << *k.instructions_per_step.p50 << " instructions per step");
+    } else {
+      // This machine has none (a VM without a PMU, perf_event_paranoid, not Linux): the record says which.
+      CHECK(k.status == "unavailable");
+      CHECK_THAT(k.reason, Catch::Matchers::StartsWith("perf_event_open(CPU cycles): ") ||
+                               Catch::Matchers::StartsWith("hardware counters need Linux"));
+      CHECK(k.cycles_per_step.n == 0);
+      CHECK_FALSE(k.instructions_per_cycle);
+      WARN("hardware counters unavailable here: " << k.reason);
+    }
+    const nlohmann::json j = r;
+    CHECK(j.at("cpu_counters").at("status") == k.status);
+  }
   SECTION("GPU timing records none: the fake device's result has no CPU time") {
     FakeDevice dev;
     auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
@@ -286,6 +320,7 @@ TEST_CASE("cpu time: a host result has process CPU time per step beside real tim
     REQUIRE(r.status == gauge::Status::ok);
     CHECK(r.cpu_time.n == 0);
     CHECK(r.cpu_samples_s.empty());
+    CHECK(r.cpu_counters.status == "not_measured");
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "gauge/core/clock.hpp"
 #include "gauge/core/config.hpp"
+#include "gauge/core/cpu_counters_record.hpp"
 #include "gauge/core/dimensions.hpp"
 #include "gauge/core/kernel_trace.hpp"
 #include "gauge/core/peak_fractions.hpp"
@@ -205,6 +206,9 @@ struct Result {
   /// timing only (`sampling.method` "host"), n = 0 elsewhere. cpu / real time is the step's
   /// parallelism (≈ 1 single-threaded, ≈ N with N busy threads, ≪ 1 when it sleeps or waits).
   Summary cpu_time;
+  /// The calling thread's CPU cycles and instructions per step, user mode, from perf_event (host
+  /// timing; gauge/core/cpu_counters.hpp), or why not (status and reason). Schema 1.7.
+  CpuCountersRecord cpu_counters;
   Throughput gpu_throughput;       ///< work / median GPU time per step
   Throughput wall_throughput;      ///< work / median wall time per step
   /// Median wall time minus median GPU time per step, seconds: host work the device waits for.

@@ -69,6 +69,24 @@ inline Result& Protocol::conclude(Result& r) {
                          "setup the clock is read once per round.",
                          human_time(read_cost), human_time(*r.gpu_time.p50), thresholds::cpu_time_resolution_reads));
     r.cpu_samples_s.clear();
+    if (r.cpu_counters.status == "measured") {  // read around every step as well: not resolved either
+      r.cpu_counters.status = "unavailable";
+      r.cpu_counters.reason = "the step is too short to resolve with the counters read around every setup "
+                              "(cpu_time_unresolved)";
+      cycles_samples_.clear();
+      instructions_samples_.clear();
+    }
+  }
+  if (r.cpu_counters.status == "measured") {
+    if (cycles_samples_.empty()) {
+      r.cpu_counters.status = "unavailable";
+      r.cpu_counters.reason = counters_.error().empty() ? "no measured round was counted" : counters_.error();
+    } else {
+      r.cpu_counters.cycles_per_step = summarize(cycles_samples_, config_.measure.confidence_level);
+      r.cpu_counters.instructions_per_step = summarize(instructions_samples_, config_.measure.confidence_level);
+      if (counted_cycles_ > 0) r.cpu_counters.instructions_per_cycle = counted_instructions_ / counted_cycles_;
+      r.cpu_counters.min_running_fraction = min_running_fraction_;
+    }
   }
   if (!r.cpu_samples_s.empty()) r.cpu_time = summarize(r.cpu_samples_s, config_.measure.confidence_level);
   r.gpu_throughput = throughput(r.work, r.gpu_time.p50);

@@ -154,6 +154,14 @@ inline void Protocol::measure(Result& r, WarningSink& sink) {
     s.steps += o.steps;
     for (double x : o.per_step_s) samples.push_back(x);
     if (o.cpu_per_step_s) r.cpu_samples_s.push_back(*o.cpu_per_step_s);
+    if (o.counters_per_step) {
+      const auto& round_counts = *o.counters_per_step;
+      cycles_samples_.push_back(round_counts.cycles);
+      instructions_samples_.push_back(round_counts.instructions);
+      counted_cycles_ += round_counts.cycles * static_cast<double>(o.steps);
+      counted_instructions_ += round_counts.instructions * static_cast<double>(o.steps);
+      min_running_fraction_ = std::min(min_running_fraction_, round_counts.running_fraction);
+    }
     // A wall-time round: pipelined steps, one synchronize at the end (the seed's first snippet).
     std::size_t n_wall = static_cast<std::size_t>(std::llround(static_cast<double>(steps) * m.wall_round_fraction));
     n_wall = std::max<std::size_t>(1, n_wall);

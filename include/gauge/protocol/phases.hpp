@@ -17,6 +17,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/cpu_clock.hpp"
+#include "gauge/core/cpu_counters.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/stop.hpp"
 #include "gauge/core/result.hpp"
@@ -51,6 +52,9 @@ struct RoundOutcome {
   std::optional<SmClockReading> clock;  ///< the round's mean SM clock (probe), when read
   /// Process CPU time per step over the round, less the setup's (host timing only), seconds.
   std::optional<double> cpu_per_step_s;
+  /// The calling thread's cycles and instructions per step over the round, less the setup's
+  /// (host timing, counters open), and the smallest running fraction of the group's two readings.
+  std::optional<CpuCounterReading> counters_per_step;
 };
 
 /// Outcome of one wall-time round.
@@ -281,6 +285,7 @@ class Protocol {
   /// The untimed setup before a step (Experiment::setup), its host time counted.
   void call_setup() {
     const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
+    const auto k0 = counters_.is_open() ? counters_.read() : std::nullopt;
     const double t0 = b_.now();
     try {
       b_.call_setup();
@@ -288,6 +293,11 @@ class Protocol {
       throw Error(std::string("setup: ") + e.what());
     }
     setup_time_s_ += b_.now() - t0;
+    if (k0)
+      if (const auto k1 = counters_.read()) {
+        setup_counts_.cycles += k1->cycles - k0->cycles;
+        setup_counts_.instructions += k1->instructions - k0->instructions;
+      }
     if (host_timing_) setup_cpu_s_ += process_cpu_seconds() - cpu0;
     ++setup_calls_;
   }
@@ -346,6 +356,10 @@ class Protocol {
   double setup_time_s_ = 0;          // host time of all setup calls
   double setup_cpu_s_ = 0;           // process CPU time of all setup calls (host timing only)
   bool host_timing_ = false;         // the "host" method: rounds record process CPU time
+  CpuCounters counters_;             // host timing: the calling thread's cycles and instructions
+  CpuCounterReading setup_counts_;   // their counts in all setup calls
+  std::vector<double> cycles_samples_, instructions_samples_;  // per step, one per measured round
+  double counted_cycles_ = 0, counted_instructions_ = 0, min_running_fraction_ = 1;  // over the rounds
   std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)
   std::size_t measure_rounds_ = 0;   // measuring rounds started (they rotate over the pool)
   cupti::Tracer* tracer_ = nullptr;  // set during the traced round only

@@ -44,6 +44,12 @@ inline void Protocol::choose_method(Result& r, WarningSink& sink) {
       gated_ = false;
       host_timing_ = true;  // the step runs on this thread: its process CPU time means something
       (void)process_cpu_read_cost();  // measured once, here, outside every round
+      if (counters_.open()) {
+        r.cpu_counters.status = "measured";
+      } else {
+        r.cpu_counters.status = "unavailable";
+        r.cpu_counters.reason = counters_.error();
+      }
       break;
     case GateSupport::available:
       gated_ = m.gpu_timing == GpuTiming::automatic;
@@ -78,6 +84,8 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   const double setup_cpu0 = setup_cpu_s_;
   const std::size_t setup_calls0 = setup_calls_;
   const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
+  const CpuCounterReading setup_counts0 = setup_counts_;
+  const auto k0 = counters_.is_open() ? counters_.read() : std::nullopt;
   const double t0 = b_.now();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   pairs.reserve(per_step_pairs() ? out.steps : batches);
@@ -110,6 +118,16 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
     }
   }
   out.enqueue_s = b_.now() - t0;
+  if (k0)
+    if (const auto k1 = counters_.read()) {
+      const double n = static_cast<double>(out.steps);
+      CpuCounterReading per;
+      per.cycles = std::max(0.0, k1->cycles - k0->cycles - (setup_counts_.cycles - setup_counts0.cycles)) / n;
+      per.instructions =
+          std::max(0.0, k1->instructions - k0->instructions - (setup_counts_.instructions - setup_counts0.instructions)) / n;
+      per.running_fraction = std::min(k0->running_fraction, k1->running_fraction);
+      out.counters_per_step = per;
+    }
   if (host_timing_) {
     const double read_cost = process_cpu_read_cost();
     const double reads = 1.0 + static_cast<double>(setup_calls_ - setup_calls0);

@@ -79,6 +79,14 @@ GAUGE_SERIAL_DESCRIPTION(StreamsRecord, "streams", NoFlags) {
                       t_quantile, widened);
 }
 
+/// CpuCountersRecord → {"status", "reason", "cycles_per_step", "instructions_per_step",
+/// "instructions_per_cycle", "min_running_fraction"} (schema 1.7).
+GAUGE_SERIAL_DESCRIPTION(CpuCountersRecord, "cpu_counters", NoFlags) {
+  v("status", x.status);
+  v("reason", x.reason);
+  GAUGE_SERIAL_FIELDS(cycles_per_step, instructions_per_step, instructions_per_cycle, min_running_fraction);
+}
+
 /// ClockRecord → the SM clock of the measured rounds and the cycles per step (schema 1.5).
 GAUGE_SERIAL_DESCRIPTION(ClockRecord, "clock", NoFlags) {
   v("source", x.source);
@@ -114,6 +122,7 @@ struct Fields<Result> {
     v("gpu_time_s", x.gpu_time);
     v("wall_time_s", x.wall_time);
     v("cpu_time_s", x.cpu_time, since_1_7);
+    v("cpu_counters", x.cpu_counters, since_1_7);
     v.group("throughput", [&](auto& g) {
       g("gpu", x.gpu_throughput);
       g("wall", x.wall_throughput);

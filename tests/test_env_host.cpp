@@ -427,3 +427,23 @@ TEST_CASE("detect_host on the live system does not throw", "[env]") {
 }
 
 }  // namespace gauge_test_env_host
+
+#include "gauge/detail/cuda_available.hpp"
+#if GAUGE_HAS_CUDA_RUNTIME
+#include "gauge/env/cuda.hpp"
+
+namespace gauge_test_env_host_cuda {
+TEST_CASE("env: without a CUDA driver the error says there is none, not an old one", "[env]") {
+  const gauge::CudaInfo c = gauge::detect_cuda();
+  if (!c.driver_version) {
+    // The CI machine: the toolkit's runtime, no driver. The runtime's own words follow in brackets.
+    REQUIRE(c.error);
+    CHECK_THAT(*c.error, Catch::Matchers::StartsWith("no CUDA driver is installed (cudaDriverGetVersion reports none; "
+                                                     "cudaGetDeviceCount: "));
+  } else {
+    // A driver (the H200): whatever went wrong, it is not called missing.
+    CHECK(c.error.value_or("").find("no CUDA driver is installed") == std::string::npos);
+  }
+}
+}  // namespace gauge_test_env_host_cuda
+#endif

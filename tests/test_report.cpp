@@ -220,6 +220,11 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   CHECK(gauge::detail::format_rate(std::optional<double>(999.94), "B/s") == "999.9 B/s");
 }
 
+TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {
+  CHECK(gauge::summary_table({}).empty());
+  CHECK(gauge::summary_table({fake_result("gemm")}).rfind("experiment ", 0) == 0);
+}
+
 TEST_CASE("the console's machine line: no CUDA versions in a CPU-only build, both with a driver", "[report]") {
   gauge::Environment env = fixed_environment();
   env.host.cpu.model_name = "Test CPU";

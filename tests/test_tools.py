@@ -849,6 +849,24 @@ class Plot(unittest.TestCase):
         self.assertIn("first step 89.18 ms (off scale)", text)
         self.assertIn("measured samples (n = 98)", text)
 
+    def test_a_python_without_matplotlib_hands_over_to_the_system_s(self):
+        # `python3 -S` has no site packages, so no matplotlib: gauge-plot runs itself again with
+        # /usr/bin/python3 (Debian's python3-matplotlib) instead of failing.
+        if not os.access("/usr/bin/python3", os.X_OK):
+            self.skipTest("no /usr/bin/python3")
+        out = os.path.join(scratch("plots"), "reexec.png")
+        p = subprocess.run(["/usr/bin/python3", "-S", PLOT, "timeline", H200, "-o", out], capture_output=True, text=True,
+                           env=dict(os.environ, MPLBACKEND="Agg"))
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(f"gauge-plot: wrote {out}\n", p.stdout)
+        with open(out, "rb") as f:
+            self.assertEqual(b"\x89PNG", f.read(4))
+        # Where that one cannot either, the error says what to do (once: no second hand-over).
+        p = subprocess.run(["/usr/bin/python3", "-S", PLOT, "timeline", H200, "-o", out], capture_output=True, text=True,
+                           env=dict(os.environ, GAUGE_PLOT_REEXEC="1"))
+        self.assertEqual(2, p.returncode, p.stderr)
+        self.assertIn("gauge-plot needs matplotlib", p.stderr)
+
     def test_timeline_with_clock_telemetry(self):
         text = self.plot_file(os.path.join(scratch("plots"), "telemetry.svg"), "timeline", report("telemetry.json"))
         self.assertIn("SM clock (telemetry)", text)

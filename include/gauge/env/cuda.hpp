@@ -22,7 +22,12 @@ inline CudaInfo detect_cuda() {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    info.error = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+    // Without a driver the runtime says "CUDA driver version is insufficient for CUDA runtime
+    // version", which reads as an old driver: say that there is none, the runtime's words after.
+    const bool no_driver = !info.driver_version && (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice);
+    info.error = no_driver ? std::string("no CUDA driver is installed (cudaDriverGetVersion reports none; "
+                                         "cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")"
+                           : std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
     (void)cudaGetLastError();
     return info;
   }

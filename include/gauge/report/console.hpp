@@ -24,8 +24,10 @@ namespace gauge {
 /// p99 time per step (each result's `time_label`: GPU time, or real time on the host backend),
 /// half-width of the CI of the median in %, wall time per step, then, when some result has it
 /// (host timing), its median process CPU time per step ("cpu/step"), throughput (FLOP/s from
-/// the median, else bytes/s, else the first item rate), warning codes; then a legend line.
+/// the median, else bytes/s, else the first item rate), warning codes; then a legend line. Empty
+/// without results.
 inline std::string summary_table(const std::vector<Result>& results) {
+  if (results.empty()) return {};  // a Timer-only report: no empty table header above the Timers
   const bool cpu = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.cpu_time.p50.has_value(); });
   auto cpu_cell = [&](const Result& r) { return cpu ? fmt::format(" {:>11}", detail::format_time(r.cpu_time.p50)) : std::string(); };
   std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11}{} {:>16}  {}\n", "experiment", "status",

@@ -39,6 +39,20 @@ print("error:", (e[-1].get("error") or "")[:160])
 PY
 $B/tools/gauge-export --format csv "$T/sigterm.json" > "$T/sigterm.csv" 2> "$T/export.err"
 log "gauge-export: exit $?, $(wc -l < "$T/sigterm.csv") lines $(head -c 200 "$T/export.err")"
+log "== host timing on the GPU machine's CPU: process CPU time and hardware counters"
+$B/tests/gauge_tests "[cpu_time]" 2>&1 | grep -A1 "hardware counters" | tail -2 | tee -a "$S"
+if [ -x $B/examples/host_sweep ]; then
+  $B/examples/host_sweep --quick --filter 'bytes=(4096|16777216)$' --out "$T/host-sweep.json" > "$T/host-sweep.out" 2>&1
+  log "host_sweep exit $?"; grep -E "bytes|4096|16777216" "$T/host-sweep.out" | head -3 | tee -a "$S"
+  python3 - "$T/host-sweep.json" <<'PY' | tee -a "$S"
+import json, sys
+for e in json.load(open(sys.argv[1]))["experiments"]:
+    k = e["cpu_counters"]
+    print("bytes %d: real %.4g s, cpu %.4g s, counters %s %s, instructions/step %s, IPC %s" % (
+        e["dimensions"]["bytes"], e["gpu_time_s"]["median"], e["cpu_time_s"]["median"], k["status"], k["reason"][:80],
+        k["instructions_per_step"]["median"], k["instructions_per_cycle"]))
+PY
+fi
 log "== sweep (CUDA), whole, and the GPU pictures of docs/images"
 timeout 150 $B/examples/sweep --out "$OUT/sweep-h200.json" > "$T/sweep.out" 2> "$T/sweep.err"; log "sweep exit $?"
 I=$OUT/images; mkdir -p "$I"
@@ -49,4 +63,4 @@ if [ -f "$OUT/gemm-h200-old.json" ]; then
 fi
 $P timeline "$OUT/gemm-h200.json" -o "$I/gpu-timeline.png" --data "$I/gpu-timeline.json" 2>&1 | tee -a "$S"
 $P sweep "$OUT/sweep-h200.json" --x bytes -o "$I/gpu-sweep.png" --data "$I/gpu-sweep.json" 2>&1 | tee -a "$S"
-( cd "$OUT" && tar czf stop.tar.gz stop && rm -rf stop )
+( cd "$OUT" && tar czf images.tar.gz images && rm -rf images; tar czf stop.tar.gz stop && rm -rf stop )

@@ -21,7 +21,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -145,10 +144,12 @@ class TimerState {
         if (regions_[i].name == name) return static_cast<std::uint32_t>(i);
       return no_region;
     }
-    const auto [first, last] = by_hash_.equal_range(std::hash<std::string_view>{}(name));
-    for (auto it = first; it != last; ++it)
-      if (regions_[it->second].name == name) return it->second;
-    return no_region;
+    const std::size_t mask = slots_.size() - 1;  // open addressing, linear probing
+    for (std::size_t i = std::hash<std::string_view>{}(name) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t id = slots_[i];
+      if (id == no_region) return no_region;
+      if (regions_[id].name == name) return id;
+    }
   }
   /// Regions searched linearly; the hash index serves beyond.
   static constexpr std::size_t linear_regions = 16;
@@ -175,7 +176,13 @@ class TimerState {
     r.window.reserve(config_.window);
     regions_.push_back(std::move(r));
     const auto id = static_cast<std::uint32_t>(regions_.size() - 1);
-    by_hash_.emplace(std::hash<std::string_view>{}(name), id);
+    if (2 * regions_.size() > slots_.size()) {  // at most half full: rebuild at twice the size
+      std::size_t n = 64;
+      while (n < 4 * regions_.size()) n *= 2;  // a power of 2: `& (n - 1)` is the modulo
+      slots_.assign(n, no_region);
+      for (std::uint32_t k = 0; k < id; ++k) insert_slot(k);
+    }
+    insert_slot(id);
     open_stack_.reserve(regions_.size());
     touched_.reserve(regions_.size());
     return id;
@@ -391,7 +398,13 @@ class TimerState {
   int level_ = timer_level::normal;
 
   std::vector<TimerRegionState> regions_;
-  std::unordered_multimap<std::size_t, std::uint32_t> by_hash_;  // hash of a region's name → its id
+  std::vector<std::uint32_t> slots_;  // ids by the hash of their names (no_region: empty), a power of 2
+  void insert_slot(std::uint32_t id) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = std::hash<std::string_view>{}(regions_[id].name) & mask;
+    while (slots_[i] != no_region) i = (i + 1) & mask;
+    slots_[i] = id;
+  }
   std::vector<std::uint32_t> open_stack_;
   std::uint32_t open_phase_ = no_region;
 

@@ -81,11 +81,13 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   if (probe) b_.clock_probe_start();  // before the first event: outside every sample
   // Process CPU time over the round, less the setup's (host timing only; read outside the markers),
   // less the clock readings' own cost: once for the round's pair, once per setup call's pair.
+  // The counters are read outside the CPU clock's pair (their reads are system calls; the counters
+  // count user mode only, so the CPU clock's reads inside theirs add a few instructions).
   const double setup_cpu0 = setup_cpu_s_;
   const std::size_t setup_calls0 = setup_calls_;
-  const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
   const CpuCounterReading setup_counts0 = setup_counts_;
   const auto k0 = counters_.is_open() ? counters_.read() : std::nullopt;
+  const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
   const double t0 = b_.now();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   pairs.reserve(per_step_pairs() ? out.steps : batches);
@@ -118,6 +120,13 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
     }
   }
   out.enqueue_s = b_.now() - t0;
+  if (host_timing_) {
+    const double read_cost = process_cpu_read_cost();
+    const double reads = 1.0 + static_cast<double>(setup_calls_ - setup_calls0);
+    const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0) -
+                       (std::isfinite(read_cost) ? reads * read_cost : 0.0);
+    if (std::isfinite(cpu)) out.cpu_per_step_s = std::max(0.0, cpu) / static_cast<double>(out.steps);
+  }
   if (k0)
     if (const auto k1 = counters_.read()) {
       const double n = static_cast<double>(out.steps);
@@ -128,13 +137,6 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
       per.running_fraction = std::min(k0->running_fraction, k1->running_fraction);
       out.counters_per_step = per;
     }
-  if (host_timing_) {
-    const double read_cost = process_cpu_read_cost();
-    const double reads = 1.0 + static_cast<double>(setup_calls_ - setup_calls0);
-    const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0) -
-                       (std::isfinite(read_cost) ? reads * read_cost : 0.0);
-    if (std::isfinite(cpu)) out.cpu_per_step_s = std::max(0.0, cpu) / static_cast<double>(out.steps);
-  }
   if (probe) b_.clock_probe_stop();  // after the last event
   if (gated_) b_.gate_open();
   monitor_.observe_memory();  // while the round runs: transient allocations are still held

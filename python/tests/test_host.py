@@ -200,8 +200,10 @@ def test_read_report_names_the_bad_file(tmp_path):
 def scaled(result, factor):
     """`result` with every per-step time multiplied by `factor` (samples and summaries)."""
     d = result.to_dict()
-    times = {"min", "max", "mean", "iqr", "mad", "stddev"} | {k for k in d["gpu_time_s"] if k.startswith("p") and k[1:].isdigit()}
-    for key in ("gpu_time_s", "wall_time_s"):
+    times = {"min", "max", "mean", "median", "iqr", "mad", "stddev"} | {k for k in d["gpu_time_s"] if k.startswith("p") and k[1:].isdigit()}
+    for key in ("gpu_time_s", "wall_time_s", "cpu_time_s"):
+        if key not in d:
+            continue
         summary = d[key]
         for k in times:
             if isinstance(summary.get(k), (int, float)):

@@ -118,7 +118,7 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::cpu_time_unresolved, Severity::info,
      "process CPU time is not reported: with a setup it is read around every step, and the step is shorter than the "
      "clock reading's cost can resolve",
-     "host timing with a setup, median real time per step < 10 x the cost of one CPU-clock reading"},
+     "host timing with a setup, time per step after warm-up < 10 x the cost of one CPU-clock reading"},
     {warning_code::noise_target_not_met, Severity::warning, "the median's confidence interval is wider than asked",
      "relative CI width > measure.target_relative_ci_width at measure.max_time"},
     {warning_code::stream_effect, Severity::info,

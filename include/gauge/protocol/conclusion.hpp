@@ -58,23 +58,20 @@ inline Result& Protocol::conclude(Result& r) {
   record_streams(r);
   record_clock(r);
   r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
-  // With a setup, CPU time is read around every step: below 10 readings' cost the step is not
-  // resolved (the readings' jitter is of their cost's order), so none is reported, saying why.
-  const double read_cost = host_timing_ ? process_cpu_read_cost() : 0.0;
-  if (has_setup_ && !r.cpu_samples_s.empty() && r.gpu_time.p50 && std::isfinite(read_cost) &&
-      *r.gpu_time.p50 < thresholds::cpu_time_resolution_reads * read_cost) {
+  // With a setup, CPU time would be read around every step: below 10 readings' cost the step is
+  // not resolved (the readings' jitter is of their cost's order), so start_measuring read none;
+  // say why.
+  if (host_timing_ && measuring_ && !cpu_rounds_) {
+    const double read_cost = process_cpu_read_cost();
     sink.add(warning_code::cpu_time_unresolved, Severity::info,
              fmt::format("process CPU time is not reported: with a setup gauge reads the CPU clock around every "
-                         "step, a reading costs {} of CPU here, and the step ({}) is below {:g} x that. Without a "
-                         "setup the clock is read once per round.",
-                         human_time(read_cost), human_time(*r.gpu_time.p50), thresholds::cpu_time_resolution_reads));
-    r.cpu_samples_s.clear();
-    if (r.cpu_counters.status == "measured") {  // read around every step as well: not resolved either
+                         "step, a reading costs {} of CPU here, and the step ({} after warm-up) is below {:g} x "
+                         "that. Without a setup the clock is read once per round.",
+                         human_time(read_cost), human_time(estimate_), thresholds::cpu_time_resolution_reads));
+    if (r.cpu_counters.status == "measured") {  // read around every setup as well: not resolved either
       r.cpu_counters.status = "unavailable";
       r.cpu_counters.reason = "the step is too short to resolve with the counters read around every setup "
                               "(cpu_time_unresolved)";
-      cycles_samples_.clear();
-      instructions_samples_.clear();
     }
   }
   if (r.cpu_counters.status == "measured") {

@@ -58,7 +58,7 @@ inline constexpr double sparse_work_time_share = 0.5;
 /// step (module loading alone costs milliseconds; autotuning and JIT, seconds).
 inline constexpr double slow_first_step_s = 0.1;
 inline constexpr double slow_first_step_ratio = 100;
-/// `cpu_time_unresolved`: with a setup, a step's median real time below this many CPU-clock
+/// `cpu_time_unresolved`: with a setup, a step time after warm-up below this many CPU-clock
 /// readings' cost (gauge::process_cpu_read_cost) gets no process CPU time.
 inline constexpr double cpu_time_resolution_reads = 10;
 }  // namespace thresholds

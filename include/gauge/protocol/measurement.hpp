@@ -42,6 +42,13 @@ inline void Protocol::start_measuring(Result& r) {
   std::size_t steps_per_round = floor_ratio(round_time, std::max(T, sizing_estimate_));
   steps_per_round = std::clamp<std::size_t>(steps_per_round, k, std::max(k, max_round_));
   st.steps_per_round = std::max(k, steps_per_round / k * k);
+  // Process CPU time and the counters are read in measured rounds only; with a setup, around every
+  // setup too, which resolves only a step of at least 10 readings' cost: decided here, from
+  // warm-up's estimate, rather than reading around every step and discarding it afterwards.
+  if (host_timing_) {
+    const double read_cost = process_cpu_read_cost();
+    cpu_rounds_ = !has_setup_ || !std::isfinite(read_cost) || estimate_ >= thresholds::cpu_time_resolution_reads * read_cost;
+  }
   st.t0 = b_.now();
   st.by_stream.resize(streams_);
   st.counts.assign(streams_, 0);

@@ -284,8 +284,8 @@ class Protocol {
 
   /// The untimed setup before a step (Experiment::setup), its host time counted.
   void call_setup() {
-    const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
-    const auto k0 = counters_.is_open() ? counters_.read() : std::nullopt;
+    const double cpu0 = cpu_rounds_ ? process_cpu_seconds() : 0.0;
+    const auto k0 = cpu_rounds_ && counters_.is_open() ? counters_.read() : std::nullopt;
     const double t0 = b_.now();
     try {
       b_.call_setup();
@@ -298,7 +298,7 @@ class Protocol {
         setup_counts_.cycles += k1->cycles - k0->cycles;
         setup_counts_.instructions += k1->instructions - k0->instructions;
       }
-    if (host_timing_) setup_cpu_s_ += process_cpu_seconds() - cpu0;
+    if (cpu_rounds_) setup_cpu_s_ += process_cpu_seconds() - cpu0;
     ++setup_calls_;
   }
 
@@ -355,7 +355,8 @@ class Protocol {
   std::size_t setup_calls_ = 0;
   double setup_time_s_ = 0;          // host time of all setup calls
   double setup_cpu_s_ = 0;           // process CPU time of all setup calls (host timing only)
-  bool host_timing_ = false;         // the "host" method: rounds record process CPU time
+  bool host_timing_ = false;         // the "host" method: rounds can record process CPU time
+  bool cpu_rounds_ = false;          // measured rounds (and their setups) read CPU time and counters
   CpuCounters counters_;             // host timing: the calling thread's cycles and instructions
   CpuCounterReading setup_counts_;   // their counts in all setup calls
   std::vector<double> cycles_samples_, instructions_samples_;  // per step, one per measured round

@@ -86,8 +86,8 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   const double setup_cpu0 = setup_cpu_s_;
   const std::size_t setup_calls0 = setup_calls_;
   const CpuCounterReading setup_counts0 = setup_counts_;
-  const auto k0 = counters_.is_open() ? counters_.read() : std::nullopt;
-  const double cpu0 = host_timing_ ? process_cpu_seconds() : 0.0;
+  const auto k0 = cpu_rounds_ && counters_.is_open() ? counters_.read() : std::nullopt;
+  const double cpu0 = cpu_rounds_ ? process_cpu_seconds() : 0.0;
   const double t0 = b_.now();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   pairs.reserve(per_step_pairs() ? out.steps : batches);
@@ -120,7 +120,7 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
     }
   }
   out.enqueue_s = b_.now() - t0;
-  if (host_timing_) {
+  if (cpu_rounds_) {
     const double read_cost = process_cpu_read_cost();
     const double reads = 1.0 + static_cast<double>(setup_calls_ - setup_calls0);
     const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0) -

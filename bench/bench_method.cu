@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
                             {"copy_1GiB", {{"gauge_bytes_per_s", gauge_rates}, {"back_to_back_bytes_per_s", b2b},
                                            {"time_to_result_s", copy_walls}}}};
   const std::string sum_path = out + ".summary.json";
-  gauge::write_file_atomic(sum_path, summary.dump(2) + "\n");
+  gauge::detail::write_file_atomic(sum_path, summary.dump(2) + "\n");
   std::fputs(gauge::environment_line(report.environment()).c_str(), stdout);
   return 0;
 }

@@ -469,7 +469,7 @@ int main(int argc, char** argv) {
     return 77;
   }
   try {
-    gauge::check_writable(out);
+    gauge::detail::check_writable(out);
     const gauge::Environment env = gauge::capture_environment();
     cudaStream_t stream = nullptr;
     GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -576,7 +576,7 @@ int main(int argc, char** argv) {
           {"disabled_region_added_s", micro.noop_pair_s - micro.baseline_pair_s}}},
         {"targets", jtargets},
     };
-    gauge::write_file_atomic(out, doc.dump(2) + "\n");
+    gauge::detail::write_file_atomic(out, doc.dump(2) + "\n");
     std::printf("json: %s\n", out.c_str());
     return 0;
   } catch (const std::exception& e) {

@@ -12,8 +12,9 @@ includes every public header under include/gauge/ (gauge/mpi.hpp and gauge/mpi/ 
 is found; gauge/catch2.hpp with Catch2 v2 or v3, whichever is installed) and lists every declaration
 (`-Xclang -ast-list`, which prints qualified names).
 
-The README's table is the one under the heading "## Public names": its first column holds each
-name in backticks (`Experiment`, `catch2::no_slower_than`). Exit status: 0 when the two sets agree
+The README's table is the one under the heading "## Public names": its first column holds the
+names in backticks (`Experiment`, `catch2::no_slower_than`), one or several per row; the count the
+section's text quotes ("agree: N names") must be the headers' count too. Exit status: 0 when the two sets agree
 (and prints the count), 1 when they differ (prints both differences), 2 when clang++ or the README
 table is missing, 77 (CTest's skip code) with --skip-without-clang when no clang++ exists.
 
@@ -110,6 +111,15 @@ def readme_names(root):
     return names
 
 
+def readme_quoted_count(root):
+    """The count the section quotes ("... agree: 267 names."), or None where it quotes none."""
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^## Public names[^\n]*\n(.*?)(?=^\| )", text, re.S | re.M)
+    n = re.search(r"agree: (\d+) names", m.group(1)) if m else None
+    return int(n.group(1)) if n else None
+
+
 def macro_defined(root, name):
     inc = os.path.join(root, "include", "gauge")
     pattern = re.compile(r"^\s*#\s*define\s+" + re.escape(name) + r"\b", re.M)
@@ -143,6 +153,10 @@ def main():
             seen.add(n)
     missing, extra = sorted(seen - listed), sorted(listed - seen)
     print("public names: %d in the headers, %d in README.md's table" % (len(seen), len(listed)))
+    quoted = readme_quoted_count(a.root)
+    if quoted is not None and quoted != len(seen):
+        print("README.md says %d names; the headers have %d" % (quoted, len(seen)))
+        extra = extra or ["(the quoted count)"]
     if missing:
         print("in the headers, not in the README's table (%d): %s" % (len(missing), " ".join(missing)))
     if extra:

@@ -79,7 +79,7 @@ class FakeDevice {
   /// NVML GPM through the telemetry probe: the reading gpm_end() returns; empty: no GPM, and
   /// gpm_begin() answers `gpm_reason`. `gpm_begin_host`/`gpm_end_host`: the virtual host time at
   /// each sample.
-  std::optional<gauge::GpmReading> gpm;
+  std::optional<gauge::detail::GpmReading> gpm;
   std::string gpm_reason = "fake device without GPM";
   double gpm_begin_host = -1, gpm_end_host = -1;
   // Device memory (steps may change device_used to model allocations).
@@ -340,7 +340,7 @@ class FakeBackend {
         d->gpm_begin_host = d->host;
         return "";
       }
-      std::optional<gauge::GpmReading> gpm_end(std::string& reason) override {
+      std::optional<gauge::detail::GpmReading> gpm_end(std::string& reason) override {
         d->gpm_end_host = d->host;
         if (!d->gpm) reason = d->gpm_reason;
         return d->gpm;

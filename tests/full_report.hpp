@@ -136,18 +136,18 @@ inline Result full_result() {
   b.t_s = 0.315;
   t.series = {a, b};
   // GPM over the measured rounds (schema 1.6): one metric refused, the cross-check done.
-  GpmReading gpm;
+  detail::GpmReading gpm;
   gpm.dram_bw_util_pct = 62.5;
   gpm.sm_util_pct = 97.0;
   gpm.unavailable = {{"sm_occupancy", "Not Supported"}};
-  GpmInputs gin;
+  detail::GpmInputs gin;
   gin.interval_s = 1.0;
   gin.steps = 300;
   gin.bytes_per_step = 1e9;
   gin.flush_bytes_per_step = 282066944.0;
   gin.memory_peak_bytes_per_s = 4.8e12;
   gin.memory_peak_basis = "theoretical";
-  t.gpm = assess_gpm(gpm, gin);
+  t.gpm = detail::assess_gpm(gpm, gin);
   auto& m = r.memory;
   m.device_total_bytes = 150109880320ull;
   m.device_used_peak_bytes = 6ull << 30;
@@ -221,7 +221,7 @@ inline Result full_result() {
   kt.sample_step = {{"sm90_xmma_gemm_bf16bf16_bf16f32", "kernel", 13, 0.0, 1.49e-3}, {"memcpy DtoD", "memcpy", 13, 1.5e-3, 1.505e-3}};
   r.kernel_trace = kt;
   {
-    PeakInputs in;
+    detail::PeakInputs in;
     in.device = full_device_attributes();
     in.run_sm_clock_mhz = 1500;
     in.run_memory_clock_mhz = 3201;
@@ -242,7 +242,7 @@ inline Result full_result() {
     Throughput rate;
     rate.flop_per_second = 6.7e14;
     rate.bytes_per_second = 2.4e11;
-    r.peaks = assess_peaks(w, {{"dtype", std::string("bf16")}}, rate, rate, in);
+    r.peaks = detail::assess_peaks(w, {{"dtype", std::string("bf16")}}, rate, rate, in);
   }
   r.warnings = {{"jit_compiled", Severity::warning, "my_kernel was compiled from PTX 8.0 by the driver"},
                 {"noise_target_not_met", Severity::info, "CI width 2 % > 1 %"}};
@@ -262,7 +262,7 @@ inline Result failed_host_result() {
   r.error = "measurement (step 3): cuBLAS said no";
   r.stopping.reason = "failed";
   r.telemetry.unavailable_reason = "the host backend has no telemetry";
-  r.telemetry.gpm = gpm_unavailable("the host backend has no telemetry");
+  r.telemetry.gpm = detail::gpm_unavailable("the host backend has no telemetry");
   r.warnings = {{"step_failed", Severity::error, "the step threw"}};
   r.total_time_s = std::numeric_limits<double>::quiet_NaN();
   return r;

@@ -16,7 +16,7 @@
 int main() {
   const std::size_t big = std::size_t{256} << 20;
   const bool can_reset = static_cast<bool>(std::ofstream("/proc/self/clear_refs"));
-  const auto before = gauge::read_process_memory().rss_bytes.value_or(0);
+  const auto before = gauge::detail::read_process_memory().rss_bytes.value_or(0);
   gauge::Config c;
   c.warmup.max_time = std::chrono::milliseconds(50);
   c.measure.max_time = std::chrono::milliseconds(200);

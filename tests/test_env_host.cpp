@@ -75,14 +75,14 @@ gauge::HostInfo json_round_trip(const gauge::HostInfo& h) {
 
 TEST_CASE("parse_cpulist parses ranges and single CPU ids", "[env]") {
   std::vector<std::string> notes;
-  CHECK(gauge::parse_cpulist("0-3,8-11,15", &notes) ==
+  CHECK(gauge::detail::parse_cpulist("0-3,8-11,15", &notes) ==
         std::vector<int>{0, 1, 2, 3, 8, 9, 10, 11, 15});
-  CHECK(gauge::parse_cpulist("0", &notes) == std::vector<int>{0});
-  CHECK(gauge::parse_cpulist("0-1\n", &notes) == std::vector<int>{0, 1});  // as read from sysfs
-  CHECK(gauge::parse_cpulist("5-5", &notes) == std::vector<int>{5});
-  CHECK(gauge::parse_cpulist("3,1-2,2", &notes) == std::vector<int>{1, 2, 3});  // sorted, unique
-  CHECK(gauge::parse_cpulist("", &notes).empty());  // a node without CPUs
-  CHECK(gauge::parse_cpulist(" \n", &notes).empty());
+  CHECK(gauge::detail::parse_cpulist("0", &notes) == std::vector<int>{0});
+  CHECK(gauge::detail::parse_cpulist("0-1\n", &notes) == std::vector<int>{0, 1});  // as read from sysfs
+  CHECK(gauge::detail::parse_cpulist("5-5", &notes) == std::vector<int>{5});
+  CHECK(gauge::detail::parse_cpulist("3,1-2,2", &notes) == std::vector<int>{1, 2, 3});  // sorted, unique
+  CHECK(gauge::detail::parse_cpulist("", &notes).empty());  // a node without CPUs
+  CHECK(gauge::detail::parse_cpulist(" \n", &notes).empty());
   CHECK(notes.empty());
 }
 
@@ -90,19 +90,19 @@ TEST_CASE("parse_cpulist gives an empty list and a note on malformed input", "[e
   for (const char* bad : {"3-1", "a", "1,,2", "0-", "-1", "1-a", "0,", "99999", "0-7:2/4", "+1"}) {
     INFO("input: " << bad);
     std::vector<std::string> notes;
-    CHECK(gauge::parse_cpulist(bad, &notes, "/sys/x/cpulist").empty());
+    CHECK(gauge::detail::parse_cpulist(bad, &notes, "/sys/x/cpulist").empty());
     REQUIRE(notes.size() == 1);
     CHECK(notes[0].find("/sys/x/cpulist") != std::string::npos);
     CHECK(notes[0].find(std::string("\"") + bad + "\"") != std::string::npos);
   }
   std::vector<std::string> notes;
-  gauge::parse_cpulist("3-1", &notes);
+  gauge::detail::parse_cpulist("3-1", &notes);
   CHECK(has_note(notes, "descending"));
-  CHECK(gauge::parse_cpulist("a").empty());  // no notes vector: still no throw
+  CHECK(gauge::detail::parse_cpulist("a").empty());  // no notes vector: still no throw
 }
 
 TEST_CASE("detect_host: Docker container, two sockets, two NUMA nodes, powersave", "[env]") {
-  const gauge::HostInfo h = gauge::detect_host(fake_root("docker_two_numa"));
+  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("docker_two_numa"));
   INFO("notes:" << all_notes(h));
 
   CHECK(h.cpu.model_name == OptStr("Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz"));
@@ -142,7 +142,7 @@ TEST_CASE("detect_host: Docker container, two sockets, two NUMA nodes, powersave
 }
 
 TEST_CASE("detect_host: WSL2", "[env]") {
-  const gauge::HostInfo h = gauge::detect_host(fake_root("wsl"));
+  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("wsl"));
   INFO("notes:" << all_notes(h));
 
   CHECK(h.virtualization.wsl);
@@ -176,7 +176,7 @@ TEST_CASE("detect_host: WSL2", "[env]") {
 
 TEST_CASE("detect_host: a bare root gives nullopt everywhere and does not throw", "[env]") {
   gauge::HostInfo h;
-  REQUIRE_NOTHROW(h = gauge::detect_host(fake_root("bare")));
+  REQUIRE_NOTHROW(h = gauge::detail::detect_host(fake_root("bare")));
   INFO("notes:" << all_notes(h));
 
   CHECK_FALSE(h.cpu.model_name.has_value());
@@ -206,13 +206,13 @@ TEST_CASE("detect_host: a bare root gives nullopt everywhere and does not throw"
 
 TEST_CASE("detect_host: a root that does not exist does not throw", "[env]") {
   gauge::HostInfo h;
-  REQUIRE_NOTHROW(h = gauge::detect_host(fake_root("no_such_root_dir")));
+  REQUIRE_NOTHROW(h = gauge::detail::detect_host(fake_root("no_such_root_dir")));
   CHECK_FALSE(h.cpu.logical_cpus.has_value());
   CHECK_FALSE(h.notes.empty());
 }
 
 TEST_CASE("detect_host: QEMU/KVM virtual machine via DMI", "[env]") {
-  const gauge::HostInfo h = gauge::detect_host(fake_root("kvm_qemu"));
+  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("kvm_qemu"));
   INFO("notes:" << all_notes(h));
 
   CHECK(h.virtualization.virtual_machine == OptStr("QEMU"));
@@ -239,7 +239,7 @@ TEST_CASE("detect_host: QEMU/KVM virtual machine via DMI", "[env]") {
 
 TEST_CASE("detect_host: aarch64 Kubernetes pod, sysfs topology, mixed governors, odd NUMA nodes",
           "[env]") {
-  const gauge::HostInfo h = gauge::detect_host(fake_root("arm_kubernetes_mixed_governors"));
+  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("arm_kubernetes_mixed_governors"));
   INFO("notes:" << all_notes(h));
 
   CHECK_FALSE(h.cpu.model_name.has_value());  // aarch64 /proc/cpuinfo has no "model name"
@@ -295,11 +295,11 @@ TEST_CASE("HostInfo JSON: round trip, null for nullopt, snake_case keys with uni
   for (const char* name :
        {"docker_two_numa", "wsl", "bare", "kvm_qemu", "arm_kubernetes_mixed_governors"}) {
     INFO("root: " << name);
-    const gauge::HostInfo h = gauge::detect_host(fake_root(name));
+    const gauge::HostInfo h = gauge::detail::detect_host(fake_root(name));
     CHECK(json_round_trip(h) == h);
   }
 
-  const nlohmann::json bare = gauge::detect_host(fake_root("bare"));
+  const nlohmann::json bare = gauge::detail::detect_host(fake_root("bare"));
   for (const char* key : {"cpu", "memory", "numa_nodes", "os", "virtualization", "notes"})
     CHECK(bare.contains(key));
   CHECK(bare["cpu"]["model_name"].is_null());
@@ -312,7 +312,7 @@ TEST_CASE("HostInfo JSON: round trip, null for nullopt, snake_case keys with uni
   CHECK(bare["numa_nodes"].is_array());
   CHECK(bare["numa_nodes"].empty());
 
-  const nlohmann::json docker = gauge::detect_host(fake_root("docker_two_numa"));
+  const nlohmann::json docker = gauge::detail::detect_host(fake_root("docker_two_numa"));
   CHECK(docker["cpu"]["max_frequency_mhz"] == 4000.0);
   CHECK(docker["cpu"]["sockets"] == 2);
   CHECK(docker["memory"]["total_bytes"] == 33285996544ULL);
@@ -335,7 +335,7 @@ TEST_CASE("HostInfo JSON: round trip, null for nullopt, snake_case keys with uni
 }
 
 TEST_CASE("compiler_info reflects the predefined macros and round-trips through JSON", "[env]") {
-  const gauge::CompilerInfo c = gauge::compiler_info();
+  const gauge::CompilerInfo c = gauge::detail::compiler_info();
   CHECK_FALSE(c.id.empty());
   CHECK(c.cplusplus == static_cast<long>(__cplusplus));
   CHECK(c.cplusplus >= 201703L);
@@ -365,31 +365,31 @@ TEST_CASE("compiler_info reflects the predefined macros and round-trips through 
 TEST_CASE("relevant_environment_variables reads the fixed list and GAUGE_*", "[env]") {
   REQUIRE(::setenv("GAUGE_ENV_TEST_B", "2", 1) == 0);
   REQUIRE(::setenv("GAUGE_ENV_TEST_A", "one=1", 1) == 0);
-  const auto vars = gauge::relevant_environment_variables();
+  const auto vars = gauge::detail::relevant_environment_variables();
   ::unsetenv("GAUGE_ENV_TEST_A");
   ::unsetenv("GAUGE_ENV_TEST_B");
 
-  REQUIRE(vars.size() >= gauge::relevant_environment_variable_names.size() + 2);
-  for (std::size_t i = 0; i < gauge::relevant_environment_variable_names.size(); ++i) {
-    const char* name = gauge::relevant_environment_variable_names[i];
+  REQUIRE(vars.size() >= gauge::detail::relevant_environment_variable_names.size() + 2);
+  for (std::size_t i = 0; i < gauge::detail::relevant_environment_variable_names.size(); ++i) {
+    const char* name = gauge::detail::relevant_environment_variable_names[i];
     CHECK(vars[i].first == name);
     const char* real = std::getenv(name);
     CHECK(vars[i].second == (real ? OptStr(real) : std::nullopt));
   }
   std::vector<std::pair<std::string, OptStr>> ours;
-  for (std::size_t i = gauge::relevant_environment_variable_names.size(); i < vars.size(); ++i) {
+  for (std::size_t i = gauge::detail::relevant_environment_variable_names.size(); i < vars.size(); ++i) {
     CHECK(vars[i].first.rfind("GAUGE_", 0) == 0);
     if (vars[i].first.rfind("GAUGE_ENV_TEST_", 0) == 0) ours.push_back(vars[i]);
   }
   CHECK(ours == std::vector<std::pair<std::string, OptStr>>{{"GAUGE_ENV_TEST_A", OptStr("one=1")},
                                                             {"GAUGE_ENV_TEST_B", OptStr("2")}});
 
-  const nlohmann::json j = gauge::environment_variables_to_json(vars);
+  const nlohmann::json j = gauge::detail::environment_variables_to_json(vars);
   CHECK(j.contains("CUDA_VISIBLE_DEVICES"));
   CHECK(j["GAUGE_ENV_TEST_A"] == "one=1");
-  const auto back = gauge::environment_variables_from_json(j);
+  const auto back = gauge::detail::environment_variables_from_json(j);
   CHECK(back.size() == vars.size());
-  CHECK(gauge::environment_variables_to_json(back) == j);
+  CHECK(gauge::detail::environment_variables_to_json(back) == j);
 }
 
 TEST_CASE("relevant_environment_variables records a GAUGE_* secret's name, never its value", "[env][hardening]") {
@@ -399,8 +399,8 @@ TEST_CASE("relevant_environment_variables records a GAUGE_* secret's name, never
       {"GAUGE_S3_SECRET", true},    {"GAUGE_AUTH_HEADER", true},    {"GAUGE_CREDENTIALS_FILE", true},
       {"GAUGE_TOLERANCE", false},   {"GAUGE_BASELINE", false},      {"GAUGE_SILENCE", false}};
   for (const auto& [name, secret] : cases) REQUIRE(::setenv(name.c_str(), "hunter2-value", 1) == 0);
-  const auto vars = gauge::relevant_environment_variables();
-  const std::string json_text = gauge::environment_variables_to_json(vars).dump();
+  const auto vars = gauge::detail::relevant_environment_variables();
+  const std::string json_text = gauge::detail::environment_variables_to_json(vars).dump();
   for (const auto& entry : cases) {
     const std::string& name = entry.first;
     const bool secret = entry.second;
@@ -417,7 +417,7 @@ TEST_CASE("relevant_environment_variables records a GAUGE_* secret's name, never
 
 TEST_CASE("detect_host on the live system does not throw", "[env]") {
   gauge::HostInfo h;
-  REQUIRE_NOTHROW(h = gauge::detect_host());
+  REQUIRE_NOTHROW(h = gauge::detail::detect_host());
   REQUIRE(h.cpu.logical_cpus.has_value());
   CHECK(*h.cpu.logical_cpus >= 1);
   CHECK(h.cpu.hardware_concurrency.value_or(1) >= 1);
@@ -434,7 +434,7 @@ TEST_CASE("detect_host on the live system does not throw", "[env]") {
 
 namespace gauge_test_env_host_cuda {
 TEST_CASE("env: without a CUDA driver the error says there is none, not an old one", "[env]") {
-  const gauge::CudaInfo c = gauge::detect_cuda();
+  const gauge::CudaInfo c = gauge::detail::detect_cuda();
   if (!c.driver_version) {
     // The CI machine: the toolkit's runtime, no driver. The runtime's own words follow in brackets.
     REQUIRE(c.error);

@@ -275,7 +275,7 @@ TEST_CASE("clock locking is inferred from application clocks and reasons", "[env
   fake_gpus[1].app_sm = 1980;
   CHECK(*env.cuda.devices[0].nvml->clocks_locked);
   CHECK(*env.cuda.devices[1].nvml->clocks_locked == false);
-  gauge::add_environment_warnings(env);
+  gauge::detail::add_environment_warnings(env);
   bool info = false;
   for (const auto& w : env.warnings)
     if (w.code == "clocks_not_locked") info = w.severity == gauge::Severity::info && w.message.find("GPU 1") != std::string::npos;
@@ -334,7 +334,7 @@ TEST_CASE("the seed's tools: found, missing, failing and hanging", "[env][tools]
   write_script(dir / "ncu", "echo 'ncu: broken install' >&2; exit 3");
   write_script(dir / "nsys", "sleep 30");
   const auto t0 = std::chrono::steady_clock::now();
-  auto tools = gauge::capture_tools(300ms, dir.string());
+  auto tools = gauge::detail::capture_tools(300ms, dir.string());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(tools.size() == 3);
   const auto& smi = tools[0].second;
@@ -353,7 +353,7 @@ TEST_CASE("the seed's tools: found, missing, failing and hanging", "[env][tools]
   CHECK(nsys.error->find("timed out") != std::string::npos);
   CHECK(nsys.seconds < 1.0);
   CHECK(took < 1.5);  // the hung tool did not stall the capture
-  auto missing = gauge::run_tool({"nvidia-smi"}, 300ms, (dir / "empty").string());
+  auto missing = gauge::detail::run_tool({"nvidia-smi"}, 300ms, (dir / "empty").string());
   CHECK(*missing.error == "nvidia-smi not found in PATH");
   CHECK_FALSE(missing.output);
   fs::remove_all(dir);
@@ -377,7 +377,7 @@ TEST_CASE("the environment from a fake root: container, governor, NUMA, GPU loca
   std::ofstream(root / "sys/bus/pci/devices/0000:41:00.0/numa_node") << "1\n";
   std::ofstream(root / "sys/bus/pci/devices/0000:41:00.0/local_cpulist") << "4-7\n";
   auto env2 = two_cuda_devices();
-  gauge::attach_pci_locality(env2, root);
+  gauge::detail::attach_pci_locality(env2, root);
   CHECK_FALSE(env2.cuda.devices[0].numa_node);
   CHECK(*env2.cuda.devices[1].numa_node == 1);
   CHECK(*env2.cuda.devices[1].local_cpulist == "4-7");

@@ -185,7 +185,7 @@ gauge::Result gemm_with_peaks() {
   r.sampling.steps = 3;
   r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
   r.wall_throughput = gauge::throughput(r.work, r.wall_time.p50);
-  gauge::PeakInputs in;
+  gauge::detail::PeakInputs in;
   gauge::DeviceAttributes a;
   a.name = "NVIDIA H100 80GB HBM3";
   a.compute_capability_major = 9;
@@ -195,7 +195,7 @@ gauge::Result gemm_with_peaks() {
   a.memory_bus_width_bits = 5120;
   in.device = a;
   in.gpu_busy_fraction = 0.94;
-  r.peaks = gauge::assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
+  r.peaks = gauge::detail::assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
   return r;
 }
 

@@ -108,7 +108,7 @@ TEST_CASE("hardening: JSON nested 100000 deep is refused with a ReportError, not
   nlohmann::json doc = nlohmann::json::array();
   for (int i = 0; i < 1000; ++i) doc = nlohmann::json::array({std::move(doc)});
   nlohmann::json top = {{"schema", std::move(doc)}};
-  CHECK(report_error_of([&] { gauge::report_from_json(top, "m"); }).find("m: JSON nested deeper than 256") == 0);
+  CHECK(report_error_of([&] { gauge::detail::report_from_json(top, "m"); }).find("m: JSON nested deeper than 256") == 0);
 }
 
 TEST_CASE("hardening: a summary whose interval or order statistics are impossible is refused", "[hardening][read]") {
@@ -188,8 +188,8 @@ TEST_CASE("hardening: report names of 233 to 255 bytes are written (the temporar
   for (std::size_t length : {200u, 233u, 240u, 255u}) {
     const std::string name = std::string(length - 5, 'r') + ".json";
     REQUIRE(name.size() == length);
-    gauge::check_writable(dir / name);
-    gauge::write_file_atomic(dir / name, "{\"n\": " + std::to_string(length) + "}\n");
+    gauge::detail::check_writable(dir / name);
+    gauge::detail::write_file_atomic(dir / name, "{\"n\": " + std::to_string(length) + "}\n");
     CHECK(read_text(dir / name) == "{\"n\": " + std::to_string(length) + "}\n");
   }
   // A named temporary file is at most 32 bytes whatever the report's name.
@@ -198,7 +198,7 @@ TEST_CASE("hardening: report names of 233 to 255 bytes are written (the temporar
   CHECK(names_in(dir).size() == 4);
   // 256 bytes is over NAME_MAX: the system's error, naming the path.
   const std::string too_long = std::string(256, 'r');
-  const std::string what = report_error_of([&] { gauge::write_file_atomic(dir / too_long, "x"); });
+  const std::string what = report_error_of([&] { gauge::detail::write_file_atomic(dir / too_long, "x"); });
   CHECK(what.find("File name too long") != std::string::npos);
   CHECK(names_in(dir).size() == 4);
   fs::remove_all(dir);
@@ -211,19 +211,19 @@ TEST_CASE("hardening: a symbolic link at the report's path is followed: the targ
   fs::create_symlink("results/old.json", dir / "latest.json");       // relative to the link's directory
   fs::create_symlink(dir / "latest.json", dir / "chain.json");         // a link to a link
   fs::create_symlink("results/new.json", dir / "dangling.json");      // its target does not exist yet
-  gauge::check_writable(dir / "chain.json");
-  gauge::write_file_atomic(dir / "chain.json", "one");
+  gauge::detail::check_writable(dir / "chain.json");
+  gauge::detail::write_file_atomic(dir / "chain.json", "one");
   CHECK(fs::is_symlink(dir / "chain.json"));
   CHECK(fs::is_symlink(dir / "latest.json"));
   CHECK(read_text(dir / "results" / "old.json") == "one");
-  gauge::write_file_atomic(dir / "dangling.json", "two");
+  gauge::detail::write_file_atomic(dir / "dangling.json", "two");
   CHECK(fs::is_symlink(dir / "dangling.json"));
   CHECK(read_text(dir / "results" / "new.json") == "two");
   CHECK(names_in(dir / "results") == std::vector<std::string>{"new.json", "old.json"});
   // A loop of links is an error, not a hang.
   fs::create_symlink("loop-b", dir / "loop-a");
   fs::create_symlink("loop-a", dir / "loop-b");
-  CHECK(report_error_of([&] { gauge::write_file_atomic(dir / "loop-a", "x"); }).find("too many levels of symbolic links") !=
+  CHECK(report_error_of([&] { gauge::detail::write_file_atomic(dir / "loop-a", "x"); }).find("too many levels of symbolic links") !=
         std::string::npos);
   fs::remove_all(dir);
 }
@@ -244,16 +244,16 @@ TEST_CASE("hardening: a link planted in a sticky world-writable directory is not
   } else {
     std::string why;
     CHECK_FALSE(gauge::detail::link_may_be_followed(link, &why));
-    const std::string what = report_error_of([&] { gauge::write_file_atomic(link, "{}"); });
+    const std::string what = report_error_of([&] { gauge::detail::write_file_atomic(link, "{}"); });
     CHECK(what.find("sticky world-writable") != std::string::npos);
     CHECK(what.find("uid 12345") != std::string::npos);
-    CHECK(report_error_of([&] { gauge::check_writable(link); }).find("fs.protected_symlinks") != std::string::npos);
+    CHECK(report_error_of([&] { gauge::detail::check_writable(link); }).find("fs.protected_symlinks") != std::string::npos);
     CHECK(read_text(victim) == "precious");  // untouched
     CHECK(fs::is_symlink(link));
     // The link's owner may follow it, and so may the directory's owner: a link of this user is written through.
     REQUIRE(::lchown(link.c_str(), ::geteuid(), ::getegid()) == 0);
     CHECK(gauge::detail::link_may_be_followed(link));
-    gauge::write_file_atomic(link, "mine");
+    gauge::detail::write_file_atomic(link, "mine");
     CHECK(read_text(victim) == "mine");
   }
   fs::remove_all(dir);
@@ -265,14 +265,14 @@ TEST_CASE("hardening: a report written over a file keeps the file's mode", "[har
   const fs::path path = dir / "r.json";
   std::ofstream(path) << "old";
   fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);  // 0640
-  gauge::write_file_atomic(path, "new");
+  gauge::detail::write_file_atomic(path, "new");
   CHECK(read_text(path) == "new");
   CHECK((fs::status(path).permissions() & fs::perms::mask) ==
         (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
   // A new file gets the usual 0644 less the umask.
   const mode_t mask = ::umask(022);
   ::umask(mask);
-  gauge::write_file_atomic(dir / "fresh.json", "x");
+  gauge::detail::write_file_atomic(dir / "fresh.json", "x");
   CHECK(static_cast<unsigned>(fs::status(dir / "fresh.json").permissions() & fs::perms::mask) == (0644u & ~mask));
   fs::remove_all(dir);
 }
@@ -300,7 +300,7 @@ TEST_CASE("hardening: kill -9 while a report is written leaves no temporary file
     REQUIRE(child >= 0);
     if (child == 0) {
       try {
-        gauge::write_file_atomic(dir / "r.json", big);
+        gauge::detail::write_file_atomic(dir / "r.json", big);
       } catch (...) {
       }
       ::_exit(0);
@@ -354,7 +354,7 @@ TEST_CASE("hardening: an empty or relative PATH entry never runs a tool from the
   fs::current_path(dir);
   for (const char* path : {"", ":", "::", ".", "bin", "./bin", ":/nonexistent"}) {
     INFO("search path \"" << path << "\"");
-    const gauge::ToolRecord rec = gauge::run_tool({"nvidia-smi"}, 2s, std::string(path));
+    const gauge::ToolRecord rec = gauge::detail::run_tool({"nvidia-smi"}, 2s, std::string(path));
     CHECK(!rec.output);
     CHECK(rec.error == std::optional<std::string>("nvidia-smi not found in PATH"));
   }
@@ -362,12 +362,12 @@ TEST_CASE("hardening: an empty or relative PATH entry never runs a tool from the
   const char* saved = std::getenv("PATH");
   const std::string saved_path = saved ? saved : "";
   ::setenv("PATH", "", 1);
-  const gauge::ToolRecord rec = gauge::run_tool({"nvidia-smi"}, 2s);
+  const gauge::ToolRecord rec = gauge::detail::run_tool({"nvidia-smi"}, 2s);
   ::setenv("PATH", saved_path.c_str(), 1);
   fs::current_path(before);
   CHECK(!rec.output);
   // An absolute directory is searched as before.
-  const gauge::ToolRecord found = gauge::run_tool({"nvidia-smi"}, 2s, (dir / "bin").string());
+  const gauge::ToolRecord found = gauge::detail::run_tool({"nvidia-smi"}, 2s, (dir / "bin").string());
   CHECK(found.output == std::optional<std::string>("planted"));
   fs::remove_all(dir);
 }
@@ -382,7 +382,7 @@ TEST_CASE("hardening: the tool's pipe is close-on-exec: the tool inherits only i
   }
   // `ls` lists the shell's descriptors (`; true` keeps the shell from becoming `ls`).
   const gauge::ToolRecord rec =
-      gauge::run_tool({"/bin/sh", "-c", "ls /proc/$$/fd; true"}, 5s);
+      gauge::detail::run_tool({"/bin/sh", "-c", "ls /proc/$$/fd; true"}, 5s);
   REQUIRE(rec.output);
   std::set<int> seen;
   std::istringstream lines(*rec.output);
@@ -473,7 +473,7 @@ TEST_CASE("hardening: an unsigned dimension above INT64_MAX is refused, not writ
   }
   CHECK_THROWS_AS(exp.dimension("N", std::uint64_t{9223372036854775808u}), gauge::ConfigError);
   exp.dimension("N", std::uint64_t{9223372036854775807u});  // INT64_MAX fits
-  CHECK(gauge::dimension_json(gauge::detail::to_dimension_value(std::uint64_t{9223372036854775807u})).dump() ==
+  CHECK(gauge::detail::dimension_json(gauge::detail::to_dimension_value(std::uint64_t{9223372036854775807u})).dump() ==
         "9223372036854775807");
 }
 

@@ -617,7 +617,7 @@ TEST_CASE("Timer at level 2 traces one step every log_every steps, each kernel u
   CHECK(*k.gaps_s == Approx(530e-6).epsilon(1e-6));
   CHECK(*k.closure == Approx(0.0).margin(1e-6));
   CHECK(s.counters.host_synchronizations == 0);  // tracing added no wait
-  const std::string text = gauge::timer_summary_text(s);
+  const std::string text = gauge::detail::timer_summary_text(s);
   CHECK(text.find("timer train kernels of step 5 (1 ms; kernels 470 us, gaps 530 us, kernels + gaps = 100 % of the step):\n") !=
         std::string::npos);
   CHECK(text.find("  backward 300 us: bwd() x2 300 us\n") != std::string::npos);

@@ -143,7 +143,7 @@ Rendered render() {
   out.compare_text = gauge::to_text(c);
   out.compare_markdown = gauge::to_markdown(c);
   const gauge::TimerSummary timer = hand_made_timer();
-  out.timer = gauge::timer_console_line(timer) + "\n" + gauge::timer_summary_text(timer);
+  out.timer = gauge::detail::timer_console_line(timer) + "\n" + gauge::detail::timer_summary_text(timer);
   out.warmup = gauge::steady_state(hand_made_warmup(), gauge::WarmupConfig{}).reason;
   return out;
 }

@@ -56,7 +56,7 @@ constexpr double hopper_fp32 = 2.6136e11 * 256;   // 6.690816e13
 
 double value_of(const std::vector<gauge::Peak>& peaks, const std::string& quantity, const std::string& dtype,
                 const std::string& basis, const std::string& clock = "") {
-  const gauge::Peak* p = gauge::find_peak(peaks, quantity, dtype, basis, clock);
+  const gauge::Peak* p = gauge::detail::find_peak(peaks, quantity, dtype, basis, clock);
   return p ? p->value : -1;
 }
 
@@ -78,7 +78,7 @@ struct TempCache {
 }  // namespace
 
 TEST_CASE("Peaks: the memory formula 2 x clock x bus width / 8, by hand", "[peaks]") {
-  const auto m = gauge::theoretical_memory_peak(hopper(), 2619.0, "max_boost");
+  const auto m = gauge::detail::theoretical_memory_peak(hopper(), 2619.0, "max_boost");
   REQUIRE(m);
   CHECK(m->value == Approx(hopper_memory).epsilon(1e-12));
   CHECK(m->unit == "bytes/s");
@@ -87,14 +87,14 @@ TEST_CASE("Peaks: the memory formula 2 x clock x bus width / 8, by hand", "[peak
   CHECK(*m->clock_mhz == 2619.0);
   CHECK_THAT(m->source, Catch::Contains("5120 bits"));
   // At a measured memory clock of 1593 MHz: 2 x 1593e6 x 5120 / 8 = 2.03904e12.
-  CHECK(gauge::theoretical_memory_peak(hopper(), 1593.0, "run_measured")->value == Approx(2.03904e12).epsilon(1e-12));
+  CHECK(gauge::detail::theoretical_memory_peak(hopper(), 1593.0, "run_measured")->value == Approx(2.03904e12).epsilon(1e-12));
   // Without a clock or bus width: none, and why.
   std::string why;
   auto a = hopper();
   a.memory_bus_width_bits.reset();
-  CHECK_FALSE(gauge::theoretical_memory_peak(a, 2619.0, "max_boost", &why));
+  CHECK_FALSE(gauge::detail::theoretical_memory_peak(a, 2619.0, "max_boost", &why));
   CHECK_THAT(why, Catch::Contains("bus width"));
-  CHECK_FALSE(gauge::theoretical_memory_peak(hopper(), std::nullopt, "run_measured"));
+  CHECK_FALSE(gauge::detail::theoretical_memory_peak(hopper(), std::nullopt, "run_measured"));
 }
 
 TEST_CASE("Peaks: a model whose reported bus width is wrong uses the table's", "[peaks]") {
@@ -106,12 +106,12 @@ TEST_CASE("Peaks: a model whose reported bus width is wrong uses the table's", "
   b.memory_clock_max_mhz = 4000;
   b.memory_bus_width_bits = 8192;
   // 2 x 4000e6 x 7680 / 8 = 7.68e12 (not 8192 bits: 8.192e12).
-  const auto m = gauge::theoretical_memory_peak(b, 4000.0, "max_boost");
+  const auto m = gauge::detail::theoretical_memory_peak(b, 4000.0, "max_boost");
   REQUIRE(m);
   CHECK(m->value == Approx(7.68e12).epsilon(1e-12));
   CHECK_THAT(m->source, Catch::Contains("not the reported 8192"));
   // B200 bf16: 148 x 1965e6 x 8192 = 2.38239744e15.
-  CHECK(gauge::theoretical_compute_peak(b, "bf16", 1965.0, "max_boost")->value == Approx(2.38239744e15).epsilon(1e-12));
+  CHECK(gauge::detail::theoretical_compute_peak(b, "bf16", 1965.0, "max_boost")->value == Approx(2.38239744e15).epsilon(1e-12));
 }
 
 TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type, by hand", "[peaks]") {
@@ -124,7 +124,7 @@ TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type,
   CHECK(value_of(d.peaks, "compute", "fp32", "theoretical") == Approx(hopper_fp32).epsilon(1e-12));
   CHECK(value_of(d.peaks, "compute", "fp64", "theoretical") == Approx(hopper_fp32).epsilon(1e-12));
   CHECK(value_of(d.peaks, "memory_bandwidth", "", "theoretical") == Approx(hopper_memory).epsilon(1e-12));
-  CHECK(gauge::find_peak(d.peaks, "compute", "int8", "theoretical")->unit == "OP/s");
+  CHECK(gauge::detail::find_peak(d.peaks, "compute", "int8", "theoretical")->unit == "OP/s");
   CHECK(*d.l2_cache_bytes == 50u << 20);
   CHECK(d.unknown.empty());
   // The datasheet's dense figures for the model, beside them.
@@ -140,7 +140,7 @@ TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type,
   CHECK(value_of(a.peaks, "compute", "bf16", "theoretical") == Approx(3.1186944e14).epsilon(1e-12));
   CHECK(value_of(a.peaks, "compute", "fp64", "theoretical") == Approx(108 * 1410e6 * 128).epsilon(1e-12));
   // No FP8 tensor cores on sm_80: unknown, with the reason.
-  CHECK(gauge::find_peak(a.peaks, "compute", "fp8", "theoretical") == nullptr);
+  CHECK(gauge::detail::find_peak(a.peaks, "compute", "fp8", "theoretical") == nullptr);
   REQUIRE(a.unknown.size() == 1);
   CHECK(a.unknown[0] == "fp8: no table row for sm_80");
 }
@@ -150,37 +150,37 @@ TEST_CASE("Peaks: table lookups by capability and name, datasheet rows by the mo
   ada.compute_capability_major = 8;
   ada.compute_capability_minor = 9;
   ada.name = "NVIDIA GeForce RTX 4090";
-  CHECK(gauge::find_compute_rate(ada, "bf16")->per_sm_per_clock == 512);  // GeForce: half-rate FP32 accumulate
-  CHECK(gauge::find_compute_rate(ada, "fp32")->per_sm_per_clock == 256);  // the capability's default row
+  CHECK(gauge::detail::find_compute_rate(ada, "bf16")->per_sm_per_clock == 512);  // GeForce: half-rate FP32 accumulate
+  CHECK(gauge::detail::find_compute_rate(ada, "fp32")->per_sm_per_clock == 256);  // the capability's default row
   ada.name = "NVIDIA L40S";
-  CHECK(gauge::find_compute_rate(ada, "bf16")->per_sm_per_clock == 1024);
+  CHECK(gauge::detail::find_compute_rate(ada, "bf16")->per_sm_per_clock == 1024);
   gauge::DeviceAttributes volta;
   volta.compute_capability_major = 7;
-  CHECK(gauge::find_compute_rate(volta, "bf16") == nullptr);
-  for (const auto& r : gauge::compute_rates) {  // every row names its source
+  CHECK(gauge::detail::find_compute_rate(volta, "bf16") == nullptr);
+  for (const auto& r : gauge::detail::compute_rates) {  // every row names its source
     INFO(r.dtype);
     CHECK(std::string(r.source).size() > 10);
   }
-  const auto nvl = gauge::datasheet_peaks_of("NVIDIA H200 NVL");
-  const auto sxm = gauge::datasheet_peaks_of("NVIDIA H200");
+  const auto nvl = gauge::detail::datasheet_peaks_of("NVIDIA H200 NVL");
+  const auto sxm = gauge::detail::datasheet_peaks_of("NVIDIA H200");
   CHECK(value_of(nvl, "compute", "bf16", "datasheet") == Approx(835.5e12));
   CHECK(value_of(sxm, "compute", "bf16", "datasheet") == Approx(989.5e12));
   CHECK(value_of(sxm, "memory_bandwidth", "", "datasheet") == Approx(4.8e12));
-  CHECK(gauge::datasheet_peaks_of("Some GPU").empty());
+  CHECK(gauge::detail::datasheet_peaks_of("Some GPU").empty());
 }
 
 TEST_CASE("Peaks: declared data types by name", "[peaks]") {
-  CHECK(*gauge::canonical_dtype("BF16") == "bf16");
-  CHECK(*gauge::canonical_dtype("bfloat16") == "bf16");
-  CHECK(*gauge::canonical_dtype("half") == "fp16");
-  CHECK(*gauge::canonical_dtype("float") == "fp32");
-  CHECK(*gauge::canonical_dtype("e4m3") == "fp8");
-  CHECK(*gauge::canonical_dtype("int8_t") == "int8");
-  CHECK_FALSE(gauge::canonical_dtype("fp4"));
+  CHECK(*gauge::detail::canonical_dtype("BF16") == "bf16");
+  CHECK(*gauge::detail::canonical_dtype("bfloat16") == "bf16");
+  CHECK(*gauge::detail::canonical_dtype("half") == "fp16");
+  CHECK(*gauge::detail::canonical_dtype("float") == "fp32");
+  CHECK(*gauge::detail::canonical_dtype("e4m3") == "fp8");
+  CHECK(*gauge::detail::canonical_dtype("int8_t") == "int8");
+  CHECK_FALSE(gauge::detail::canonical_dtype("fp4"));
   std::string why;
-  CHECK_FALSE(gauge::declared_dtype({{"dtype", std::string("q3")}}, &why));
+  CHECK_FALSE(gauge::detail::declared_dtype({{"dtype", std::string("q3")}}, &why));
   CHECK_THAT(why, Catch::Contains("\"q3\""));
-  CHECK_FALSE(gauge::declared_dtype({}, &why));
+  CHECK_FALSE(gauge::detail::declared_dtype({}, &why));
   CHECK_THAT(why, Catch::Contains("no \"dtype\" dimension"));
 }
 
@@ -193,7 +193,7 @@ TEST_CASE("Peaks: every throughput's fraction of every peak, and the roofline, b
   gpu.flop_per_second = 670e12;
   gpu.bytes_per_second = 670e12 * *w.bytes / *w.flop;
   wall.flop_per_second = 660e12;
-  gauge::PeakInputs in;
+  gauge::detail::PeakInputs in;
   in.device = hopper();
   in.run_sm_clock_mhz = 1500;
   in.gpu_busy_fraction = 0.99;
@@ -204,23 +204,23 @@ TEST_CASE("Peaks: every throughput's fraction of every peak, and the roofline, b
   measured.clock_basis = "as_measured";
   measured.value = 720e12;
   in.measured = {measured};
-  const auto rec = gauge::assess_peaks(w, {{"dtype", std::string("bf16")}}, gpu, wall, in);
+  const auto rec = gauge::detail::assess_peaks(w, {{"dtype", std::string("bf16")}}, gpu, wall, in);
   CHECK(rec.status == "known");
   REQUIRE(rec.dtype);
   CHECK(*rec.dtype == "bf16");
-  const auto* max = gauge::find_fraction(rec, "gpu", "compute", "theoretical", "max_boost");
+  const auto* max = gauge::detail::find_fraction(rec, "gpu", "compute", "theoretical", "max_boost");
   REQUIRE(max);
   CHECK(max->fraction == Approx(670e12 / 1.07053056e15).epsilon(1e-12));  // 0.6259
   // At the run's 1500 MHz: 132 x 1500e6 x 4096 = 8.11008e14.
-  CHECK(gauge::find_fraction(rec, "gpu", "compute", "theoretical", "run_measured")->fraction ==
+  CHECK(gauge::detail::find_fraction(rec, "gpu", "compute", "theoretical", "run_measured")->fraction ==
         Approx(670e12 / 8.11008e14).epsilon(1e-12));
-  CHECK(gauge::find_fraction(rec, "gpu", "compute", "datasheet")->fraction == Approx(670.0 / 989.5));
-  CHECK(gauge::find_fraction(rec, "gpu", "compute", "measured")->fraction == Approx(670.0 / 720.0));
-  CHECK(gauge::find_fraction(rec, "wall", "compute", "measured")->fraction == Approx(660.0 / 720.0));
-  CHECK(gauge::find_fraction(rec, "gpu", "memory_bandwidth", "theoretical", "max_boost")->fraction ==
+  CHECK(gauge::detail::find_fraction(rec, "gpu", "compute", "datasheet")->fraction == Approx(670.0 / 989.5));
+  CHECK(gauge::detail::find_fraction(rec, "gpu", "compute", "measured")->fraction == Approx(670.0 / 720.0));
+  CHECK(gauge::detail::find_fraction(rec, "wall", "compute", "measured")->fraction == Approx(660.0 / 720.0));
+  CHECK(gauge::detail::find_fraction(rec, "gpu", "memory_bandwidth", "theoretical", "max_boost")->fraction ==
         Approx(*gpu.bytes_per_second / hopper_memory));
   // No memory clock measured in the run: no run-clock memory peak.
-  CHECK(gauge::find_peak(rec.peaks, "memory_bandwidth", "", "theoretical", "run_measured") == nullptr);
+  CHECK(gauge::detail::find_peak(rec.peaks, "memory_bandwidth", "", "theoretical", "run_measured") == nullptr);
   // Roofline on the measured compute peak? No measured memory peak: theoretical ones. 8192^3 GEMM:
   // intensity 2 x 8192 / 6 = 2730.67 FLOP/B; ridge 1.07053056e15 / 3.35232e12 = 319.34.
   REQUIRE(rec.roofline);
@@ -232,9 +232,9 @@ TEST_CASE("Peaks: every throughput's fraction of every peak, and the roofline, b
   gauge::Work triad;
   triad.flop = 2.0;
   triad.bytes = 24.0;
-  CHECK(gauge::assess_peaks(triad, {{"dtype", std::string("fp64")}}, gpu, wall, in).roofline->bound == "memory");
+  CHECK(gauge::detail::assess_peaks(triad, {{"dtype", std::string("fp64")}}, gpu, wall, in).roofline->bound == "memory");
   in.gpu_busy_fraction = 0.3;
-  CHECK(gauge::assess_peaks(triad, {{"dtype", std::string("fp64")}}, gpu, wall, in).roofline->bound == "launch");
+  CHECK(gauge::detail::assess_peaks(triad, {{"dtype", std::string("fp64")}}, gpu, wall, in).roofline->bound == "launch");
 }
 
 TEST_CASE("Peaks: no peaks, reasons instead", "[peaks]") {
@@ -242,15 +242,15 @@ TEST_CASE("Peaks: no peaks, reasons instead", "[peaks]") {
   w.flop = 1e9;
   gauge::Throughput t;
   t.flop_per_second = 1e12;
-  gauge::PeakInputs none;
+  gauge::detail::PeakInputs none;
   none.no_device_reason = "the host backend knows no device peaks";
-  const auto host = gauge::assess_peaks(w, {}, t, t, none);
+  const auto host = gauge::detail::assess_peaks(w, {}, t, t, none);
   CHECK(host.status == "none");
   CHECK(host.reason == "the host backend knows no device peaks");
   CHECK(host.fractions.empty());
-  gauge::PeakInputs in;
+  gauge::detail::PeakInputs in;
   in.device = hopper();
-  const auto undeclared = gauge::assess_peaks(w, {}, t, t, in);  // FLOP but no dtype
+  const auto undeclared = gauge::detail::assess_peaks(w, {}, t, t, in);  // FLOP but no dtype
   CHECK(undeclared.status == "none");
   CHECK_THAT(undeclared.reason, Catch::Contains("no \"dtype\" dimension"));
   CHECK_FALSE(undeclared.roofline);
@@ -267,9 +267,9 @@ gauge::Result result_with(std::optional<double> bytes_per_s, std::optional<doubl
   r.gpu_throughput.bytes_per_second = bytes_per_s;
   r.gpu_throughput.flop_per_second = flop_per_s;
   r.sampling.cache = cache;
-  gauge::PeakInputs in;
+  gauge::detail::PeakInputs in;
   in.device = hopper();
-  r.peaks = gauge::assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
+  r.peaks = gauge::detail::assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
   return r;
 }
 std::vector<gauge::Warning> diagnose(const gauge::Result& r) {
@@ -308,16 +308,16 @@ TEST_CASE("Warnings: above the compute peak of the declared type names the likel
 }
 
 TEST_CASE("Warnings: the comparison's speed-up check beyond 10x", "[peaks][warnings]") {
-  const auto w = gauge::implausible_speedup_warning(10.5e-3, 1e-3, "gemm");
+  const auto w = gauge::detail::implausible_speedup_warning(10.5e-3, 1e-3, "gemm");
   REQUIRE(w);
   CHECK(w->code == gauge::warning_code::implausible_speedup);
   CHECK_THAT(w->message, Catch::Contains("'gemm' is 10.5x faster"));
   CHECK_THAT(w->message, Catch::Contains("still does its work"));
-  CHECK_FALSE(gauge::implausible_speedup_warning(9.5e-3, 1e-3));
-  CHECK_FALSE(gauge::implausible_speedup_warning(1e-3, 10.5e-3));  // a slow-down is not this check's
-  CHECK(gauge::implausible_speedup_warning(1e-3, 0.0));
-  CHECK_THROWS_AS(gauge::implausible_speedup_warning(-1.0, 1.0), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::implausible_speedup_warning(1.0, 1.0, "", 0.5), gauge::ConfigError);
+  CHECK_FALSE(gauge::detail::implausible_speedup_warning(9.5e-3, 1e-3));
+  CHECK_FALSE(gauge::detail::implausible_speedup_warning(1e-3, 10.5e-3));  // a slow-down is not this check's
+  CHECK(gauge::detail::implausible_speedup_warning(1e-3, 0.0));
+  CHECK_THROWS_AS(gauge::detail::implausible_speedup_warning(-1.0, 1.0), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::detail::implausible_speedup_warning(1.0, 1.0, "", 0.5), gauge::ConfigError);
 }
 
 TEST_CASE("Peaks cache: written, read back, keyed by UUID and driver", "[peaks]") {
@@ -335,18 +335,18 @@ TEST_CASE("Peaks cache: written, read back, keyed by UUID and driver", "[peaks]"
   p.value = 3.0e12;
   p.source = "copy kernel";
   f.peaks = {p};
-  const auto path = gauge::write_peaks_cache(f);
+  const auto path = gauge::detail::write_peaks_cache(f);
   CHECK(path == cache.dir / "GPU-1234.json");
   std::string why;
-  const auto back = gauge::read_peaks_cache("GPU-1234", "580.1", why);
+  const auto back = gauge::detail::read_peaks_cache("GPU-1234", "580.1", why);
   REQUIRE(back);
   REQUIRE(back->peaks.size() == 1);
   CHECK(back->peaks[0].value == 3.0e12);
-  CHECK_FALSE(gauge::read_peaks_cache("GPU-1234", "590.0", why));
+  CHECK_FALSE(gauge::detail::read_peaks_cache("GPU-1234", "590.0", why));
   CHECK_THAT(why, Catch::Contains("driver 580.1, this is 590.0"));
-  CHECK_FALSE(gauge::read_peaks_cache("GPU-9999", "", why));
+  CHECK_FALSE(gauge::detail::read_peaks_cache("GPU-9999", "", why));
   CHECK_THAT(why, Catch::Contains("run gauge-peaks"));
-  CHECK_THROWS_AS(gauge::peaks_cache_path("../x"), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::detail::peaks_cache_path("../x"), gauge::ConfigError);
 }
 
 TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warnings and a report that reads", "[peaks]") {
@@ -362,7 +362,7 @@ TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warni
   REQUIRE(r.status == gauge::Status::ok);
   CHECK(r.peaks.status == "known");
   CHECK(r.has_warning(gauge::warning_code::above_memory_peak));
-  const auto* f = gauge::find_fraction(r.peaks, "gpu", "memory_bandwidth", "theoretical", "max_boost");
+  const auto* f = gauge::detail::find_fraction(r.peaks, "gpu", "memory_bandwidth", "theoretical", "max_boost");
   REQUIRE(f);
   CHECK(f->fraction == Approx(1.05).epsilon(1e-3));
   CHECK_THAT(gauge::peaks_table({r}), Catch::Contains("% of peak hot_copy memory: 105.0 %"));
@@ -390,7 +390,7 @@ TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warni
   d.name = "NVIDIA H100 80GB HBM3";
   d.peaks = gauge::device_peaks(hopper());
   env.cuda.devices.push_back(d);
-  const std::string text = gauge::report_json(env, {r, n}).dump();
+  const std::string text = gauge::detail::report_json(env, {r, n}).dump();
   const auto back = gauge::parse_report(text, "peaks.json");
   REQUIRE(back.results.size() == 2);
   CHECK(back.results[0].peaks.fractions.size() == r.peaks.fractions.size());
@@ -414,7 +414,7 @@ TEST_CASE("Peaks through the protocol: the measured cache is used by a later run
   p.clock_basis = "as_measured";
   p.value = 800e12;
   f.peaks = {p};
-  gauge::write_peaks_cache(f);
+  gauge::detail::write_peaks_cache(f);
   FakeDevice dev;
   dev.attributes = hopper();
   dev.uuid = "GPU-fake";
@@ -422,27 +422,27 @@ TEST_CASE("Peaks through the protocol: the measured cache is used by a later run
   exp.config(gauge::testing::fast_config());
   exp.flop(600e12 * 1e-3).dimension("dtype", "bf16");  // 600 TFLOP/s
   const gauge::Result r = exp.run();
-  const auto* m = gauge::find_fraction(r.peaks, "gpu", "compute", "measured");
+  const auto* m = gauge::detail::find_fraction(r.peaks, "gpu", "compute", "measured");
   REQUIRE(m);
   CHECK(m->fraction == Approx(600.0 / 800.0).epsilon(1e-3));
-  CHECK(gauge::find_fraction(r.peaks, "gpu", "compute", "theoretical", "max_boost")->fraction ==
+  CHECK(gauge::detail::find_fraction(r.peaks, "gpu", "compute", "theoretical", "max_boost")->fraction ==
         Approx(600e12 / hopper_bf16).epsilon(1e-3));
   CHECK_FALSE(r.has_warning(gauge::warning_code::above_compute_peak));
 }
 
 TEST_CASE("GPM: the cross-check's arithmetic on hand-made numbers, and its rule at each edge", "[peaks][gpm]") {
   // 2000 steps of 1 GB each in 1 s: 2e12 B/s declared. GPM: 40 % of 3.35232e12 = 1.340928e12 B/s.
-  gauge::GpmReading g;
+  gauge::detail::GpmReading g;
   g.dram_bw_util_pct = 40.0;
   g.sm_util_pct = 91.0;
   g.sm_occupancy_pct = 48.5;
-  gauge::GpmInputs in;
+  gauge::detail::GpmInputs in;
   in.interval_s = 1.0;
   in.steps = 2000;
   in.bytes_per_step = 1e9;
   in.memory_peak_bytes_per_s = hopper_memory;
   in.memory_peak_basis = "theoretical";
-  auto rec = gauge::assess_gpm(g, in);
+  auto rec = gauge::detail::assess_gpm(g, in);
   CHECK(rec.status == "measured");
   CHECK(rec.reason.empty());
   CHECK(rec.sm_util_pct == std::optional<double>(91.0));
@@ -453,50 +453,50 @@ TEST_CASE("GPM: the cross-check's arithmetic on hand-made numbers, and its rule 
   CHECK(rec.cross_check == "agrees");
   // 3 GB per step: 6e12 declared, 4.4745 x GPM: a hot L2 served the bytes.
   in.bytes_per_step = 3e9;
-  rec = gauge::assess_gpm(g, in);
+  rec = gauge::detail::assess_gpm(g, in);
   CHECK(*rec.declared_to_gpm_ratio == Approx(6e12 / 1.340928e12));
   CHECK(rec.cross_check == "declared_above_gpm");
   // 0.3 GB per step: 6e11 declared, 0.447 x GPM.
   in.bytes_per_step = 0.3e9;
-  CHECK(gauge::assess_gpm(g, in).cross_check == "declared_below_gpm");
+  CHECK(gauge::detail::assess_gpm(g, in).cross_check == "declared_below_gpm");
   // A cold cache adds the flush's bytes to every step: (0.3 GB + 0.5 GB) x 2000 / 1 s = 1.6e12.
   in.flush_bytes_per_step = 0.5e9;
-  rec = gauge::assess_gpm(g, in);
+  rec = gauge::detail::assess_gpm(g, in);
   CHECK(*rec.declared_bytes_per_s == Approx(1.6e12));
   CHECK(rec.cross_check == "agrees");
   // Exactly 2x is still agreement (the rule is "more than 2x"): 2.681856e12 B/s declared.
   in.flush_bytes_per_step.reset();
   in.bytes_per_step = 2 * 1.340928e12 * 1.0 / 2000;
-  CHECK(gauge::assess_gpm(g, in).cross_check == "agrees");
+  CHECK(gauge::detail::assess_gpm(g, in).cross_check == "agrees");
   in.bytes_per_step = 1.01 * 2 * 1.340928e12 * 1.0 / 2000;
-  CHECK(gauge::assess_gpm(g, in).cross_check == "declared_above_gpm");
+  CHECK(gauge::detail::assess_gpm(g, in).cross_check == "declared_above_gpm");
   // Not checked: below NVML's 100 ms, without bytes, without a peak, without DRAM_BW_UTIL.
   in.interval_s = 0.09;
-  CHECK(gauge::assess_gpm(g, in).cross_check == "not_checked: interval below NVML's 0.1 s minimum");
+  CHECK(gauge::detail::assess_gpm(g, in).cross_check == "not_checked: interval below NVML's 0.1 s minimum");
   // Above NVML's minimum but below 1 s (10 refresh periods): not trusted either.
   in.interval_s = 0.999;
-  CHECK(gauge::assess_gpm(g, in).cross_check ==
+  CHECK(gauge::detail::assess_gpm(g, in).cross_check ==
         "not_checked: interval below 1 s (10 of NVML's refresh periods; shorter readings vary)");
   in.interval_s = 1.0;
   in.bytes_per_step.reset();
-  rec = gauge::assess_gpm(g, in);
+  rec = gauge::detail::assess_gpm(g, in);
   CHECK(rec.cross_check == "not_checked: the step declares no bytes");
   CHECK_FALSE(rec.declared_bytes_per_s);
   in.bytes_per_step = 1e9;
   in.memory_peak_bytes_per_s.reset();
-  rec = gauge::assess_gpm(g, in);
+  rec = gauge::detail::assess_gpm(g, in);
   CHECK(rec.cross_check == "not_checked: no memory peak known");
   CHECK_FALSE(rec.gpm_bytes_per_s);
   in.memory_peak_bytes_per_s = hopper_memory;
   g.dram_bw_util_pct.reset();
   g.unavailable = {{"dram_bw_util", "Not Supported"}};
-  rec = gauge::assess_gpm(g, in);
+  rec = gauge::detail::assess_gpm(g, in);
   CHECK(rec.cross_check == "not_checked: NVML gave no DRAM_BW_UTIL");
   CHECK(rec.reason == "dram_bw_util: Not Supported");
   CHECK_FALSE(rec.dram_bw_util_pct);  // absent, never 0
   // GPM read 0 % while the step declares bytes: declared above, no ratio (no division by 0).
   g.dram_bw_util_pct = 0.0;
-  rec = gauge::assess_gpm(g, in);
+  rec = gauge::detail::assess_gpm(g, in);
   CHECK(rec.cross_check == "declared_above_gpm");
   CHECK_FALSE(rec.declared_to_gpm_ratio);
 }
@@ -506,7 +506,7 @@ TEST_CASE("GPM through the protocol: two samples around the measured rounds, the
   FakeDevice dev;
   dev.attributes = hopper();
   dev.telemetry = [](double) { return gauge::TelemetrySample{}; };
-  gauge::GpmReading g;
+  gauge::detail::GpmReading g;
   g.dram_bw_util_pct = 25.0;
   g.sm_util_pct = 99.0;
   g.sm_occupancy_pct = 12.0;
@@ -547,10 +547,10 @@ TEST_CASE("GPM through the protocol: two samples around the measured rounds, the
   for (const auto& w : r.warnings)
     if (w.code == gauge::warning_code::gpm_bandwidth_mismatch) CHECK_THAT(w.message, Catch::Contains("hot cache"));
   // The record reads back from the report, with its meaning.
-  const auto back = gauge::parse_report(gauge::report_json(gauge::Environment{}, {r}).dump(), "gpm.json");
+  const auto back = gauge::parse_report(gauge::detail::report_json(gauge::Environment{}, {r}).dump(), "gpm.json");
   CHECK(back.results[0].telemetry.gpm.declared_to_gpm_ratio == r.telemetry.gpm.declared_to_gpm_ratio);
   CHECK(back.results[0].telemetry.gpm.cross_check == "declared_above_gpm");
-  CHECK_THAT(gauge::report_json(gauge::Environment{}, {r}).dump(), Catch::Contains("NVML_GPM_METRIC_DRAM_BW_UTIL"));
+  CHECK_THAT(gauge::detail::report_json(gauge::Environment{}, {r}).dump(), Catch::Contains("NVML_GPM_METRIC_DRAM_BW_UTIL"));
 
   // No GPM on the device: the probe's reason, no numbers.
   dev.gpm.reset();
@@ -572,7 +572,7 @@ TEST_CASE("Cold cache: the report says how L2 was flushed, and the flush's bytes
   FakeDevice dev;
   dev.attributes = hopper();
   dev.telemetry = [](double) { return gauge::TelemetrySample{}; };
-  gauge::GpmReading g;
+  gauge::detail::GpmReading g;
   g.dram_bw_util_pct = 50.0;
   dev.gpm = g;
   gauge::CacheFlushRecord f;
@@ -600,7 +600,7 @@ TEST_CASE("Cold cache: the report says how L2 was flushed, and the flush's bytes
   CHECK(*r.telemetry.gpm.declared_bytes_per_s ==
         Approx((1e9 + 104857600.0) * steps / (dev.gpm_end_host - dev.gpm_begin_host)));
   // Written and read back.
-  const auto back = gauge::parse_report(gauge::report_json(gauge::Environment{}, {r}).dump(), "cold.json");
+  const auto back = gauge::parse_report(gauge::detail::report_json(gauge::Environment{}, {r}).dump(), "cold.json");
   REQUIRE(back.results[0].sampling.cache_flush);
   CHECK(back.results[0].sampling.cache_flush->description == f.description);
   CHECK(back.results[0].sampling.cache_flush->l2_cache_bytes == std::optional<std::uint64_t>(52428800));

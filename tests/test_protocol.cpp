@@ -19,6 +19,7 @@
 #include "test_helpers.hpp"
 #include "test_checks.hpp"
 #include "gauge/experiment.hpp"
+#include "gauge/protocol/diagnosis.hpp"
 
 // This file's own namespace: the unity build compiles several test files as one.
 namespace gauge_test_protocol {
@@ -697,6 +698,45 @@ TEST_CASE("a step that works only every 10th call warns work_not_every_step with
   FakeDevice rare;
   CHECK_FALSE(run_kernel_script(rare, [](std::size_t i) { return i % 100 == 99 ? 55e-6 : 10e-6; }, c)
                   .has_warning("work_not_every_step"));
+}
+
+TEST_CASE("work_not_every_step on the host: slow samples without CPU time are time off the CPU", "[protocol][diagnosis]") {
+  // 200 samples of real time, every 10th 100 us and the rest 1 us: by hand the median is 1 us, the
+  // mean 10.9 us, and the slow tenth holds 100 / 109 = 92 % of the time (the rule's pattern).
+  gauge::Result r;
+  for (std::size_t i = 0; i < 200; ++i) r.gpu_samples_s.push_back(i % 10 == 9 ? 100e-6 : 1e-6);
+  r.gpu_time = gauge::summarize(r.gpu_samples_s);
+  const auto warns = [](const gauge::Result& x) {
+    gauge::WarningSink sink;
+    gauge::detail::rule_work_not_every_step(x, gauge::detail::RunFacts{}, sink);
+    return sink.has("work_not_every_step");
+  };
+  // GPU timing (no CPU time) and host timing whose CPU time rises with the slow samples (the work
+  // is done there): skipped work, warned.
+  CHECK(warns(r));
+  gauge::Result busy = r;
+  busy.cpu_samples_s = r.gpu_samples_s;
+  busy.cpu_time = gauge::summarize(busy.cpu_samples_s);
+  CHECK(warns(busy));
+  // Two threads: CPU = 2 x real throughout; still the work (extra CPU 19.8 us >= 0.25 x 2 x 9.9 us).
+  gauge::Result two = r;
+  for (double x : r.gpu_samples_s) two.cpu_samples_s.push_back(2 * x);
+  two.cpu_time = gauge::summarize(two.cpu_samples_s);
+  CHECK(warns(two));
+  // The slow samples used no CPU time (preempted or waiting: every CPU sample 1 us): extra CPU 0
+  // < 0.25 x 9.9 us, so no claim that the work is skipped.
+  gauge::Result off = r;
+  off.cpu_samples_s.assign(200, 1e-6);
+  off.cpu_time = gauge::summarize(off.cpu_samples_s);
+  CHECK_FALSE(warns(off));
+  // At the edge: the slow samples carry 30 % of their extra time as CPU time (30 us of 99 us):
+  // extra CPU 2.97 us >= 0.25 x 9.9 = 2.475 us, warned; at 20 % (1.98 us) not.
+  for (const double f : {0.30, 0.20}) {
+    gauge::Result part = r;
+    for (double x : r.gpu_samples_s) part.cpu_samples_s.push_back(x > 50e-6 ? 1e-6 + f * 99e-6 : 1e-6);
+    part.cpu_time = gauge::summarize(part.cpu_samples_s);
+    CHECK(warns(part) == (f > 0.25));
+  }
 }
 
 TEST_CASE("thin_samples: Bresenham's rule over rounds, computed by hand", "[protocol][report]") {

@@ -178,7 +178,7 @@ TEST_CASE("read_report: a report gauge writes reads back to the same JSON", "[re
   failed.error = "step 3: it broke";
   std::vector<gauge::Result> results = {fake_result("gemm", 20e-6), failed};
   results[0].gpu_samples_s.push_back(std::nan(""));  // a non-finite sample is written as null
-  const nlohmann::json doc = gauge::report_json(env, results, "2026-11-30T00:00:00Z");
+  const nlohmann::json doc = gauge::detail::report_json(env, results, "2026-11-30T00:00:00Z");
   const auto back = gauge::parse_report(doc.dump(2), "written");
   REQUIRE(back.results.size() == 2);
   CHECK(back.results[0].config.measure.min_time == 1500us);
@@ -189,7 +189,7 @@ TEST_CASE("read_report: a report gauge writes reads back to the same JSON", "[re
   CHECK(back.results[1].status == gauge::Status::failed);
   CHECK(back.results[1].error == std::optional<std::string>("step 3: it broke"));
   CHECK(back.environment.environment_variables[1].second == std::optional<std::string>("4"));
-  const nlohmann::json again = gauge::report_json(back.environment, back.results, back.created_utc);
+  const nlohmann::json again = gauge::detail::report_json(back.environment, back.results, back.created_utc);
   CHECK(without_newer_keys(again) == without_newer_keys(doc));
 }
 
@@ -270,7 +270,7 @@ TEST_CASE("read_report: every key the schema requires is required by the reader 
     for (const auto& key : object_schema["required"]) {
       nlohmann::json copy = doc;
       copy.at(nlohmann::json::json_pointer(doc_at)).erase(key.get<std::string>());
-      const std::string what = error_of([&] { gauge::report_from_json(copy, "r.json"); });
+      const std::string what = error_of([&] { gauge::detail::report_from_json(copy, "r.json"); });
       INFO(doc_at << "/" << key.get<std::string>() << ": " << what);
       CHECK(what.find("\"" + key.get<std::string>() + "\"") != std::string::npos);
       ++checked;
@@ -294,8 +294,8 @@ TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in 
   results[0].streams.count = 2;
   results[0].streams.samples = {3, 2};
   results[0].streams.medians_s = {20e-6, 21e-6};
-  const nlohmann::json good = gauge::report_json(env, results, "2026-11-30T00:00:00Z");
-  REQUIRE_NOTHROW(gauge::report_from_json(good, "r.json"));
+  const nlohmann::json good = gauge::detail::report_json(env, results, "2026-11-30T00:00:00Z");
+  REQUIRE_NOTHROW(gauge::detail::report_from_json(good, "r.json"));
   // Each change breaks one thing the schema (or a record's own fields) rules out; the message
   // names the path, the bad value and the rule. The expected texts are the schema's own values.
   struct Case {
@@ -334,7 +334,7 @@ TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in 
   for (const auto& c : cases) {
     nlohmann::json bad = good;
     c.change(bad);
-    const std::string what = error_of([&] { gauge::report_from_json(bad, "r.json"); });
+    const std::string what = error_of([&] { gauge::detail::report_from_json(bad, "r.json"); });
     INFO(c.what << ": " << what);
     CHECK(what.rfind("r.json: ", 0) == 0);
     CHECK(what.find('\n') == std::string::npos);
@@ -346,7 +346,7 @@ TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in 
   one["experiments"][0]["streams"]["count"] = 1;
   one["experiments"][0]["streams"]["samples"] = nlohmann::json::array();
   one["experiments"][0]["streams"]["medians_s"] = nlohmann::json::array();
-  CHECK_NOTHROW(gauge::report_from_json(one, "r.json"));
+  CHECK_NOTHROW(gauge::detail::report_from_json(one, "r.json"));
 }
 
 TEST_CASE("read_report: an integer with a zero fraction is an integer, and messages are one bounded line", "[read][schema]") {
@@ -354,26 +354,26 @@ TEST_CASE("read_report: an integer with a zero fraction is an integer, and messa
   for (const char* text : {"2.0", "2e0", "20E-1"}) {
     nlohmann::json d = doc;
     d["experiments"][0]["sampling"]["steps_per_sample"] = nlohmann::json::parse(text);
-    const auto r = gauge::report_from_json(d, "r.json");
+    const auto r = gauge::detail::report_from_json(d, "r.json");
     CHECK(r.results[0].sampling.steps_per_sample == 2);  // JSON Schema: 2.0 is the integer 2
   }
   nlohmann::json frac = doc;
   frac["experiments"][0]["sampling"]["steps_per_sample"] = 2.5;
-  CHECK(error_of([&] { gauge::report_from_json(frac, "r.json"); }).find("expected an integer") != std::string::npos);
+  CHECK(error_of([&] { gauge::detail::report_from_json(frac, "r.json"); }).find("expected an integer") != std::string::npos);
   // A newline in a value, a 1 MB value, a duration of 1e300: one line, at most 400 bytes after the source.
   nlohmann::json newline = doc;
   newline["experiments"][0]["config"]["measure"]["cache"] = "hot\nline two";
-  const std::string a = error_of([&] { gauge::report_from_json(newline, "r.json"); });
+  const std::string a = error_of([&] { gauge::detail::report_from_json(newline, "r.json"); });
   CHECK(a.find('\n') == std::string::npos);
   CHECK(a.find("hot\\nline two") != std::string::npos);  // escaped, as two characters
   nlohmann::json big = doc;
   big["experiments"][0]["config"]["measure"]["cache"] = std::string(1 << 20, 'x');
-  const std::string b = error_of([&] { gauge::report_from_json(big, "r.json"); });
+  const std::string b = error_of([&] { gauge::detail::report_from_json(big, "r.json"); });
   CHECK(!b.empty());
   CHECK(b.size() <= std::string("r.json: ").size() + 400);
   nlohmann::json huge = doc;
   huge["experiments"][0]["config"]["measure"]["min_time_s"] = 1e300;
-  const std::string c = error_of([&] { gauge::report_from_json(huge, "r.json"); });
+  const std::string c = error_of([&] { gauge::detail::report_from_json(huge, "r.json"); });
   CHECK(c.find("1e+300") != std::string::npos);
   CHECK(c.size() < 200);
 }
@@ -422,14 +422,14 @@ TEST_CASE("read_report: the schema's patterns match as ECMAScript regular expres
 }
 
 TEST_CASE("read_report: schema versions follow semantic versioning", "[read]") {
-  const auto v = gauge::parse_schema_version("1.12.3-rc.1+build.5");
+  const auto v = gauge::detail::parse_schema_version("1.12.3-rc.1+build.5");
   CHECK(v.major == 1);
   CHECK(v.minor == 12);
   CHECK(v.patch == 3);
   CHECK(v.suffix == "-rc.1+build.5");
   for (const char* bad : {"", "1", "1.0", "1.0.0.0", "01.0.0", "1.a.0", "v1.0.0", "1.0.0x"})
-    CHECK_THROWS_AS(gauge::parse_schema_version(bad), gauge::ReportError);
-  CHECK(gauge::supported_report_major() == 1);
+    CHECK_THROWS_AS(gauge::detail::parse_schema_version(bad), gauge::ReportError);
+  CHECK(gauge::detail::supported_report_major() == 1);
 }
 
 TEST_CASE("compare: Mann-Whitney U and its p-value equal SciPy's", "[compare]") {

@@ -117,7 +117,7 @@ TEST_CASE("non-finite numbers are written as null and the text parses strictly",
 
 TEST_CASE("the report round-trips through its text unchanged", "[report]") {
   auto r = fake_result("gemm");
-  nlohmann::json doc = gauge::report_json(fixed_environment(), {r}, "2026-11-30T00:00:00Z");
+  nlohmann::json doc = gauge::detail::report_json(fixed_environment(), {r}, "2026-11-30T00:00:00Z");
   nlohmann::json back = nlohmann::json::parse(doc.dump(2));
   CHECK(back == doc);
   // Doubles survive the text exactly (nlohmann writes the shortest round-trip form).

@@ -48,7 +48,7 @@ json load(const fs::path& p) {
 /// The full report of tests/full_report.hpp as gauge writes it.
 json full_document() {
   using namespace gauge::testing;
-  return gauge::report_json(full_environment(), {full_result(), failed_host_result()}, {full_timer()},
+  return gauge::detail::report_json(full_environment(), {full_result(), failed_host_result()}, {full_timer()},
                             "2026-11-30T13:58:08Z");
 }
 
@@ -341,7 +341,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   const gauge::StoredReport back = gauge::parse_report(text, "full.json");
 
   // Written again from what was read: the same document, key for key, value for value.
-  CHECK(gauge::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
+  CHECK(gauge::detail::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
   CHECK(back.schema_version == "1.7.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
@@ -627,7 +627,7 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
     for (const char* k : {"telemetry_interval_s", "memory_growth_tolerance_bytes", "sm_clock_warning_fraction"})
       e["config"].erase(k);
   }
-  const auto old = gauge::report_from_json(doc, "old.json");
+  const auto old = gauge::detail::report_from_json(doc, "old.json");
   CHECK(old.results[0].time_label == "GPU time");
   CHECK(old.results[1].backend == "host");
   CHECK(old.results[1].time_label == "real time");
@@ -645,7 +645,7 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
     e["sampling"].erase("cache_flush");
     e["telemetry"].erase("gpm");
   }
-  const auto r15 = gauge::report_from_json(v15, "v15.json");
+  const auto r15 = gauge::detail::report_from_json(v15, "v15.json");
   CHECK(r15.results[0].sampling.cache == "cold");
   CHECK_FALSE(r15.results[0].sampling.cache_flush);
   CHECK(r15.results[0].telemetry.gpm.status == "unavailable");
@@ -653,7 +653,7 @@ TEST_CASE("serial: reports of schema 1.0 and 1.1 read, and what they lack is def
   CHECK_FALSE(r15.results[0].telemetry.gpm.dram_bw_util_pct);
   CHECK(r15.results[0].telemetry.available);  // the rest of the telemetry is kept
   // And the 1.6 document reads its values.
-  const auto r16 = gauge::report_from_json(full_document(), "v16.json");
+  const auto r16 = gauge::detail::report_from_json(full_document(), "v16.json");
   REQUIRE(r16.results[0].sampling.cache_flush);
   CHECK(r16.results[0].sampling.cache_flush->bytes == std::optional<std::uint64_t>(282066944));
   CHECK(r16.results[0].telemetry.gpm.dram_bw_util_pct == std::optional<double>(62.5));
@@ -686,16 +686,16 @@ TEST_CASE("serial: a wrong type names the key path and the expected type", "[ser
     json doc = full_document();
     doc[json::json_pointer(c.pointer)] = c.value;
     INFO(c.pointer);
-    CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"), Catch::Matchers::StartsWith(std::string("r.json: ") + c.expected));
+    CHECK_THROWS_WITH(gauge::detail::report_from_json(doc, "r.json"), Catch::Matchers::StartsWith(std::string("r.json: ") + c.expected));
   }
   // A key required since 1.0 stays required; one of a type whose records may be partial does not.
   json doc = full_document();
   doc["experiments"][0]["kernels"][0].erase("ptx_version");
-  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+  CHECK_THROWS_WITH(gauge::detail::report_from_json(doc, "r.json"),
                     "r.json: experiments[0].kernels[0]: missing required key \"ptx_version\"");
   doc = full_document();
   doc["experiments"][0]["memory"].erase("peak_bytes");
-  CHECK_NOTHROW(gauge::report_from_json(doc, "r.json"));
+  CHECK_NOTHROW(gauge::detail::report_from_json(doc, "r.json"));
 }
 
 TEST_CASE("serial: a summary's median is its p50, and the reader holds them to it", "[serial][read]") {
@@ -706,17 +706,17 @@ TEST_CASE("serial: a summary's median is its p50, and the reader holds them to i
   const double p50 = g.at("p50").get<double>();
   // One ulp apart: the same statistic (a writer that rounds rounds both alike).
   doc["experiments"][0]["gpu_time_s"]["median"] = std::nextafter(p50, 1.0);
-  CHECK_NOTHROW(gauge::report_from_json(doc, "r.json"));
+  CHECK_NOTHROW(gauge::detail::report_from_json(doc, "r.json"));
   doc["experiments"][0]["gpu_time_s"]["median"] = 2 * p50;
-  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+  CHECK_THROWS_WITH(gauge::detail::report_from_json(doc, "r.json"),
                     Catch::Matchers::StartsWith("r.json: experiments[0].gpu_time_s.median: median ") &&
                         Catch::Contains("differs from p50") && Catch::Contains("they are one statistic"));
   doc["experiments"][0]["gpu_time_s"]["median"] = nullptr;
-  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+  CHECK_THROWS_WITH(gauge::detail::report_from_json(doc, "r.json"),
                     "r.json: experiments[0].gpu_time_s.median: median is null but p50 is not (they are one statistic)");
   doc["experiments"][0]["gpu_time_s"]["median"] = p50;
   doc["experiments"][0]["gpu_time_s"]["p50"] = nullptr;
-  CHECK_THROWS_WITH(gauge::report_from_json(doc, "r.json"),
+  CHECK_THROWS_WITH(gauge::detail::report_from_json(doc, "r.json"),
                     Catch::Matchers::StartsWith("r.json: experiments[0].gpu_time_s.median: median is ") &&
                         Catch::Contains("but p50 is null"));
   // A 1.6 report has no median: it reads.
@@ -728,7 +728,7 @@ TEST_CASE("serial: a summary's median is its p50, and the reader holds them to i
     e["samples"].erase("cpu_time_per_step_s");
     e["clock"]["cycles_per_step"].erase("median");
   }
-  CHECK_NOTHROW(gauge::report_from_json(doc, "old.json"));
+  CHECK_NOTHROW(gauge::detail::report_from_json(doc, "old.json"));
 }
 
 TEST_CASE("serial: compare reads NVML and telemetry from the typed values", "[serial][compare]") {
@@ -761,9 +761,9 @@ TEST_CASE("serial: compare reads NVML and telemetry from the typed values", "[se
 TEST_CASE("serial: the backend names its time, and older reports get it from the backend's name", "[serial]") {
   CHECK(std::string(gauge::HostBackend::time_label) == "real time");
   CHECK(std::string(gauge::HostBackend::time_clock) == "host steady clock");
-  CHECK(gauge::legacy_time_names(gauge::HostBackend::name) ==
+  CHECK(gauge::detail::legacy_time_names(gauge::HostBackend::name) ==
         std::pair<std::string, std::string>(gauge::HostBackend::time_label, gauge::HostBackend::time_clock));
-  CHECK(gauge::legacy_time_names("cuda") == std::pair<std::string, std::string>("GPU time", "CUDA events"));
+  CHECK(gauge::detail::legacy_time_names("cuda") == std::pair<std::string, std::string>("GPU time", "CUDA events"));
   const gauge::Result r;
   CHECK(r.time_label == "GPU time");
   CHECK(r.time_clock == "CUDA events");

@@ -273,7 +273,7 @@ TEST_CASE("cpu time: a host result has process CPU time per step beside real tim
     const gauge::Result r = exp.run();
     REQUIRE(r.status == gauge::Status::ok);
     // A reading of the process CPU clock is a system call (0.1 µs or more); the step is ~0.01–0.1 µs.
-    REQUIRE(*r.gpu_time.p50 < 10 * gauge::process_cpu_read_cost());
+    REQUIRE(*r.gpu_time.p50 < 10 * gauge::detail::process_cpu_read_cost());
     CHECK(r.has_warning("cpu_time_unresolved"));
     CHECK(r.cpu_time.n == 0);
     CHECK(r.cpu_samples_s.empty());

@@ -147,7 +147,7 @@ TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
   CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "7").first) == std::vector<std::int64_t>{7});
   CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "2^[3,5]").first) == std::vector<std::int64_t>{8, 32});
   // nvbench's spelling N[pow2]=[...]
-  const auto ov = gauge::parse_axis_override("N[pow2]=[2:4]");
+  const auto ov = gauge::detail::parse_axis_override("N[pow2]=[2:4]");
   CHECK(ov.name == "N");
   CHECK(ints(gauge::parse_axis_values(AxisKind::int64, ov.values_text, {}, ov.power_of_two).first) ==
         std::vector<std::int64_t>{4, 8, 16});
@@ -186,7 +186,7 @@ TEST_CASE("suite: bad axis text names the bad part", "[suite][axes]") {
   CHECK(names == std::vector<gauge::DimensionValue>{std::string("std::sort"), std::string("a:b")});
   CHECK(axis_error(AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
         "'half' is not one of the types of this axis (float, double)");
-  CHECK(gauge::testing::error_of<gauge::AxisError>([] { gauge::parse_axis_override("N"); }) ==
+  CHECK(gauge::testing::error_of<gauge::AxisError>([] { gauge::detail::parse_axis_override("N"); }) ==
         "no '=': expected NAME=VALUES, e.g. N=[1024,4096] or N=2^[10:30:2]");
 }
 
@@ -598,39 +598,39 @@ TEST_CASE("suite: a template benchmark has a type axis named after its types", "
 }
 
 TEST_CASE("suite: the progress line says where the run is and how long is left", "[suite][progress]") {
-  gauge::ProgressState s;
+  gauge::detail::ProgressState s;
   s.index = 3;
   s.total = 40;
   s.label = "triad/T=float/N=4096";
   s.elapsed_s = 4.0;
-  CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | 4.0 s elapsed");
+  CHECK(gauge::detail::progress_line(s) == "[3/40] triad/T=float/N=4096 | 4.0 s elapsed");
   s.finished = 2;
   s.finished_elapsed_s = 4.0;
   s.last_median_s = 12.346e-6;
   // 4 s for 2 points: 2 s each, 38 left: 76 s.
-  CHECK(gauge::progress_line(s) == "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.0 s elapsed, ~1 min 16 s left");
+  CHECK(gauge::detail::progress_line(s) == "[3/40] triad/T=float/N=4096 | last median 12.35 us | 4.0 s elapsed, ~1 min 16 s left");
   // While a point runs: its own median so far, after its first measured round.
   s.median_so_far_s = 11.04e-6;
   s.samples_so_far = 240;
-  CHECK(gauge::progress_line(s) ==
+  CHECK(gauge::detail::progress_line(s) ==
         "[3/40] triad/T=float/N=4096 | median so far 11.04 us (240 samples) | 4.0 s elapsed, ~1 min 16 s left");
   // The estimate does not grow while the point runs: 1.5 s into it, 37 × 2 s + 0.5 s = 74.5 s;
   // at 3 s and at 10 s (longer than the mean), 37 × 2 s = 74 s.
   s.elapsed_s = 5.5;
-  CHECK(*gauge::progress_remaining_s(s) == Approx(74.5).epsilon(1e-12));
+  CHECK(*gauge::detail::progress_remaining_s(s) == Approx(74.5).epsilon(1e-12));
   s.elapsed_s = 7.0;
-  CHECK(*gauge::progress_remaining_s(s) == Approx(74.0).epsilon(1e-12));
+  CHECK(*gauge::detail::progress_remaining_s(s) == Approx(74.0).epsilon(1e-12));
   s.elapsed_s = 14.0;
-  CHECK(*gauge::progress_remaining_s(s) == Approx(74.0).epsilon(1e-12));
+  CHECK(*gauge::detail::progress_remaining_s(s) == Approx(74.0).epsilon(1e-12));
   // The last point running: only its own remainder; all finished: 0.
   s.finished = 39;
   s.finished_elapsed_s = 78.0;  // 2 s per point
   s.elapsed_s = 79.5;
-  CHECK(*gauge::progress_remaining_s(s) == Approx(0.5).epsilon(1e-12));
+  CHECK(*gauge::detail::progress_remaining_s(s) == Approx(0.5).epsilon(1e-12));
   s.finished = 40;
-  CHECK(*gauge::progress_remaining_s(s) == 0.0);
-  CHECK(gauge::format_duration(3725) == "1 h 02 min");
-  CHECK(gauge::format_duration(59.94) == "59.9 s");
+  CHECK(*gauge::detail::progress_remaining_s(s) == 0.0);
+  CHECK(gauge::detail::format_duration(3725) == "1 h 02 min");
+  CHECK(gauge::detail::format_duration(59.94) == "59.9 s");
 }
 
 TEST_CASE("suite: --repetitions 3 runs every point 3 times, in rounds over the whole suite", "[suite][repetitions]") {
@@ -709,17 +709,17 @@ TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming t
   zero.repetitions = 0;
   CHECK_THROWS_WITH(gauge::run_suite({}, zero), "run_suite: RunOptions::repetitions must be >= 1, got 0");
   // The progress line says which repetition runs (1-based) where there are several.
-  gauge::ProgressState p;
+  gauge::detail::ProgressState p;
   p.index = 5;
   p.total = 12;
   p.label = "k/A=2/B=x";
   p.repetition = 2;
   p.repetitions = 3;
   p.elapsed_s = 4.0;
-  CHECK(gauge::progress_line(p) == "[5/12] k/A=2/B=x (repetition 2/3) | 4.0 s elapsed");
+  CHECK(gauge::detail::progress_line(p) == "[5/12] k/A=2/B=x (repetition 2/3) | 4.0 s elapsed");
   p.repetitions = 1;
   p.repetition = 1;
-  CHECK(gauge::progress_line(p) == "[5/12] k/A=2/B=x | 4.0 s elapsed");
+  CHECK(gauge::detail::progress_line(p) == "[5/12] k/A=2/B=x | 4.0 s elapsed");
 }
 
 TEST_CASE("suite: the progress line shows on a terminal only after the delay, never with --quiet", "[suite][progress]") {

@@ -913,10 +913,10 @@ TEST_CASE("a host Timer's console summary says real time, a CUDA one GPU time", 
   gauge::TimerSummary s;
   s.name = "train";
   s.backend = "host";
-  CHECK(contains(gauge::timer_summary_text(s), "(real time)"));
-  CHECK_FALSE(contains(gauge::timer_summary_text(s), "GPU"));
+  CHECK(contains(gauge::detail::timer_summary_text(s), "(real time)"));
+  CHECK_FALSE(contains(gauge::detail::timer_summary_text(s), "GPU"));
   s.backend = "cuda";
-  CHECK(contains(gauge::timer_summary_text(s), "(GPU time)"));
+  CHECK(contains(gauge::detail::timer_summary_text(s), "(GPU time)"));
 }
 
 }  // namespace gauge_test_timer

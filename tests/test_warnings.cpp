@@ -68,9 +68,9 @@ TEST_CASE("make_warning takes the severity from the catalogue", "[warnings]") {
   CHECK(gauge::make_warning(gauge::warning_code::timer_resolution_failed, "x").severity == gauge::Severity::error);
   CHECK(gauge::make_warning(gauge::warning_code::timer_unfinished, "x").severity == gauge::Severity::info);
   CHECK(gauge::make_warning(gauge::warning_code::work_not_on_stream, "x").severity == gauge::Severity::error);
-  REQUIRE(gauge::find_warning_info("outliers") != nullptr);
-  CHECK(gauge::find_warning_info("outliers")->severity == gauge::Severity::info);
-  CHECK(gauge::find_warning_info("no_such_code") == nullptr);
+  REQUIRE(gauge::detail::find_warning_info("outliers") != nullptr);
+  CHECK(gauge::detail::find_warning_info("outliers")->severity == gauge::Severity::info);
+  CHECK(gauge::detail::find_warning_info("no_such_code") == nullptr);
   CHECK(gauge::make_warning("no_such_code", "x").severity == gauge::Severity::warning);
 }
 

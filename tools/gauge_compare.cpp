@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
     }
     const gauge::Comparison c = gauge::compare_reports(base, candidate, args.options);
     // Written whole (a NUL in a name is written, not an end) and checked (e.g. > /dev/full).
-    const std::string text = args.format == "json"       ? gauge::json_dump(nlohmann::json(c), 2) + "\n"
+    const std::string text = args.format == "json"       ? gauge::detail::json_dump(nlohmann::json(c), 2) + "\n"
                              : args.format == "markdown" ? gauge::to_markdown(c)
                                                          : gauge::to_text(c);
     if (!gauge::tools::write_stdout("gauge-compare", text)) return gauge::tools::exit_output;

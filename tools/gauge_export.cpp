@@ -1,12 +1,11 @@
 // gauge-export: writes a gauge report in another format, to standard output.
 //
-//   gauge-export REPORT.json [--format gbench|csv|markdown|console|bencher] [--metric time|wall]
-//                [--time-unit ns|us|ms|s] [--no-repetitions] [--help] [--version]
+//   gauge-export REPORT.json [--format NAME] [--metric time|wall] [--time-unit ns|us|ms|s]
+//                [--no-repetitions] [--help] [--version]
 //
-// gbench: Google Benchmark JSON, which its compare.py reads (`compare.py benchmarks a.json b.json`);
-// csv: one row per experiment; markdown: a table; console: the console summary; bencher: Bencher
-// Metric Format JSON (`bencher run --adapter json`). The formats come
-// from the registry in gauge/report/export_format.hpp (gauge/report/formats.hpp lists them). Options take their value as `--opt value` or
+// The formats come from the registry in gauge/report/export_format.hpp (gauge/report/formats.hpp
+// lists them; `--help` prints each with its description), so a new format is one header and one
+// line in formats.hpp, and nothing here changes. Options take their value as `--opt value` or
 // `--opt=value` (CLI11; see tools/cli.hpp). Exit status 2 with a one-line reason on bad usage or
 // bad input (missing file, invalid JSON, not a gauge report, newer major schema version); 74 when
 // standard output cannot be written (full disk), with a one-line reason.
@@ -40,9 +39,7 @@ struct Arguments {
 
 Arguments parse(int argc, char** argv) {
   Arguments a;
-  CLI::App app("Writes a gauge report in another format to standard output: Google Benchmark JSON (which its "
-               "compare.py reads), CSV (one row per experiment), a Markdown table, the console summary or Bencher Metric "
-               "Format JSON.",
+  CLI::App app("Writes a gauge report in another format to standard output (--format: the registered formats).",
                "gauge-export");
   gauge::tools::configure(app, exit_codes);
   app.add_option("REPORT", a.path, "The report (gauge JSON)")->required()->type_name("REPORT.json");
@@ -55,10 +52,10 @@ Arguments parse(int argc, char** argv) {
   app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(names));
   std::string metric = "gpu";
   app.add_option("--metric", metric,
-                 "gbench, bencher: the time written (real_time; latency): time (the per-step samples: GPU time, or "
-                 "real time on the host backend; 'gpu' is the same) or wall (wall time per step)")
+                 "formats that write one time per experiment: time (the per-step samples: GPU time, or real time on "
+                 "the host backend; 'gpu' is the same) or wall (wall time per step)")
       ->check(gauge::tools::one_of({"time", "gpu", "wall"}));
-  app.add_option("--time-unit", a.options.time_unit, "gbench: the time unit of every entry")
+  app.add_option("--time-unit", a.options.time_unit, "formats with a time unit (gbench, github_benchmark): the unit of every time")
       ->check(gauge::tools::one_of({"ns", "us", "ms", "s"}));
   bool no_repetitions = false;
   app.add_flag("--no-repetitions", no_repetitions,

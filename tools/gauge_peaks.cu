@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
     file.uuid = *dev.uuid;
     file.name = dev.name;
     file.driver_version = env.nvml.driver_version.value_or("");
-    file.created_utc = gauge::utc_timestamp();
+    file.created_utc = gauge::detail::utc_timestamp();
     file.tool = std::string("gauge-peaks ") + gauge::version_string;
     const gauge::Peak* memory = nullptr;
     for (const auto& m : measured)
@@ -312,8 +312,8 @@ int main(int argc, char** argv) {
         continue;
       }
       const auto& p = *m.peak;
-      const gauge::Peak* theo = gauge::find_peak(known, p.quantity, p.dtype, "theoretical", "max_boost");
-      const gauge::Peak* data = gauge::find_peak(known, p.quantity, p.dtype, "datasheet");
+      const gauge::Peak* theo = gauge::detail::find_peak(known, p.quantity, p.dtype, "theoretical", "max_boost");
+      const gauge::Peak* data = gauge::detail::find_peak(known, p.quantity, p.dtype, "datasheet");
       auto pct = [&](const gauge::Peak* q) {
         char b[32];
         if (!q) return std::string("-");
@@ -324,7 +324,7 @@ int main(int argc, char** argv) {
                   theo ? rate(theo->value, p.quantity).c_str() : "-", data ? rate(data->value, p.quantity).c_str() : "-",
                   pct(theo).c_str(), pct(data).c_str(), p.clock_mhz ? std::to_string(int(*p.clock_mhz + 0.5)).c_str() : "-");
     }
-    if (!o.no_cache && !file.peaks.empty()) std::printf("cache: %s\n", gauge::write_peaks_cache(file).c_str());
+    if (!o.no_cache && !file.peaks.empty()) std::printf("cache: %s\n", gauge::detail::write_peaks_cache(file).c_str());
     if (!o.out.empty()) report.write();
     for (const auto& m : measured)
       if (!m.peak) return 1;

@@ -185,9 +185,9 @@ InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& back
   return run.run();
 }
 
-ProcessMemory read_host_process_memory() { return read_process_memory(); }
-bool reset_host_process_memory_peak() { return reset_process_memory_peak(); }
-std::optional<std::uint64_t> read_host_memory_total() { return read_memory_total(); }
+ProcessMemory read_host_process_memory() { return detail::read_process_memory(); }
+bool reset_host_process_memory_peak() { return detail::reset_process_memory_peak(); }
+std::optional<std::uint64_t> read_host_memory_total() { return detail::read_memory_total(); }
 unsigned current_process_id() { return static_cast<unsigned>(::getpid()); }
 
 /// NVML's driver version ("580.95.05"), or "" without NVML: the cache key beside the UUID.
@@ -205,7 +205,7 @@ std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, st
     return {};
   }
   std::string why, path;
-  auto file = read_peaks_cache(*uuid, nvml_driver_version(), why, &path);
+  auto file = detail::read_peaks_cache(*uuid, nvml_driver_version(), why, &path);
   if (!file) {
     source = why;
     return {};
@@ -260,7 +260,7 @@ Report::Report(std::string path, CapturedWith captured)
 
 Report::Report(std::string path, Environment environment)
     : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}, {}})) {
-  check_writable(d_->path);
+  detail::check_writable(d_->path);
 }
 
 Report::Report(const Report& o) : d_(std::make_unique<Data>(*o.d_)) {}
@@ -292,8 +292,8 @@ const std::string& Report::path() const { return d_->path; }
 std::string Report::json_text(int indent) const {
   static const std::optional<RanksRecord> one_process;
   const nlohmann::json j =
-      report_json(d_->env, d_->results, d_->timers, {}, one_process, d_->interleaved, utc_timestamp());
-  return json_dump(j, indent) + "\n";
+      detail::report_json(d_->env, d_->results, d_->timers, {}, one_process, d_->interleaved, detail::utc_timestamp());
+  return detail::json_dump(j, indent) + "\n";
 }
 
 void Report::write() const {
@@ -303,12 +303,12 @@ void Report::write() const {
   } catch (const std::exception& e) {
     throw ReportError("cannot write report to " + d_->path + ": " + e.what());
   }
-  write_file_atomic(d_->path, text);
+  detail::write_file_atomic(d_->path, text);
 }
 
 std::string Report::summary() const {
   std::string timers;
-  for (const auto& t : d_->timers) timers += timer_summary_text(t);
+  for (const auto& t : d_->timers) timers += detail::timer_summary_text(t);
   std::string interleaved;
   for (const auto& x : d_->interleaved)
     interleaved += "interleaved A/B, B \"" + d_->results.at(x.b).name + "\" / A \"" + d_->results.at(x.a).name +

@@ -38,7 +38,7 @@ class Report {
   /// file that makes the Report (gauge::compiler_info(), inline here for that reason).
   /// \param path where write() puts the report. Throws ReportError if a file cannot be created
   ///   there (missing directory, no permission, a directory of that name).
-  explicit Report(std::string path) : Report(std::move(path), CapturedWith{compiler_info()}) {}
+  explicit Report(std::string path) : Report(std::move(path), CapturedWith{detail::compiler_info()}) {}
   /// Records the given environment instead of capturing one. Throws as above.
   Report(std::string path, Environment environment);
   Report(const Report&);

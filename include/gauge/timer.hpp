@@ -126,7 +126,7 @@ struct ConsoleSink {
   std::FILE* out = stdout;  ///< where the line goes
   /// Prints one line.
   void operator()(const TimerSummary& s) const {
-    std::fprintf(out, "%s\n", timer_console_line(s).c_str());
+    std::fprintf(out, "%s\n", detail::timer_console_line(s).c_str());
     std::fflush(out);
   }
 };

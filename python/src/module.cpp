@@ -392,7 +392,7 @@ NB_MODULE(_gauge, m) {
         nlohmann::json j = t;
         return j.dump();
       })
-      .def("text", [](const TimerSummary& t) { return gauge::timer_summary_text(t); });
+      .def("text", [](const TimerSummary& t) { return gauge::detail::timer_summary_text(t); });
   nb::class_<PyTimer>(m, "_Timer")
       .def(nb::init<const std::string&, const std::string&, std::optional<std::uintptr_t>, const TimerConfig&>(), "name"_a,
            "backend"_a, "stream"_a.none(), "config"_a)

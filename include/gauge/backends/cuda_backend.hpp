@@ -170,7 +170,7 @@ class CudaBackend {
       d.memory_bandwidth_bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
     uuid_ = d.uuid;
     bus_id_ = d.pci_bus_id;
-    attributes_ = read_device_attributes(device_);
+    attributes_ = detail::read_device_attributes(device_);
     GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
     return d;
   }

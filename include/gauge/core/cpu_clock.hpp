@@ -13,6 +13,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// CPU time consumed so far by every thread of this process, seconds, from
 /// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` (POSIX.1-2008); NaN where the clock is unavailable.
 /// Only differences of two readings mean anything. Not a vDSO call: ~0.1–0.5 µs per reading, so
@@ -44,5 +45,6 @@ inline double process_cpu_read_cost() noexcept {
   }();
   return cost;
 }
+}  // namespace detail
 
 }  // namespace gauge

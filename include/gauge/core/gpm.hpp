@@ -31,6 +31,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Ratio of declared to GPM DRAM bandwidth beyond which (or below whose inverse) they disagree
 /// grossly: 2, far outside GPM's and the declaration's own error (a hot L2 hit, a double count or
 /// an uncounted buffer each move the ratio by 2x or more; refresh and host-gap effects do not).
@@ -53,6 +54,7 @@ struct GpmReading {
   std::optional<double> sm_occupancy_pct;   ///< NVML_GPM_METRIC_SM_OCCUPANCY
   std::vector<std::pair<std::string, std::string>> unavailable;  ///< metric name → NVML's error
 };
+}  // namespace detail
 
 /// The result's `telemetry.gpm` (schema 1.6): GPM's readings over the measured rounds and the
 /// cross-check against the declared bytes. `status` "unavailable" with `reason` where GPM is
@@ -91,6 +93,7 @@ struct GpmRecord {
       "declared / gpm > 2 (warning) or < 1/2 (a note: re-reads); not checked below a 1 s interval";
 };
 
+namespace detail {
 /// The inputs of assess_gpm besides the reading.
 struct GpmInputs {
   double interval_s = 0;                      ///< host time between the two samples, seconds
@@ -145,5 +148,6 @@ inline GpmRecord gpm_unavailable(std::string reason) {
   rec.reason = std::move(reason);
   return rec;
 }
+}  // namespace detail
 
 }  // namespace gauge

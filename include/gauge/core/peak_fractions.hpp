@@ -53,6 +53,7 @@ struct PeaksRecord {
   std::optional<RooflineRecord> roofline;  ///< with FLOP and bytes declared and both peaks known
 };
 
+namespace detail {
 /// The declared data type of an experiment: its `dtype` dimension, canonical; nullopt when absent
 /// or not a known type (then `why` says which).
 inline std::optional<std::string> declared_dtype(const Dimensions& dims, std::string* why = nullptr) {
@@ -153,5 +154,6 @@ inline const PeakFraction* find_fraction(const PeaksRecord& rec, const std::stri
       return &f;
   return nullptr;
 }
+}  // namespace detail
 
 }  // namespace gauge

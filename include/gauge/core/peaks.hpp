@@ -61,6 +61,7 @@ struct DevicePeaks {
   std::string measured_source;
 };
 
+namespace detail {
 /// The data types of the compute peaks, in the report's order.
 inline const std::vector<std::string>& peak_dtypes() {
   static const std::vector<std::string> d = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
@@ -88,6 +89,7 @@ inline std::optional<std::string> canonical_dtype(std::string t) {
     if (t == a.name) return std::string(a.canonical);
   return std::nullopt;
 }
+}  // namespace detail
 
 /// One row of the compute table: dense operations per SM per clock for a compute capability (and,
 /// where products of one capability differ, a name fragment) and a data type.
@@ -101,6 +103,7 @@ struct ComputeRate {
   const char* source;         ///< where the number comes from, with the arithmetic
 };
 
+namespace detail {
 /// Dense rates per SM per clock. Each is a datasheet figure divided by SMs × the clock it implies;
 /// the row says which. Rows with a name fragment come first and win over the capability's default.
 inline constexpr ComputeRate compute_rates[] = {
@@ -143,6 +146,7 @@ inline constexpr ComputeRate compute_rates[] = {
     {10, 0, "", "fp8", 16384, true, "HGX B200 datasheet: FP8 4.5 PFLOP/s dense = 148 x 1.856 GHz x 16384 (derived clock)"},
     {10, 0, "", "int8", 16384, true, "HGX B200 datasheet: INT8 4.5 POP/s dense = 148 x 1.856 GHz x 16384 (derived clock)"},
 };
+}  // namespace detail
 
 /// A per-model correction of the memory formula's inputs, where the reported attribute is known to
 /// be wrong.
@@ -152,10 +156,12 @@ struct MemoryCorrection {
   const char* source;         ///< why
 };
 
+namespace detail {
 /// Models whose reported bus width is wrong.
 inline constexpr MemoryCorrection memory_corrections[] = {
     {"B200", 7680, "cudaDevAttrGlobalMemoryBusWidth reports 8192 bits on B200; gauge uses 7680 (issue \"Speed of light\")"},
 };
+}  // namespace detail
 
 /// One published (datasheet) peak of a model, dense.
 struct DatasheetPeak {
@@ -165,6 +171,7 @@ struct DatasheetPeak {
   const char* source;         ///< the datasheet
 };
 
+namespace detail {
 /// NVIDIA's datasheet peaks, dense (the "with sparsity" figures halved). Rows for a more specific
 /// name ("H200 NVL") come before the general one ("H200"); the first match of a name wins.
 inline constexpr DatasheetPeak datasheet_peaks[] = {
@@ -204,7 +211,6 @@ inline constexpr DatasheetPeak datasheet_peaks[] = {
     {"B200", "fp8", 4.5e15, "NVIDIA HGX B200 datasheet, per GPU: FP8 4.5 PFLOP/s dense"},
 };
 
-namespace detail {
 inline bool name_matches(const std::string& name, const char* fragment) {
   return fragment[0] == '\0' || name.find(fragment) != std::string::npos;
 }
@@ -215,7 +221,6 @@ inline std::string peak_number(double v) {
   os << std::setprecision(6) << v;
   return os.str();
 }
-}  // namespace detail
 
 /// The compute-table row for a device and type (a named product's row before the capability's
 /// default), or nullptr when the table has none.
@@ -316,6 +321,7 @@ inline std::vector<Peak> datasheet_peaks_of(const std::string& name) {
   }
   return out;
 }
+}  // namespace detail
 
 /// Every theoretical peak at the device's maximum clocks, then the datasheet's: memory bandwidth
 /// and one compute peak per type of `peak_dtypes()` the table knows. What is not known is listed
@@ -324,17 +330,18 @@ inline DevicePeaks device_peaks(const DeviceAttributes& a) {
   DevicePeaks d;
   if (a.l2_cache_bytes > 0) d.l2_cache_bytes = a.l2_cache_bytes;
   std::string why;
-  if (auto m = theoretical_memory_peak(a, a.memory_clock_max_mhz, "max_boost", &why)) d.peaks.push_back(*m);
+  if (auto m = detail::theoretical_memory_peak(a, a.memory_clock_max_mhz, "max_boost", &why)) d.peaks.push_back(*m);
   else d.unknown.push_back(why);
-  for (const auto& t : peak_dtypes()) {
-    if (auto c = theoretical_compute_peak(a, t, a.sm_clock_max_mhz, "max_boost", &why)) d.peaks.push_back(*c);
+  for (const auto& t : detail::peak_dtypes()) {
+    if (auto c = detail::theoretical_compute_peak(a, t, a.sm_clock_max_mhz, "max_boost", &why)) d.peaks.push_back(*c);
     else d.unknown.push_back(why);
   }
-  for (auto& p : datasheet_peaks_of(a.name)) d.peaks.push_back(std::move(p));
+  for (auto& p : detail::datasheet_peaks_of(a.name)) d.peaks.push_back(std::move(p));
   d.measured_source = "not read";
   return d;
 }
 
+namespace detail {
 /// The first peak of `quantity` (and `dtype` for compute) with this `basis` (and clock basis, when
 /// not empty), or nullptr.
 inline const Peak* find_peak(const std::vector<Peak>& peaks, const std::string& quantity, const std::string& dtype,
@@ -352,5 +359,6 @@ inline const Peak* ceiling_peak(const std::vector<Peak>& peaks, const std::strin
   if (const Peak* p = find_peak(peaks, quantity, dtype, "theoretical", "max_boost")) return p;
   return find_peak(peaks, quantity, dtype, "datasheet");
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -43,6 +43,7 @@ struct CrossRankStatistics {
   std::optional<int> fastest_rank;               ///< the rank with the smallest median (lowest on ties)
 };
 
+namespace detail {
 /// Computes CrossRankStatistics from per-rank medians (null entries are left out).
 inline CrossRankStatistics cross_rank_statistics(const std::vector<std::optional<double>>& medians_s) {
   CrossRankStatistics s;
@@ -72,6 +73,7 @@ inline CrossRankStatistics cross_rank_statistics(const std::vector<std::optional
   if (min_it->first > 0) s.skew = max_it->first / min_it->first;
   return s;
 }
+}  // namespace detail
 
 /// One experiment over every rank.
 struct RankExperiment {

@@ -163,6 +163,7 @@ struct StoppingRecord {
   bool target_met = false;                        ///< relative_ci_width <= target
 };
 
+namespace detail {
 /// What the per-step samples of a result (or a Timer) from `backend` are, by default: {"real
 /// time", "host steady clock"} for "host" (reports before schema 1.7 named it "CPU time"; it was always
 /// the steady clock's real time), else {"GPU time", "CUDA events"}. Used for reports
@@ -172,6 +173,7 @@ inline std::pair<std::string, std::string> legacy_time_names(const std::string& 
   if (backend == "host") return {"real time", "host steady clock"};
   return {"GPU time", "CUDA events"};
 }
+}  // namespace detail
 
 /// The result of one experiment (one entry of the report's `experiments` list).
 struct Result {

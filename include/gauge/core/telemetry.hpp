@@ -52,7 +52,7 @@ struct TelemetryRecord {
   std::vector<TelemetrySample> series;    ///< every reading, in time order
   /// NVML GPM over the measured rounds (schema 1.6; gauge/core/gpm.hpp): DRAM bandwidth and SM
   /// activity, and the cross-check with the declared bytes; "unavailable" with the reason.
-  GpmRecord gpm = gpm_unavailable("not sampled");
+  GpmRecord gpm = detail::gpm_unavailable("not sampled");
 };
 
 /// Peak memory and whether the workload fits (seed: "Capacity is part of performance").
@@ -116,7 +116,7 @@ class TelemetryProbe {
   virtual std::string gpm_begin() { return "this telemetry source has no GPM"; }
   /// Takes the second sample and returns NVML's metrics over the interval since gpm_begin(), or
   /// nullopt with `reason`. Called only after a gpm_begin() that returned "". Never throws.
-  virtual std::optional<GpmReading> gpm_end(std::string& reason) {
+  virtual std::optional<detail::GpmReading> gpm_end(std::string& reason) {
     reason = "this telemetry source has no GPM";
     return std::nullopt;
   }

@@ -275,7 +275,6 @@ namespace detail {
 inline std::string timer_time(const std::optional<double>& s) { return format_time(s); }
 /// "2.69 M" with an SI prefix; "-" when absent (see core/format.hpp).
 inline std::string timer_rate(const std::optional<double>& v, const char* unit) { return format_rate(v, unit); }
-}  // namespace detail
 
 /// The one-line console summary of the window (no newline):
 /// `timer train step 1200 | step 1.52 ms p99 1.6 ms | forward 0.5 ms 33 % | ... | 2.69 M tokens/s |
@@ -353,5 +352,6 @@ inline std::string timer_summary_text(const TimerSummary& s) {
     line += "[" + std::string(to_string(w.severity)) + "] timer " + s.name + ": " + w.code + ": " + w.message + "\n";
   return line;
 }
+}  // namespace detail
 
 }  // namespace gauge

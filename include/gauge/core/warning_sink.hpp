@@ -14,6 +14,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Warning codes silenced by the environment variable GAUGE_SILENCE (comma-separated codes).
 inline std::set<std::string> silenced_by_environment() {
   std::set<std::string> codes;
@@ -31,13 +32,14 @@ inline std::set<std::string> silenced_by_environment() {
   }
   return codes;
 }
+}  // namespace detail
 
 /// Collects warnings, dropping the silenced codes (config plus GAUGE_SILENCE) and duplicates.
 class WarningSink {
  public:
   /// \param silenced codes not to report.
   explicit WarningSink(std::set<std::string> silenced = {}) : silenced_(std::move(silenced)) {
-    for (const auto& c : silenced_by_environment()) silenced_.insert(c);
+    for (const auto& c : detail::silenced_by_environment()) silenced_.insert(c);
   }
   /// Adds a warning unless its code is silenced or already present.
   void add(std::string code, Severity severity, std::string message) {

@@ -206,19 +206,21 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::timer_resolution_failed, Severity::error, "resolving a step failed; its times were dropped", "an error while resolving"},
 };
 
+namespace detail {
 /// The catalogue entry of `code`; nullptr for a code gauge does not emit.
 inline const WarningInfo* find_warning_info(const std::string& code) {
   for (const auto& w : warning_catalogue)
     if (code == w.code) return &w;
   return nullptr;
 }
+}  // namespace detail
 
 /// A warning with the catalogue's severity for `code` (one source for every emitter: Experiment,
 /// environment, Timer). `code` must be a catalogue code (a `warning_code::` constant); an unknown
 /// code gets Severity::warning, so a misspelt code is still shown, and the catalogue test
 /// (tests/test_warnings.cpp) keeps the emitters' codes in the catalogue.
 inline Warning make_warning(const std::string& code, std::string message) {
-  const WarningInfo* info = find_warning_info(code);
+  const WarningInfo* info = detail::find_warning_info(code);
   return Warning{code, info ? info->severity : Severity::warning, std::move(message)};
 }
 

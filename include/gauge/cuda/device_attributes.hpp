@@ -12,6 +12,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// The peak-relevant attributes of CUDA device `device`. Never throws: an attribute the runtime
 /// refuses stays empty (0 for the SM count and L2), and the error is cleared.
 inline DeviceAttributes read_device_attributes(int device) {
@@ -29,5 +30,6 @@ inline DeviceAttributes read_device_attributes(int device) {
   (void)cudaGetLastError();
   return a;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -21,8 +21,10 @@
 
 namespace gauge {
 
+namespace detail {
 /// Whether NVTX ranges are emitted by this build (the nvtx3 header was found).
 inline constexpr bool nvtx_available = GAUGE_HAS_NVTX != 0;
+}  // namespace detail
 
 #if GAUGE_HAS_NVTX
 namespace detail {

@@ -11,6 +11,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// The compiler, standard library and flags (`NDEBUG`, `__OPTIMIZE__`) of the translation unit
 /// that calls this, from predefined macros. Call it from the benchmark's own source file: an inline
 /// function compiled into several units with different flags is merged into one copy by the linker.
@@ -61,5 +62,6 @@ inline CompilerInfo compiler_info() {
 #endif
   return c;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -13,6 +13,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Reads the CUDA runtime's view of the machine. Never throws; failures land in `error`.
 inline CudaInfo detect_cuda() {
   CudaInfo info;
@@ -60,5 +61,6 @@ inline CudaInfo detect_cuda() {
   }
   return info;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -46,7 +46,6 @@ inline std::optional<std::string> read_trimmed(const std::filesystem::path& p) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
 }
-}  // namespace detail
 
 /// Fills each CUDA device's NUMA node and local CPUs from `root`/sys/bus/pci/devices/<bus id>/
 /// (numa_node, local_cpulist). Never throws.
@@ -101,33 +100,34 @@ inline void add_environment_warnings(Environment& env) {
   }
   for (const auto& w : sink.warnings()) env.warnings.push_back(w);
 }
+}  // namespace detail
 
 /// Captures host, compiler, relevant environment variables, CUDA, NVML (each GPU matched by UUID
 /// or PCI bus id), the GPU's NUMA node, and the seed's tools. Never throws for missing data.
 inline Environment capture_environment(const EnvironmentOptions& options) {
   Environment env;
   env.gauge_version = version_string;
-  env.host = detect_host(options.root);
-  env.compiler = compiler_info();
-  env.environment_variables = relevant_environment_variables();
+  env.host = detail::detect_host(options.root);
+  env.compiler = detail::compiler_info();
+  env.environment_variables = detail::relevant_environment_variables();
   if (options.query_cuda) {
 #if GAUGE_HAS_CUDA_RUNTIME
-    env.cuda = detect_cuda();
+    env.cuda = detail::detect_cuda();
 #else
     env.cuda.error = "built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h)";
 #endif
   } else {
     env.cuda.error = "not queried";
   }
-  attach_pci_locality(env, options.root);
+  detail::attach_pci_locality(env, options.root);
   auto lib = options.nvml ? options.nvml : nvml::Library::shared();
   nvml::describe_gpus(*lib, env);
   if (options.run_tools) {
     std::string path = options.tool_path.value_or(std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin") +
                                                   ":/usr/local/cuda/bin");
-    env.tools = capture_tools(options.tool_timeout, path);
+    env.tools = detail::capture_tools(options.tool_timeout, path);
   }
-  add_environment_warnings(env);
+  detail::add_environment_warnings(env);
   return env;
 }
 

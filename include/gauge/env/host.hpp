@@ -46,6 +46,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Detects the host by reading `/proc`, `/sys`, `/etc` and `/run` below `root` (an empty path
 /// means "/"). When `root` is the live root "/", also uses `uname()`,
 /// `std::thread::hardware_concurrency()`, `KUBERNETES_SERVICE_HOST` and CPUID. Never throws on
@@ -74,5 +75,6 @@ inline HostInfo detect_host(const std::filesystem::path& root = "/") {
   guarded("virtualization", &detail::host::detect_virtualization);
   return info;
 }
+}  // namespace detail
 
 }  // namespace gauge

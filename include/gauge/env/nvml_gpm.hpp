@@ -107,7 +107,7 @@ class GpmSampler {
   /// Takes the second sample and returns DRAM_BW_UTIL, SM_UTIL and SM_OCCUPANCY between the two
   /// (each empty, with NVML's error in `unavailable`, where NVML refused it); nullopt with
   /// `reason` when no begin() succeeded or a call failed.
-  std::optional<GpmReading> end(std::string& reason) {
+  std::optional<gauge::detail::GpmReading> end(std::string& reason) {
     const Api& a = lib_->api();
     if (!begun_) {
       reason = "no first GPM sample";
@@ -129,7 +129,7 @@ class GpmSampler {
       reason = "nvmlGpmMetricsGet failed: " + lib_->describe(r);
       return std::nullopt;
     }
-    GpmReading g;
+    gauge::detail::GpmReading g;
     std::optional<double>* out[] = {&g.dram_bw_util_pct, &g.sm_util_pct, &g.sm_occupancy_pct};
     for (unsigned i = 0; i < 3; ++i) {
       const GpmMetric& m = get->metrics[i];

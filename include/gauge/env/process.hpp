@@ -13,6 +13,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Reads VmRSS and VmHWM (kB) from `root`/proc/self/status. Never throws; missing → empty.
 inline ProcessMemory read_process_memory(const std::filesystem::path& root = "/") {
   ProcessMemory m;
@@ -55,5 +56,6 @@ inline std::optional<std::uint64_t> read_memory_total(const std::filesystem::pat
   }
   return std::nullopt;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -65,7 +65,7 @@ class NvmlProbe : public TelemetryProbe {
   /// GPM's first sample (gauge/env/nvml_gpm.hpp): "" when taken, else why not.
   std::string gpm_begin() override { return gpm_.begin(); }
   /// GPM's second sample and NVML's metrics since gpm_begin().
-  std::optional<GpmReading> gpm_end(std::string& reason) override { return gpm_.end(reason); }
+  std::optional<detail::GpmReading> gpm_end(std::string& reason) override { return gpm_.end(reason); }
 
  private:
   std::shared_ptr<nvml::Library> lib_;

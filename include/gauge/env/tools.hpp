@@ -31,6 +31,7 @@ extern char** environ;
 
 namespace gauge {
 
+namespace detail {
 /// The seed's query line: "nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,
 /// clocks.mem,temperature.gpu,power.draw,memory.total --format=csv".
 inline std::vector<std::string> nvidia_smi_query_command() {
@@ -39,7 +40,6 @@ inline std::vector<std::string> nvidia_smi_query_command() {
           "--format=csv"};
 }
 
-namespace detail {
 /// The first executable `name` in the colon-separated `path` (or `name` itself if it has a '/').
 /// Only absolute directories are searched: an empty entry (an empty PATH, a leading, trailing or
 /// doubled ':') or a relative one ("." or "bin") is skipped, where a shell would search the
@@ -61,7 +61,6 @@ inline std::optional<std::string> find_executable(const std::string& name, const
   }
   return std::nullopt;
 }
-}  // namespace detail
 
 /// Runs `argv` (argv[0] looked up in the absolute directories of `search_path`, default $PATH, or
 /// "/usr/bin:/bin" where PATH is unset), capturing standard output, for at most `timeout`. The
@@ -174,5 +173,6 @@ inline std::vector<std::pair<std::string, ToolRecord>> capture_tools(std::chrono
           {"ncu", run_tool({"ncu", "--version"}, timeout, search_path)},
           {"nsys", run_tool({"nsys", "--version"}, timeout, search_path)}};
 }
+}  // namespace detail
 
 }  // namespace gauge

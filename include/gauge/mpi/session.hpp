@@ -110,7 +110,7 @@ class Session {
     std::string problem;
     if (rank_ == 0) {
       try {
-        check_writable(path);
+        gauge::detail::check_writable(path);
       } catch (const std::exception& e) {
         problem = e.what();
       }
@@ -270,7 +270,7 @@ class Session {
           medians.push_back(std::nullopt);
         }
       }
-      x.statistics = cross_rank_statistics(medians);
+      x.statistics = gauge::detail::cross_rank_statistics(medians);
       record.experiments.push_back(std::move(x));
     }
     // The failure: the lowest rank that failed on its own (collective mode: it told the others),
@@ -306,7 +306,7 @@ class Session {
   /// \param where what the ranks were to reach (for the timeout's message).
   RanksRecord gather(const std::string& where) {
     RanksRecord record = base_record();
-    const auto parts = gather_text(comm_, json_dump(own_part()), options_.agreement_timeout.count());
+    const auto parts = gather_text(comm_, gauge::detail::json_dump(own_part()), options_.agreement_timeout.count());
     if (!parts) {
       AgreementError error("the report's gather timed out after " + fmt::format("{:g}", options_.agreement_timeout.count()) +
                                " s: not every rank reached " + where,
@@ -324,8 +324,8 @@ class Session {
 
   void write(const RanksRecord& record, const std::vector<TimerSummary>& timers) const {
     const std::optional<RanksRecord> ranks = record;
-    const auto doc = report_json(environment_, combined_, timers, {}, ranks, utc_timestamp());
-    write_file_atomic(*path_, json_dump(doc, 2) + "\n");
+    const auto doc = gauge::detail::report_json(environment_, combined_, timers, {}, ranks, gauge::detail::utc_timestamp());
+    gauge::detail::write_file_atomic(*path_, gauge::detail::json_dump(doc, 2) + "\n");
   }
 
   /// A timed-out agreement: rank 0 writes what it has (its own part only) with the error, then

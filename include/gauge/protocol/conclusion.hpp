@@ -62,7 +62,7 @@ inline Result& Protocol::conclude(Result& r) {
   // not resolved (the readings' jitter is of their cost's order), so start_measuring read none;
   // say why.
   if (host_timing_ && measuring_ && !cpu_rounds_) {
-    const double read_cost = process_cpu_read_cost();
+    const double read_cost = detail::process_cpu_read_cost();
     sink.add(warning_code::cpu_time_unresolved, Severity::info,
              fmt::format("process CPU time is not reported: with a setup gauge reads the CPU clock around every "
                          "step, a reading costs {} of CPU here, and the step ({} after warm-up) is below {:g} x "
@@ -121,7 +121,7 @@ inline Result& Protocol::conclude(Result& r) {
 /// The result's peaks (gauge/core/peak_fractions.hpp): the device's attributes from the
 /// backend, gauge-peaks' cache, the run's clocks. Call after the throughputs and the clock.
 inline void Protocol::record_peaks(Result& r) const {
-  PeakInputs in;
+  detail::PeakInputs in;
   try {
     in.device = b_.device_attributes();
   } catch (const std::exception& e) {
@@ -134,7 +134,7 @@ inline void Protocol::record_peaks(Result& r) const {
   in.run_memory_clock_mhz = r.clock.memory_clock_mhz;
   in.gpu_busy_fraction = r.gpu_busy_fraction;
   in.launch_bound_busy_fraction = thresholds::launch_bound_busy_fraction;
-  r.peaks = assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
+  r.peaks = detail::assess_peaks(r.work, r.dimensions, r.gpu_throughput, r.wall_throughput, in);
 }
 
 /// How the backend flushes L2 for a cold cache (`sampling.cache_flush`), read once the flush was
@@ -156,20 +156,20 @@ inline void Protocol::record_cache_flush(Result& r) {
 inline void Protocol::record_gpm(Result& r) const {
   const auto& w = monitor_.gpm_window();
   if (!w.reading) {
-    r.telemetry.gpm = gpm_unavailable(w.reason);
+    r.telemetry.gpm = detail::gpm_unavailable(w.reason);
     return;
   }
-  GpmInputs in;
+  detail::GpmInputs in;
   in.interval_s = w.end_s - w.start_s;
   in.steps = w.end_steps - w.start_steps;
   in.bytes_per_step = r.work.bytes;
   if (r.sampling.cache_flush && r.sampling.cache_flush->bytes)
     in.flush_bytes_per_step = static_cast<double>(*r.sampling.cache_flush->bytes);
-  if (const Peak* p = ceiling_peak(r.peaks.peaks, "memory_bandwidth", "")) {
+  if (const Peak* p = detail::ceiling_peak(r.peaks.peaks, "memory_bandwidth", "")) {
     in.memory_peak_bytes_per_s = p->value;
     in.memory_peak_basis = p->basis;
   }
-  r.telemetry.gpm = assess_gpm(*w.reading, in);
+  r.telemetry.gpm = detail::assess_gpm(*w.reading, in);
   // An interleaved A/B run alternates both sides' rounds inside each side's interval.
   if (driven_ && r.telemetry.gpm.cross_check.rfind("not_checked", 0) != 0)
     r.telemetry.gpm.cross_check = "not_checked: an interleaved run (the interval holds the other side's rounds too)";

@@ -182,7 +182,8 @@ inline void rule_timer_resolution(const Result& r, const RunFacts&, WarningSink&
 /// (thresholds::sparse_work_*): the step's work may happen only every Nth call (a lazy flush,
 /// gradient accumulation, a cache refilled every N calls), and the median per step then reports
 /// the calls that did no work. The message gives the mean per step (the time per step the work
-/// costs on average) and, where the slow samples recur at a regular interval, that interval.
+/// costs on average) and, where the slow samples recur at a regular interval, that interval. Not
+/// given for host timing whose CPU time shows the slow samples were time off the CPU.
 inline void rule_work_not_every_step(const Result& r, const RunFacts&, WarningSink& sink) {
   const auto& x = r.gpu_samples_s;
   if (x.size() < thresholds::sparse_work_min_samples || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0)) return;
@@ -196,6 +197,15 @@ inline void rule_work_not_every_step(const Result& r, const RunFacts&, WarningSi
   if (at.size() < 2 || 2 * at.size() > x.size() || !(total > 0) || heavy < thresholds::sparse_work_time_share * total)
     return;
   const double mean = total / static_cast<double>(x.size());
+  // Host timing has the process's CPU time too: where the slow samples' extra real time is not
+  // matched by CPU time (less than a quarter of it, at the step's own CPU/real ratio), the process
+  // was off the CPU (preempted, or waiting), not doing skipped work: the outlier and noise rules
+  // report that, and this rule says nothing.
+  if (r.cpu_time.n >= 3 && r.cpu_time.mean && r.cpu_time.p50 && *r.cpu_time.p50 > 0) {
+    const double parallelism = *r.cpu_time.p50 / median;
+    const double extra_real = mean - median, extra_cpu = *r.cpu_time.mean - *r.cpu_time.p50;
+    if (extra_cpu < 0.25 * parallelism * extra_real) return;
+  }
   // The interval between slow samples: the most common gap, if it is at least half of the gaps
   // (a wall round between two gated rounds shifts the phase: the gap across it differs).
   std::vector<std::size_t> gaps;
@@ -264,7 +274,7 @@ inline void rule_launch_bound(const Result& r, const RunFacts& f, WarningSink& s
 /// cache. Names the declared bytes per step against the L2 size, and the fix.
 inline void rule_above_memory_peak(const Result& r, const RunFacts&, WarningSink& sink) {
   const auto& rate = r.gpu_throughput.bytes_per_second;
-  const Peak* peak = ceiling_peak(r.peaks.peaks, "memory_bandwidth", "");
+  const Peak* peak = detail::ceiling_peak(r.peaks.peaks, "memory_bandwidth", "");
   if (!rate || !peak || !(peak->value > 0) || !(*rate > thresholds::above_peak_fraction * peak->value)) return;
   std::string cache;
   const auto l2 = r.peaks.l2_cache_bytes;
@@ -290,7 +300,7 @@ inline void rule_above_memory_peak(const Result& r, const RunFacts&, WarningSink
 inline void rule_above_compute_peak(const Result& r, const RunFacts&, WarningSink& sink) {
   const auto& rate = r.gpu_throughput.flop_per_second;
   if (!rate || !r.peaks.dtype) return;
-  const Peak* peak = ceiling_peak(r.peaks.peaks, "compute", *r.peaks.dtype);
+  const Peak* peak = detail::ceiling_peak(r.peaks.peaks, "compute", *r.peaks.dtype);
   if (!peak || !(peak->value > 0) || !(*rate > thresholds::above_peak_fraction * peak->value)) return;
   sink.add(warning_code::above_compute_peak, Severity::warning,
            fmt::format("{} gives {:.4g} TFLOP/s, {:.3g} % of the dense {} peak {:.4g} TFLOP/s ({}: {}): more than the "

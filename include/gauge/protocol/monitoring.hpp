@@ -113,7 +113,7 @@ class Monitor {
     std::string reason = "GPM was not sampled";  ///< why there is no reading
     double start_s = 0, end_s = 0;               ///< host clock at the two samples, seconds
     std::uint64_t start_steps = 0, end_steps = 0;  ///< the protocol's step count at each
-    std::optional<GpmReading> reading;
+    std::optional<detail::GpmReading> reading;
   };
 
   /// Measurement begins (`steps`: steps run so far): memory, and GPM's first sample.

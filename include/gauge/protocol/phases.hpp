@@ -138,7 +138,7 @@ class Protocol {
     has_setup_ = b_.has_setup();
     // The codes GAUGE_SILENCE silences are recorded with the configuration, so the report says
     // what was silenced however it was asked for.
-    for (const auto& code : silenced_by_environment()) r.config.silenced_warnings.insert(code);
+    for (const auto& code : detail::silenced_by_environment()) r.config.silenced_warnings.insert(code);
     sink_.emplace(r.config.silenced_warnings);
     WarningSink& sink = *sink_;
     label_ = spec_.name;
@@ -284,7 +284,7 @@ class Protocol {
 
   /// The untimed setup before a step (Experiment::setup), its host time counted.
   void call_setup() {
-    const double cpu0 = cpu_rounds_ ? process_cpu_seconds() : 0.0;
+    const double cpu0 = cpu_rounds_ ? detail::process_cpu_seconds() : 0.0;
     const auto k0 = cpu_rounds_ && counters_.is_open() ? counters_.read() : std::nullopt;
     const double t0 = b_.now();
     try {
@@ -298,7 +298,7 @@ class Protocol {
         setup_counts_.cycles += k1->cycles - k0->cycles;
         setup_counts_.instructions += k1->instructions - k0->instructions;
       }
-    if (cpu_rounds_) setup_cpu_s_ += process_cpu_seconds() - cpu0;
+    if (cpu_rounds_) setup_cpu_s_ += detail::process_cpu_seconds() - cpu0;
     ++setup_calls_;
   }
 

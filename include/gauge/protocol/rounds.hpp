@@ -43,7 +43,7 @@ inline void Protocol::choose_method(Result& r, WarningSink& sink) {
       r.sampling.method = "host";
       gated_ = false;
       host_timing_ = true;  // the step runs on this thread: its process CPU time means something
-      (void)process_cpu_read_cost();  // measured once, here, outside every round
+      (void)detail::process_cpu_read_cost();  // measured once, here, outside every round
       if (counters_.open()) {
         r.cpu_counters.status = "measured";
       } else {
@@ -87,7 +87,7 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   const std::size_t setup_calls0 = setup_calls_;
   const CpuCounterReading setup_counts0 = setup_counts_;
   const auto k0 = cpu_rounds_ && counters_.is_open() ? counters_.read() : std::nullopt;
-  const double cpu0 = cpu_rounds_ ? process_cpu_seconds() : 0.0;
+  const double cpu0 = cpu_rounds_ ? detail::process_cpu_seconds() : 0.0;
   const double t0 = b_.now();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   pairs.reserve(per_step_pairs() ? out.steps : batches);
@@ -121,9 +121,9 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   }
   out.enqueue_s = b_.now() - t0;
   if (cpu_rounds_) {
-    const double read_cost = process_cpu_read_cost();
+    const double read_cost = detail::process_cpu_read_cost();
     const double reads = 1.0 + static_cast<double>(setup_calls_ - setup_calls0);
-    const double cpu = process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0) -
+    const double cpu = detail::process_cpu_seconds() - cpu0 - (setup_cpu_s_ - setup_cpu0) -
                        (std::isfinite(read_cost) ? reads * read_cost : 0.0);
     if (std::isfinite(cpu)) out.cpu_per_step_s = std::max(0.0, cpu) / static_cast<double>(out.steps);
   }

@@ -141,7 +141,7 @@ inline std::string peaks_table(const std::vector<Result>& results) {
         const bool flop = f.quantity == "compute";
         std::string basis = f.basis;
         if (f.basis == "theoretical") {
-          const Peak* p = find_peak(r.peaks.peaks, f.quantity, f.dtype, f.basis, f.clock_basis);
+          const Peak* p = detail::find_peak(r.peaks.peaks, f.quantity, f.dtype, f.basis, f.clock_basis);
           basis += fmt::format(" at {} {}", p && p->clock_mhz ? fmt::format("{:.0f} MHz", *p->clock_mhz) : std::string("?"),
                                f.clock_basis == "max_boost" ? "max boost" : "run clock");
         }

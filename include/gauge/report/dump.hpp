@@ -11,10 +11,12 @@
 
 namespace gauge {
 
+namespace detail {
 /// `j` as JSON text (no trailing newline); `indent` < 0: one line. Invalid UTF-8 in strings
 /// becomes U+FFFD (nlohmann::json's error_handler_t::replace). Never throws for bad UTF-8.
 inline std::string json_dump(const nlohmann::json& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -125,8 +125,11 @@ inline std::string csv_number(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return "";
   return format_number(*v);
 }
-
 }  // namespace detail::export_
+namespace detail {
+/// The longest benchmark name (with its dimensions) google_benchmark_json writes, bytes.
+inline constexpr std::size_t max_gbench_name_bytes = 65536;
+}  // namespace detail
 
 /// Results as Google Benchmark JSON (the format of `--benchmark_out_format=json`, library 1.7):
 /// `{"context": {...}, "benchmarks": [...]}`. Each experiment with samples becomes the entries
@@ -159,9 +162,6 @@ inline std::string csv_number(const std::optional<double>& v) {
 /// \param env the environment; \param results the results; \param created_utc the date written.
 /// \throws ConfigError for a time unit other than ns, us, ms, s, max_repetitions = 0, or a name
 /// (with its dimensions) longer than max_gbench_name_bytes.
-/// The longest benchmark name (with its dimensions) google_benchmark_json writes, bytes.
-inline constexpr std::size_t max_gbench_name_bytes = 65536;
-
 inline nlohmann::json google_benchmark_json(const Environment& env, const std::vector<Result>& results,
                                             const GoogleBenchmarkOptions& options = {},
                                             const std::string& created_utc = "") {
@@ -197,11 +197,11 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     const std::string name = benchmark_name(r);
     // Google Benchmark's JSON repeats the name in every entry (up to max_repetitions + 4 of them):
     // a name of megabytes would make gigabytes. Refused, naming it, before anything is built.
-    if (name.size() > max_gbench_name_bytes)
+    if (name.size() > detail::max_gbench_name_bytes)
       throw ConfigError(fmt::format("google_benchmark_json: the name of experiment {} is {} bytes (it begins \"{}...\"): "
                                     "Google Benchmark JSON repeats a name in every entry, so names above {} bytes are "
                                     "refused", static_cast<std::size_t>(&r - results.data()), name.size(), name.substr(0, 40),
-                                    max_gbench_name_bytes));
+                                    detail::max_gbench_name_bytes));
     // Process CPU time per unit of the entry's time (host timing), else 1: cpu_time = real_time.
     const Summary& timed = gpu ? r.gpu_time : r.wall_time;
     // Only a finite, non-negative CPU time and ratio: never a null (non-finite) or negative cpu_time.
@@ -484,7 +484,7 @@ inline std::string write_gbench(const StoredReport& report, const ExportOptions&
   g.metric = o.metric == "wall" ? Metric::wall_time : Metric::gpu_time;
   g.time_unit = o.time_unit;
   g.repetitions = o.repetitions;
-  return json_dump(google_benchmark_json(report, g), 2) + "\n";
+  return detail::json_dump(google_benchmark_json(report, g), 2) + "\n";
 }
 inline std::string write_csv(const StoredReport& report, const ExportOptions&) {
   return csv_table(report.results, report.timers);

@@ -110,7 +110,7 @@ inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, 
 namespace detail::export_ {
 /// The `bencher` export format: bencher_metric_format of a stored report, indented, one newline.
 inline std::string write_bencher(const StoredReport& report, const ExportOptions& options) {
-  return json_dump(bencher_metric_format(report.results, options), 2) + "\n";
+  return detail::json_dump(bencher_metric_format(report.results, options), 2) + "\n";
 }
 }  // namespace detail::export_
 

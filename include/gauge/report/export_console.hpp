@@ -16,7 +16,7 @@ namespace gauge::detail::export_ {
 inline std::string write_console(const StoredReport& report, const ExportOptions&) {
   std::string out = environment_line(report.environment) + summary_table(report.results) + peaks_table(report.results) +
                     warnings_text(report.results, report.environment);
-  for (const auto& timer : report.timers) out += timer_summary_text(timer);
+  for (const auto& timer : report.timers) out += detail::timer_summary_text(timer);
   return out;
 }
 }  // namespace gauge::detail::export_

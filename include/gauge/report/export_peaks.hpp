@@ -60,9 +60,9 @@ inline std::tuple<int, int, std::string> pct_of_peak_rank(const std::string& qua
                                                          const std::string& basis, const std::string& clock_basis) {
   int q = 0;
   if (quantity != "memory_bandwidth") {
-    q = 1 + static_cast<int>(peak_dtypes().size());
-    for (std::size_t i = 0; i < peak_dtypes().size(); ++i)
-      if (peak_dtypes()[i] == dtype) q = 1 + static_cast<int>(i);
+    q = 1 + static_cast<int>(detail::peak_dtypes().size());
+    for (std::size_t i = 0; i < detail::peak_dtypes().size(); ++i)
+      if (detail::peak_dtypes()[i] == dtype) q = 1 + static_cast<int>(i);
   }
   const std::string b = peak_basis_tag(basis, clock_basis);
   const int order = b == "theoretical" ? 0 : b == "theoretical_run_clock" ? 1 : b == "datasheet" ? 2 : b == "measured" ? 3 : 4;

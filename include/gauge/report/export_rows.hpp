@@ -85,7 +85,7 @@ inline std::vector<TableRow> table_rows(const std::vector<Result>& results, cons
     step.name = "timer:" + t.name + "/step";
     step.kind = "timer_step";
     step.backend = t.backend;
-    step.time_label = legacy_time_names(t.backend).first;
+    step.time_label = detail::legacy_time_names(t.backend).first;
     step.time = &t.window.gpu_time_s;
     step.wall = &t.window.wall_time_s;
     step.throughput = &t.window.throughput;

@@ -64,6 +64,7 @@ GAUGE_SERIAL_DESCRIBE_AS(CompilerInfo, "compiler", LenientAlone, id, version, cu
 
 namespace gauge {
 
+namespace detail {
 /// The list from `relevant_environment_variables()` as a JSON object `{name: value or null}`
 /// (an unset variable is `null`; nlohmann::json sorts the keys).
 inline nlohmann::json environment_variables_to_json(
@@ -79,5 +80,6 @@ environment_variables_from_json(const nlohmann::json& j) {
   serial::decode(j, vars, serial::Mode::strict);
   return vars;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -41,7 +41,6 @@ namespace detail {
 inline nlohmann::json number_or_null(double v) { return serial::encode(v); }
 /// An optional finite double as a JSON number, else null.
 inline nlohmann::json number_or_null(const std::optional<double>& v) { return serial::encode(v); }
-}  // namespace detail
 
 /// Dimension value → JSON integer, number, string or bool. (DimensionValue is a std::variant,
 /// so ADL would not find a `to_json` for it in this namespace: call this function.)
@@ -103,7 +102,6 @@ inline nlohmann::json report_json(const Environment& env, const std::vector<Resu
   return report_json(env, results, std::vector<TimerSummary>{}, created_utc);
 }
 
-namespace detail {
 /// Prefix of the named temporary files of write_file_atomic: ".gauge-tmp-<pid>-<8 hex digits>",
 /// 32 bytes at most whatever the report's name (a name of 255 bytes, NAME_MAX, still works).
 inline constexpr const char* temporary_prefix = ".gauge-tmp-";
@@ -300,7 +298,6 @@ class PendingFile {
   std::filesystem::path tmp_;  // the named temporary file, once there is one
   int fd_ = -1;
 };
-}  // namespace detail
 
 /// Throws ReportError unless a file can be created at `path` (its directory exists and is
 /// writable, and `path` is not a directory). A symbolic link is followed where the kernel would
@@ -338,5 +335,6 @@ inline void write_file_atomic(const std::filesystem::path& path, const std::stri
   file.write(text);
   file.publish();
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -41,10 +41,11 @@ struct PeaksCacheFile {
 
 namespace serial {
 /// PeaksCacheFile → {"schema", "version", "uuid", "name", "driver_version", "created_utc", "tool", "peaks"}.
-GAUGE_SERIAL_DESCRIBE(PeaksCacheFile, "peaks_cache", schema, version, uuid, name, driver_version, created_utc, tool,
+GAUGE_SERIAL_DESCRIBE(gauge::PeaksCacheFile, "peaks_cache", schema, version, uuid, name, driver_version, created_utc, tool,
     peaks)
 }  // namespace serial
 
+namespace detail {
 /// The cache directory (see the file comment); nullopt when neither GAUGE_PEAKS_CACHE_DIR,
 /// XDG_CACHE_HOME nor HOME is set.
 inline std::optional<std::filesystem::path> peaks_cache_dir() {
@@ -115,5 +116,6 @@ inline std::filesystem::path write_peaks_cache(const PeaksCacheFile& file) {
   write_file_atomic(path, serial::encode_object(file).dump(2) + "\n");
   return path;
 }
+}  // namespace detail
 
 }  // namespace gauge

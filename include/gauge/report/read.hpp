@@ -63,6 +63,7 @@ struct SchemaVersion {
   std::string suffix;  ///< "-…" and/or "+…" as written, else empty
 };
 
+namespace detail {
 /// Parses "MAJOR.MINOR.PATCH[-pre][+build]" (numbers without leading zeros, as semver requires).
 /// \throws ReportError "schema_version "1.x" is not MAJOR.MINOR.PATCH" naming the text.
 inline SchemaVersion parse_schema_version(const std::string& text) {
@@ -96,6 +97,7 @@ inline int supported_report_major() { return parse_schema_version(report_schema_
 /// about 6 deep, user keys the schema allows may add some). Deeper JSON is refused with
 /// ReportError before anything recurses over it.
 inline constexpr std::size_t report_max_depth = 256;
+}  // namespace detail
 
 namespace detail::read {
 /// The byte offset where `text` (JSON) first nests deeper than `max_depth` arrays/objects,
@@ -266,7 +268,7 @@ inline std::string one_line(const std::string& text) {
 
 /// The message for JSON nested too deep.
 inline std::string too_deep_message() {
-  return "JSON nested deeper than " + std::to_string(report_max_depth) +
+  return "JSON nested deeper than " + std::to_string(gauge::detail::report_max_depth) +
          " levels of arrays and objects: not a gauge report (refused before reading it)";
 }
 }  // namespace detail::read
@@ -320,6 +322,7 @@ template <>
 struct Fields<StoredReport> : ReportFields {};
 }  // namespace serial
 
+namespace detail {
 /// Reads a dimensions object: integer → int64, other number → double, string, boolean.
 /// \throws ReportError naming the key of any other value (null, array, object, integer > 2^63).
 inline Dimensions dimensions_from_json(const nlohmann::json& j) {
@@ -398,6 +401,7 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
   report.document = std::move(doc);
   return report;
 }
+}  // namespace detail
 
 /// Parses a report from its JSON text (strict JSON: NaN and Infinity are rejected).
 /// \param text the report's text.
@@ -410,7 +414,7 @@ inline StoredReport parse_report(const std::string& text, const std::string& sou
   nlohmann::json doc;
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ReportError(source + ": invalid JSON: the file is empty");
-  const std::size_t deep_at = detail::read::json_too_deep_at(text, report_max_depth);
+  const std::size_t deep_at = detail::read::json_too_deep_at(text, gauge::detail::report_max_depth);
   if (deep_at != std::string::npos)
     throw ReportError(source + ": " + detail::read::too_deep_message() + " (byte " + std::to_string(deep_at) + ")");
   try {
@@ -433,7 +437,7 @@ inline StoredReport parse_report(const std::string& text, const std::string& sou
   } catch (const nlohmann::json::exception& e) {  // any other error of the parser: still one ReportError
     throw ReportError(source + ": invalid JSON: " + std::string(e.what()));
   }
-  return report_from_json(std::move(doc), source);
+  return gauge::detail::report_from_json(std::move(doc), source);
 }
 
 /// Reads the report at `path` (see parse_report for what is checked).

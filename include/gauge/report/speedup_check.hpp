@@ -20,6 +20,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// A speed-up (base time / new time) above this is flagged: 10×, beyond what a tuning change
 /// usually gives one step on the same device (a change of algorithm may: then say so and silence it).
 inline constexpr double implausible_speedup_ratio = 10.0;
@@ -50,5 +51,6 @@ inline std::optional<Warning> implausible_speedup_warning(double base_median_s, 
                           ": check that it still does its work (verify() its output, and that the work per step and "
                           "the dimensions are the same on both sides) before believing the speed-up.");
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -24,6 +24,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// The compact record of one log line (JSON Lines): {"timer", "step" (last step of the window),
 /// "window_steps", "step_gpu_time_s" and "step_wall_time_s" ({"p50", "p90", "p99", "mean"}),
 /// "throughput", "regions": {name: {"p50", "p90", "p99", "mean", "share_of_step", "steps"}},
@@ -55,6 +56,7 @@ inline nlohmann::json timer_log_json(const TimerSummary& s) {
                         {"host_synchronizations", s.counters.host_synchronizations},
                         {"markers_recorded", s.counters.markers_recorded}};
 }
+}  // namespace detail
 
 /// A Timer sink (`timer.on_log(gauge::JsonLinesSink("train.jsonl"))`) that writes
 /// `timer_log_json` as one line per log and flushes it, so a crashed run keeps every line written.
@@ -72,7 +74,7 @@ class JsonLinesSink {
   }
   /// Writes one line. Throws ReportError when the write fails (e.g. disk full).
   void operator()(const TimerSummary& s) const {
-    const std::string line = json_dump(timer_log_json(s)) + "\n";
+    const std::string line = detail::json_dump(detail::timer_log_json(s)) + "\n";
     if (std::fwrite(line.data(), 1, line.size(), file_.get()) != line.size() || std::fflush(file_.get()) != 0)
       throw ReportError("cannot write JSON Lines log " + path_ + ": " + std::strerror(errno));
   }

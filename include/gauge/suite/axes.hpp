@@ -66,8 +66,10 @@ struct Int64Values {
   bool power_of_two = false;         ///< every value is 2^k, declared so
 };
 
+namespace detail {
 /// The most values one axis may have (a typo such as [1:1000000000] is refused, not swept).
 inline constexpr std::size_t max_axis_values = 100000;
+}  // namespace detail
 
 /// Powers of two 2^first_exponent, 2^(first_exponent + step), … up to 2^last_exponent inclusive.
 /// AxisError when an exponent is outside [0, 62], first > last or step < 1.
@@ -85,9 +87,11 @@ struct AxisOverride {
   std::string text;         ///< the whole text, for error messages
 };
 
+namespace detail {
 /// Splits "NAME=VALUES". AxisError ("expected NAME=VALUES, e.g. N=[1024,4096]") without a '=' or
 /// with an empty name or value.
 AxisOverride parse_axis_override(const std::string& text);
+}  // namespace detail
 
 /// The values of `values_text` for an axis of kind `kind` (the grammar in the file comment).
 /// For a type axis, each value must be one of `allowed` (the types it was instantiated over).
@@ -186,9 +190,9 @@ inline Int64Values range(std::int64_t first, std::int64_t last, std::int64_t ste
   if (first > last) throw AxisError("range [" + std::to_string(first) + ":" + std::to_string(last) + "] is empty");
   // (last - first) / step + 1 values, computed without overflow.
   const auto span = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first);
-  if (span / static_cast<std::uint64_t>(step) >= max_axis_values)
+  if (span / static_cast<std::uint64_t>(step) >= detail::max_axis_values)
     throw AxisError("range [" + std::to_string(first) + ":" + std::to_string(last) + ":" + std::to_string(step) +
-                    "] has more than " + std::to_string(max_axis_values) + " values");
+                    "] has more than " + std::to_string(detail::max_axis_values) + " values");
   Int64Values out;
   // Count the values (span / step + 1, at most max_axis_values) instead of stepping an offset
   // that could wrap past span.
@@ -198,6 +202,7 @@ inline Int64Values range(std::int64_t first, std::int64_t last, std::int64_t ste
   return out;
 }
 
+namespace detail {
 inline AxisOverride parse_axis_override(const std::string& text) {
   const auto eq = text.find('=');
   const std::string usage = "expected NAME=VALUES, e.g. N=[1024,4096] or N=2^[10:30:2]";
@@ -215,6 +220,7 @@ inline AxisOverride parse_axis_override(const std::string& text) {
   if (o.values_text.empty()) throw AxisError("no values after '=': " + usage);
   return o;
 }
+}  // namespace detail
 
 inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind kind, const std::string& values_text,
                                                                       const std::vector<DimensionValue>& allowed,
@@ -261,8 +267,8 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
       const double step = parts.size() == 3 ? parse_real(parts[2]) : 1.0;
       if (!(step > 0)) throw AxisError("step '" + parts[2] + "' must be positive");
       if (first > last) throw AxisError("range " + range_text(parts) + " is empty (first > last)");
-      if ((last - first) / step >= static_cast<double>(max_axis_values))
-        throw AxisError("range " + range_text(parts) + " has more than " + std::to_string(max_axis_values) + " values");
+      if ((last - first) / step >= static_cast<double>(detail::max_axis_values))
+        throw AxisError("range " + range_text(parts) + " has more than " + std::to_string(detail::max_axis_values) + " values");
       // first + i·step (not repeated addition, which drifts), up to last within rounding; a step
       // too small to move first (1e-300 at 1) is refused, not looped on.
       for (std::size_t i = 0;; ++i) {
@@ -271,8 +277,8 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
         if (i > 0 && !(v > std::get<double>(out.back())))
           throw AxisError("range " + range_text(parts) + ": step '" + parts[2] + "' is too small to change " + parts[0]);
         out.emplace_back(v);
-        if (out.size() > max_axis_values)
-          throw AxisError("range " + range_text(parts) + " has more than " + std::to_string(max_axis_values) + " values");
+        if (out.size() > detail::max_axis_values)
+          throw AxisError("range " + range_text(parts) + " has more than " + std::to_string(detail::max_axis_values) + " values");
       }
     } else {
       throw AxisError("'" + body + "': a range needs a numeric axis, this one is " + to_string(kind));
@@ -296,8 +302,8 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
           break;
         }
       }
-      if (out.size() > max_axis_values)
-        throw AxisError("'" + values_text + "' has more than " + std::to_string(max_axis_values) + " values");
+      if (out.size() > detail::max_axis_values)
+        throw AxisError("'" + values_text + "' has more than " + std::to_string(detail::max_axis_values) + " values");
     }
   }
   return {std::move(out), power_of_two};

@@ -107,8 +107,8 @@ inline std::regex compile_filter(const std::string& text) {
     const std::string shown = text.size() > 80 ? text.substr(0, 80) + "..." : text;
     return UsageError("--filter '" + shown + "': " + why);
   };
-  if (text.size() > max_filter_bytes)
-    throw refuse(fmt::format("{} bytes, more than the {} a filter may have", text.size(), max_filter_bytes));
+  if (text.size() > detail::max_filter_bytes)
+    throw refuse(fmt::format("{} bytes, more than the {} a filter may have", text.size(), detail::max_filter_bytes));
   if (const std::size_t depth = group_depth(text); depth > max_filter_depth)
     throw refuse(fmt::format("groups nested {} deep, more than {}", depth, max_filter_depth));
   auto flags = std::regex::ECMAScript;
@@ -129,9 +129,9 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
   std::vector<std::vector<Axis>> axes;
   for (const auto& b : registry.benchmarks()) axes.push_back(b->axes());
   for (const std::string& text : o.axes) {
-    if (text.size() > max_axis_bytes)
+    if (text.size() > detail::max_axis_bytes)
       throw UsageError(fmt::format("--axis '{}...': {} bytes, more than the {} an --axis may have", text.substr(0, 40),
-                                   text.size(), max_axis_bytes));
+                                   text.size(), detail::max_axis_bytes));
     try {
       // 'BENCH/AXIS=...' targets one benchmark's axis (names hold no '/': one is a separator);
       // 'AXIS=...' every benchmark's axis of that name.
@@ -148,7 +148,7 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
           throw AxisError("no benchmark is named '" + target + "' (benchmarks: " + (names.empty() ? "none" : names) + ")");
         }
       }
-      const AxisOverride ov = parse_axis_override(spec);
+      const AxisOverride ov = detail::parse_axis_override(spec);
       bool found = false;
       for (std::size_t bi = 0; bi < axes.size(); ++bi)
         for (auto& a : axes[bi])
@@ -229,10 +229,10 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
       product *= static_cast<double>(a.values.size());
       sizes += (sizes.empty() ? "" : " x ") + std::to_string(a.values.size()) + " (" + a.name + ")";
     }
-    if (product > static_cast<double>(max_points))
+    if (product > static_cast<double>(detail::max_points))
       throw UsageError("benchmark '" + registry.benchmarks()[bi]->name() + "' would have " + fmt::format("{:.3g}", product) +
                        " points (" + sizes + (device_list.size() > 1 ? " x " + std::to_string(device_list.size()) + " devices" : "") +
-                       "), more than " + std::to_string(max_points) + ": narrow its axes with --axis");
+                       "), more than " + std::to_string(detail::max_points) + ": narrow its axes with --axis");
   }
   std::vector<PlannedPoint> out;
   for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
@@ -251,10 +251,10 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
           p.label += "/" + list[i].name + "=" + to_string(list[i].values[idx[i]]);
         }
         if (p.device_dimension) p.label += "/device=" + std::to_string(*device);
-        if (p.label.size() > max_label_bytes)
+        if (p.label.size() > detail::max_label_bytes)
           throw UsageError(fmt::format("benchmark '{}': the point '{}...' has a label of {} bytes, more than {}: shorten "
                                        "its name or axis values", b.name(), p.label.substr(0, 60), p.label.size(),
-                                       max_label_bytes));
+                                       detail::max_label_bytes));
         if (!filter || std::regex_search(p.label, *filter)) out.push_back(std::move(p));
       }
       more = false;

@@ -99,8 +99,8 @@ class ProgressDisplay {
   void draw_locked() {
     if (!enabled_) return;
     state_.elapsed_s = clock_() - start_;
-    if (state_.elapsed_s < to_seconds(progress_delay) || state_.total == 0) return;
-    std::fprintf(err_, "\r\033[K%s", progress_line(state_).c_str());
+    if (state_.elapsed_s < to_seconds(detail::progress_delay) || state_.total == 0) return;
+    std::fprintf(err_, "\r\033[K%s", detail::progress_line(state_).c_str());
     std::fflush(err_);
     drawn_ = true;
   }
@@ -116,7 +116,7 @@ class ProgressDisplay {
   bool enabled_;
   std::function<double()> clock_;
   double start_;
-  ProgressState state_;
+  detail::ProgressState state_;
   bool drawn_ = false;
   bool stop_ = false;
   std::mutex m_;
@@ -169,7 +169,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     return summary;
   }
 
-  if (!o.out.empty()) check_writable(o.out);  // before anything is measured
+  if (!o.out.empty()) detail::check_writable(o.out);  // before anything is measured
   const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
   std::vector<Result> results;
   std::vector<SkippedPoint> skipped;
@@ -187,7 +187,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   auto write_report = [&] {
     if (o.out.empty()) return;
     try {
-      write_file_atomic(o.out, json_dump(report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n");
+      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n");
       write_error.reset();
     } catch (const std::exception& e) {
       if (!write_error) std::fprintf(io.err, "\ngauge: warning: %s (the run goes on; it is tried again)\n", e.what());
@@ -279,11 +279,11 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   std::string text;
   if (o.format == "json") {
-    text = json_dump(report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n";
+    text = detail::json_dump(detail::report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n";
   } else if (o.format == "csv") {
     text = csv_table(results);
   } else {
-    const TableStyle style = o.format == "markdown" ? TableStyle::markdown : TableStyle::console;
+    const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
     std::vector<const Benchmark*> order;
     for (const auto& pp : points)
       if (std::find(order.begin(), order.end(), pp.benchmark) == order.end()) order.push_back(pp.benchmark);
@@ -291,19 +291,19 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       std::vector<std::string> axis_names;
       for (const auto& a : b->axes()) axis_names.push_back(a.name);
       bool device_column = false;
-      std::vector<SweepRow> table_rows;
+      std::vector<detail::SweepRow> table_rows;
       // The repetitions of a point side by side (in point order, then round).
       std::vector<Row>& ordered = rows[b];
       std::stable_sort(ordered.begin(), ordered.end(), [](const Row& x, const Row& y) { return x.point < y.point; });
       for (const Row& row : ordered) {
-        table_rows.push_back(row.is_result ? sweep_row(results[row.index]) : sweep_row(skipped[row.index]));
+        table_rows.push_back(row.is_result ? detail::sweep_row(results[row.index]) : detail::sweep_row(skipped[row.index]));
         if (row.is_result && results[row.index].repetition)
           table_rows.back().repetition = std::to_string(*results[row.index].repetition + 1) + "/" + std::to_string(repetitions);
         if (table_rows.back().dimensions.count("device")) device_column = true;
       }
       if (device_column) axis_names.emplace_back("device");
-      text += style == TableStyle::markdown ? "## " + b->name() + "\n\n" : b->name() + "\n";
-      text += sweep_table(axis_names, table_rows, style) + "\n";
+      text += style == detail::TableStyle::markdown ? "## " + b->name() + "\n\n" : b->name() + "\n";
+      text += detail::sweep_table(axis_names, table_rows, style) + "\n";
     }
     if (o.kernels) text += kernel_table(results);
   }
@@ -326,8 +326,8 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     std::fprintf(io.err,
                  "gauge: %s (%zu ok, %zu failed, %zu skipped) in %s; the points' own run time %s, the "
                  "runner's %s (%.1f %%)%s\n",
-                 counted.c_str(), summary.ok, summary.failed, summary.skipped, format_duration(summary.wall_time_s).c_str(),
-                 format_duration(summary.points_time_s).c_str(), format_duration(overhead).c_str(),
+                 counted.c_str(), summary.ok, summary.failed, summary.skipped, detail::format_duration(summary.wall_time_s).c_str(),
+                 detail::format_duration(summary.points_time_s).c_str(), detail::format_duration(overhead).c_str(),
                  summary.wall_time_s > 0 ? 100 * overhead / summary.wall_time_s : 0.0,
                  o.out.empty() ? "" : ("; report: " + o.out).c_str());
   }

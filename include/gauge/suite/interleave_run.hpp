@@ -105,9 +105,9 @@ inline InterleaveConfig interleave_config(const RunOptions& o) {
 /// The console or Markdown text of an interleaved run: which point is A and which B, the paired
 /// ratio B/A with its interval, the threshold and the verdict with its reason.
 inline std::string interleaved_text(const InterleavedRecord& x, const std::string& a, const std::string& b,
-                                    TableStyle style) {
+                                    detail::TableStyle style) {
   const std::string threshold = format_number(100 * x.config.threshold) + " %";
-  if (style == TableStyle::markdown) {
+  if (style == detail::TableStyle::markdown) {
     std::string s = "## interleaved A/B (" + x.order + " rounds)\n\n";
     s += "| A | B | B/A | CI low | CI high | level | round pairs | threshold | verdict |\n";
     s += "|---|---|---|---|---|---|---|---|---|\n";
@@ -121,7 +121,7 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
     return s + "\n" + x.reason + "\n";
   }
   std::string s = "interleaved A/B (" + x.order + " rounds): A = " + a + ", B = " + b + "; " +
-                  std::to_string(x.pair_ratios.size()) + " round pairs in " + format_duration(x.measure_time_s) +
+                  std::to_string(x.pair_ratios.size()) + " round pairs in " + detail::format_duration(x.measure_time_s) +
                   ", stopped: " + (x.stopping_reason.empty() ? "-" : x.stopping_reason) + "\n";
   if (x.ratio)
     s += fmt::format("  B/A = {:.4f}, {} % CI [{:.4f}, {:.4f}], threshold {}: {}\n", x.ratio->estimate,
@@ -216,7 +216,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
     throw UsageError("--interleave: A and B are the same point '" + a.label + "': name two different points");
   SuiteSummary summary;
   summary.points = 2;
-  if (!o.out.empty()) check_writable(o.out);  // before anything is measured
+  if (!o.out.empty()) detail::check_writable(o.out);  // before anything is measured
   const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
   if (!o.quiet) std::fprintf(io.err, "gauge: interleaving A = %s and B = %s in ABBA rounds\n", a.label.c_str(), b.label.c_str());
 
@@ -316,7 +316,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   if (!o.out.empty()) {
     static const std::optional<RanksRecord> one_process;
     try {
-      write_file_atomic(o.out, json_dump(report_json(env, results, {}, skipped, one_process, records, utc_timestamp()), 2) + "\n");
+      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(env, results, {}, skipped, one_process, records, detail::utc_timestamp()), 2) + "\n");
     } catch (const std::exception& e) {
       write_error = e.what();
     }
@@ -325,22 +325,22 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   std::string text;
   if (o.format == "json") {
     static const std::optional<RanksRecord> one_process;
-    text = json_dump(report_json(env, results, {}, skipped, one_process, records, utc_timestamp()), 2) + "\n";
+    text = detail::json_dump(detail::report_json(env, results, {}, skipped, one_process, records, detail::utc_timestamp()), 2) + "\n";
   } else if (o.format == "csv") {
     text = csv_table(results);
   } else {
-    const TableStyle style = o.format == "markdown" ? TableStyle::markdown : TableStyle::console;
-    std::vector<SweepRow> rows;
-    const auto row = [&rows](const char* side, const std::string& label, SweepRow r) {
+    const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
+    std::vector<detail::SweepRow> rows;
+    const auto row = [&rows](const char* side, const std::string& label, detail::SweepRow r) {
       r.dimensions = {{"side", std::string(side)}, {"point", label}};
       rows.push_back(std::move(r));
     };
     for (std::size_t i = 0; i < results.size(); ++i)
-      row(result_of[i] == &a ? "A" : "B", result_of[i]->label, sweep_row(results[i]));
+      row(result_of[i] == &a ? "A" : "B", result_of[i]->label, detail::sweep_row(results[i]));
     for (std::size_t i = 0; i < skipped.size(); ++i)
-      row(skipped_of[i] == &a ? "A" : "B", skipped_of[i]->label, sweep_row(skipped[i]));
-    text = style == TableStyle::markdown ? "## points\n\n" : "";
-    text += sweep_table({"side", "point"}, rows, style) + "\n";
+      row(skipped_of[i] == &a ? "A" : "B", skipped_of[i]->label, detail::sweep_row(skipped[i]));
+    text = style == detail::TableStyle::markdown ? "## points\n\n" : "";
+    text += detail::sweep_table({"side", "point"}, rows, style) + "\n";
     if (!records.empty()) text += interleaved_text(records[0], a.label, b.label, style);
   }
   write_text(io.out, text);
@@ -360,7 +360,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   }
   if (!o.quiet)
     std::fprintf(io.err, "gauge: interleaved 2 points (%zu ok, %zu failed, %zu skipped) in %s%s\n", summary.ok,
-                 summary.failed, summary.skipped, format_duration(summary.wall_time_s).c_str(),
+                 summary.failed, summary.skipped, detail::format_duration(summary.wall_time_s).c_str(),
                  o.out.empty() ? "" : ("; report: " + o.out).c_str());
   return summary;
 }

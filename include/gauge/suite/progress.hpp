@@ -19,6 +19,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Runs shorter than this stay silent (no progress line at all).
 inline constexpr std::chrono::milliseconds progress_delay{2000};
 
@@ -79,5 +80,6 @@ inline std::string progress_line(const ProgressState& s) {
   if (const auto left = progress_remaining_s(s)) line += ", ~" + format_duration(*left) + " left";
   return line;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -47,6 +47,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Most points one benchmark may plan (the product of its axes' sizes, times the devices): more is
 /// a usage error naming the axes, before anything is planned or run.
 inline constexpr std::size_t max_points = 1000000;
@@ -57,6 +58,7 @@ inline constexpr std::size_t max_label_bytes = 4096;
 inline constexpr std::size_t max_axis_bytes = 65536;
 /// The longest --filter, bytes (a UsageError beyond).
 inline constexpr std::size_t max_filter_bytes = 1024;
+}  // namespace detail
 
 /// The runner's settings, as parsed from the command line.
 struct RunOptions {
@@ -172,7 +174,7 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io = {});
 /// The runner over the global registry (what GAUGE_MAIN() calls).
 inline int main(int argc, char** argv) {
   SuiteIo io;
-  io.compiler = compiler_info();  // this file's compiler, not the one of the runner's compiled part
+  io.compiler = detail::compiler_info();  // this file's compiler, not the one of the runner's compiled part
   return main(argc, argv, Registry::global(), io);
 }
 

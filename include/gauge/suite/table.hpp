@@ -21,6 +21,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// One row of a sweep table, from a Result or a SkippedPoint.
 struct SweepRow {
   Dimensions dimensions;        ///< the point's axis values (and device)
@@ -142,5 +143,6 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
   for (const auto& line : cells) out += write_line(line);
   return out;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -22,6 +22,7 @@ extern "C" char** environ;
 
 namespace gauge {
 
+namespace detail {
 /// The fixed list of environment variables `relevant_environment_variables()` always reports
 /// (set or not), in this order: they change how CUDA code, cuBLAS or OpenMP behave.
 /// - CUDA_VISIBLE_DEVICES: which GPUs the process sees, and their order.
@@ -41,7 +42,6 @@ inline constexpr std::array<const char*, 10> relevant_environment_variable_names
     "CUDA_DISABLE_PTX_JIT", "CUBLAS_WORKSPACE_CONFIG",
     "NVIDIA_TF32_OVERRIDE", "OMP_NUM_THREADS"};
 
-namespace detail {
 /// Whether a variable's value is a secret a report must not carry: its name contains TOKEN,
 /// SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH or KEY (case-insensitive), e.g. GAUGE_UPLOAD_TOKEN.
 inline bool secret_environment_variable(std::string_view name) {
@@ -54,7 +54,6 @@ inline bool secret_environment_variable(std::string_view name) {
 
 /// The value a report records for a secret variable (secret_environment_variable).
 inline constexpr const char* redacted_environment_value = "(redacted)";
-}  // namespace detail
 
 /// Reads the process's real environment (not a fake root): every name of
 /// `relevant_environment_variable_names` in that order, with its value or `nullopt` when unset,
@@ -82,5 +81,6 @@ relevant_environment_variables() {
   for (auto& [name, value] : gauge_vars) vars.emplace_back(name, std::move(value));
   return vars;
 }
+}  // namespace detail
 
 }  // namespace gauge

@@ -26,6 +26,7 @@
 
 namespace gauge {
 
+namespace detail {
 /// Parses a Linux CPU list such as sysfs `cpulist` files write ("0-3,8-11,15") into ascending,
 /// duplicate-free CPU ids ({0,1,2,3,8,9,10,11,15}). Surrounding whitespace is ignored; an empty
 /// list gives an empty result. Malformed input ("3-1", "a", "1,,2", ids above 65535, the kernel's
@@ -79,6 +80,7 @@ inline std::vector<int> parse_cpulist(std::string_view text,
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   return cpus;
 }
+}  // namespace detail
 
 namespace detail::host {
 

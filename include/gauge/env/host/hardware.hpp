@@ -180,7 +180,7 @@ inline void detect_numa(const Reader& r, HostInfo& info) {
     std::string why;
     if (auto text = r.read(base + "cpulist", &why)) {
       node.cpulist = std::string(trim(*text));
-      node.cpus = parse_cpulist(*node.cpulist, &info.notes, Reader::shown(base + "cpulist"));
+      node.cpus = detail::parse_cpulist(*node.cpulist, &info.notes, Reader::shown(base + "cpulist"));
     } else {
       info.notes.push_back("CPUs of NUMA node " + std::to_string(id) + " unknown: " + why);
     }

@@ -279,7 +279,7 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
   for (auto& e : out.experiments)
     if (e.base_median_s && e.candidate_median_s && std::isfinite(*e.base_median_s) && std::isfinite(*e.candidate_median_s) &&
         *e.base_median_s >= 0 && *e.candidate_median_s >= 0)
-      if (const auto w = implausible_speedup_warning(*e.base_median_s, *e.candidate_median_s, e.label))
+      if (const auto w = detail::implausible_speedup_warning(*e.base_median_s, *e.candidate_median_s, e.label))
         e.notes.push_back(w->code + ": " + w->message);
   compare_timers(out, base.front(), candidate.front(), options);
   return out;

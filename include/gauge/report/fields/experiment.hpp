@@ -148,7 +148,7 @@ struct Fields<Result> {
         throw FieldError("samples.cpu_time_per_step_s[" + std::to_string(i) + "]",
                          fmt::format("a CPU time per step is >= 0, got {}", r.cpu_samples_s[i]));
     if (j.contains("time_label") && j.contains("time_clock")) return;
-    const auto names = legacy_time_names(r.backend);
+    const auto names = gauge::detail::legacy_time_names(r.backend);
     if (!j.contains("time_label")) r.time_label = names.first;
     if (!j.contains("time_clock")) r.time_clock = names.second;
   }

@@ -181,7 +181,7 @@ struct Fields<TelemetryRecord> : AllKeysOptional {
     v("gpm", x.gpm, since_1_6);
   }
   static void after_read(const nlohmann::json& j, TelemetryRecord& t) {
-    if (!j.contains("gpm")) t.gpm = gpm_unavailable("not recorded (a report older than schema 1.6)");
+    if (!j.contains("gpm")) t.gpm = gauge::detail::gpm_unavailable("not recorded (a report older than schema 1.6)");
   }
 };
 

@@ -528,6 +528,26 @@ class ExportCli(unittest.TestCase):
         # A failed experiment is left out: nothing to export.
         self.assertEqual({}, json.loads(self.export("failed.json", "--format", "bencher")))
 
+    def test_github_benchmark_has_the_median_and_the_intervals_half_width(self):
+        doc = json.loads(self.export("base.json", "--format", "github_benchmark", "--time-unit", "us"))
+        with open(report("base.json")) as f:
+            e = json.load(f)["experiments"][0]
+        self.assertEqual(1, len(doc))
+        entry = doc[0]
+        self.assertTrue(entry["name"].startswith("gemm/K:8192/M:8192/N:8192/"), entry["name"])
+        self.assertEqual("us", entry["unit"])
+        samples = np.sort(gpu_samples(report("base.json")))
+        median = float(np.median(samples))
+        ci = e["gpu_time_s"]["median_ci"]
+        low, high = samples[ci["lower_rank"] - 1], samples[ci["upper_rank"] - 1]
+        self.assertAlmostEqual(median * 1e6, entry["value"], delta=1e-9)
+        half = max(median - low, high - median) * 1e6
+        self.assertTrue(entry["range"].startswith("\u00b1 "), entry["range"])
+        self.assertAlmostEqual(half, float(entry["range"][2:]), delta=half * 1e-5)
+        self.assertIn("n = %d, GPU time" % len(samples), entry["extra"])
+        # A failed experiment is left out: an empty array.
+        self.assertEqual([], json.loads(self.export("failed.json", "--format", "github_benchmark")))
+
     def test_a_report_without_experiments_is_refused_not_exported_empty(self):
         with open(report("base.json")) as f:
             doc = json.load(f)
@@ -535,7 +555,7 @@ class ExportCli(unittest.TestCase):
         path = os.path.join(scratch("no-experiments"), "timer-only.json")
         with open(path, "w") as f:
             json.dump(doc, f)
-        for fmt in ["gbench", "csv", "markdown", "console", "bencher"]:
+        for fmt in ["gbench", "csv", "markdown", "console", "bencher", "github_benchmark"]:
             p = run(EXPORT, path, "--format", fmt)
             self.assertEqual(2, p.returncode, (fmt, p.stdout, p.stderr))
             self.assertEqual("", p.stdout)
@@ -614,8 +634,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {time,gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -627,7 +647,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher} (see --help)", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:

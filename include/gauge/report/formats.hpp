@@ -6,3 +6,4 @@
 #include "gauge/report/export.hpp"          // gbench, csv, markdown (rows: export_rows.hpp)
 #include "gauge/report/export_console.hpp"  // console
 #include "gauge/report/export_bencher.hpp"  // bencher (Bencher Metric Format)
+#include "gauge/report/export_github.hpp"   // github_benchmark (github-action-benchmark)

@@ -22,12 +22,20 @@ def main():
         sys.stderr.write("header_lines: no folder %s\n" % inc)
         sys.exit(2)
     counts = []
-    for dirpath, _, files in os.walk(inc):
+    for dirpath, _, files in os.walk(inc, followlinks=True):
         for f in files:
-            if f.endswith((".hpp", ".cuh", ".h")):
+            if f.lower().endswith((".hpp", ".cuh", ".h", ".ipp", ".inl")):
                 p = os.path.join(dirpath, f)
-                with open(p, encoding="utf-8") as h:
-                    counts.append((sum(1 for _ in h), os.path.relpath(p, os.path.join(a.root, "include"))))
+                with open(p, "rb") as h:  # bytes: a header need not be UTF-8 to be counted
+                    data = h.read()
+                # Lines as an editor counts them: LF, CRLF or a lone CR ends one; a last line
+                # without its newline still counts.
+                text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                n = text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
+                counts.append((n, os.path.relpath(p, os.path.join(a.root, "include"))))
+    if not counts:
+        sys.stderr.write("header_lines: no header under %s\n" % inc)
+        sys.exit(2)
     counts.sort(reverse=True)
     over = [(n, p) for n, p in counts if n > a.limit]
     print("header_lines: %d headers, the longest %s with %d lines (limit %d)" % (len(counts), counts[0][1], counts[0][0], a.limit))

@@ -97,6 +97,7 @@ def readme_names(root):
         sys.stderr.write("public_names: README.md has no section '## Public names'\n")
         sys.exit(2)
     names = set()
+    dupes = []
     for row in m.group(1).splitlines():
         if not row.startswith("|") or re.match(r"^\|\s*-", row):
             continue
@@ -107,7 +108,12 @@ def readme_names(root):
             if n.startswith("gauge::"):
                 n = n[len("gauge::"):]
             if n:
+                if n in names:
+                    dupes.append(n)
                 names.add(n)
+    if dupes:
+        sys.stderr.write("public_names: listed more than once in README.md's table: %s\n" % " ".join(sorted(set(dupes))))
+        sys.exit(1)
     return names
 
 
@@ -126,8 +132,9 @@ def macro_defined(root, name):
     for dirpath, _, files in os.walk(inc):
         for f in files:
             if f.endswith(".hpp"):
-                with open(os.path.join(dirpath, f), encoding="utf-8") as h:
-                    if pattern.search(h.read()):
+                with open(os.path.join(dirpath, f), encoding="utf-8", errors="replace") as h:
+                    code = re.sub(r"/\*.*?\*/", "", h.read(), flags=re.S)  # a #define in a comment defines nothing
+                    if pattern.search(re.sub(r"//[^\n]*", "", code)):
                         return True
     return False
 
@@ -154,7 +161,10 @@ def main():
     missing, extra = sorted(seen - listed), sorted(listed - seen)
     print("public names: %d in the headers, %d in README.md's table" % (len(seen), len(listed)))
     quoted = readme_quoted_count(a.root)
-    if quoted is not None and quoted != len(seen):
+    if quoted is None:
+        print("README.md's section '## Public names' quotes no count ('agree: N names') before its table")
+        extra = extra or ["(the quoted count)"]
+    elif quoted != len(seen):
         print("README.md says %d names; the headers have %d" % (quoted, len(seen)))
         extra = extra or ["(the quoted count)"]
     if missing:

@@ -85,6 +85,16 @@ TEST_CASE("github_benchmark: the median in the unit asked, the interval's larger
   bad = {};
   bad.time_unit = "min";
   CHECK_THROWS_WITH(gauge::github_benchmark_json(results, bad), Catch::Contains("got \"min\""));
+  // The same experiment twice: the second is named apart. A median of 1e300 s is 1e309 ns, beyond
+  // a double: refused, naming it, rather than written as null. An interval with a negative bound
+  // (no time is negative) gives no range.
+  const auto twice = gauge::github_benchmark_json({gemm, gemm});
+  CHECK(twice[1]["name"] == "gemm/M:8192/dtype:bf16/occurrence:2");
+  CHECK_THROWS_WITH(gauge::github_benchmark_json({measured("huge", 1e300, 0.9e300, 1.1e300)}),
+                    "github_benchmark_json: the median of huge (1e+300 s) is not a finite number in ns");
+  const auto negative = gauge::github_benchmark_json({measured("neg", 1e-3, -1.0, 2e-3)});
+  CHECK_FALSE(negative[0].contains("range"));
+  CHECK(negative[0]["value"].get<double>() == Approx(1e6).epsilon(1e-12));
 }
 
 }  // namespace gauge_test_export_github

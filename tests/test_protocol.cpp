@@ -704,6 +704,7 @@ TEST_CASE("work_not_every_step on the host: slow samples without CPU time are ti
   // 200 samples of real time, every 10th 100 us and the rest 1 us: by hand the median is 1 us, the
   // mean 10.9 us, and the slow tenth holds 100 / 109 = 92 % of the time (the rule's pattern).
   gauge::Result r;
+  r.sampling.method = "host";
   for (std::size_t i = 0; i < 200; ++i) r.gpu_samples_s.push_back(i % 10 == 9 ? 100e-6 : 1e-6);
   r.gpu_time = gauge::summarize(r.gpu_samples_s);
   const auto warns = [](const gauge::Result& x) {
@@ -729,6 +730,17 @@ TEST_CASE("work_not_every_step on the host: slow samples without CPU time are ti
   off.cpu_samples_s.assign(200, 1e-6);
   off.cpu_time = gauge::summarize(off.cpu_samples_s);
   CHECK_FALSE(warns(off));
+  // Eight threads on the light calls (CPU 8 us per 1 us), the slow ones' extra 99 us single-
+  // threaded: extra CPU (9 x 8 + 107) / 10 - 8 = 9.9 us >= 0.25 x 9.9 us (the threshold is never
+  // scaled up by parallelism): skipped work, warned.
+  gauge::Result eight = r;
+  for (double x : r.gpu_samples_s) eight.cpu_samples_s.push_back(x > 50e-6 ? 8e-6 + 99e-6 : 8e-6);
+  eight.cpu_time = gauge::summarize(eight.cpu_samples_s);
+  CHECK(warns(eight));
+  // The same CPU numbers from a GPU backend's result say nothing of the device: warned.
+  gauge::Result gpu = off;
+  gpu.sampling.method = "gated";
+  CHECK(warns(gpu));
   // At the edge: the slow samples carry 30 % of their extra time as CPU time (30 us of 99 us):
   // extra CPU 2.97 us >= 0.25 x 9.9 = 2.475 us, warned; at 20 % (1.98 us) not.
   for (const double f : {0.30, 0.20}) {

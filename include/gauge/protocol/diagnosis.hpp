@@ -198,13 +198,14 @@ inline void rule_work_not_every_step(const Result& r, const RunFacts&, WarningSi
     return;
   const double mean = total / static_cast<double>(x.size());
   // Host timing has the process's CPU time too: where the slow samples' extra real time is not
-  // matched by CPU time (less than a quarter of it, at the step's own CPU/real ratio), the process
-  // was off the CPU (preempted, or waiting), not doing skipped work: the outlier and noise rules
-  // report that, and this rule says nothing.
-  if (r.cpu_time.n >= 3 && r.cpu_time.mean && r.cpu_time.p50 && *r.cpu_time.p50 > 0) {
-    const double parallelism = *r.cpu_time.p50 / median;
+  // matched by CPU time (less than a quarter of it, scaled down for a step that is itself mostly
+  // off the CPU, never up for a multi-threaded one), the process was off the CPU (preempted, or
+  // waiting), not doing skipped work: the outlier and noise rules report that, and this rule says
+  // nothing. Host timing only (other backends' CPU time, were there any, says nothing of the device).
+  if (r.sampling.method == "host" && r.cpu_time.n >= 3 && r.cpu_time.mean && r.cpu_time.p50 && *r.cpu_time.p50 > 0) {
+    const double parallelism = std::min(1.0, *r.cpu_time.p50 / median);
     const double extra_real = mean - median, extra_cpu = *r.cpu_time.mean - *r.cpu_time.p50;
-    if (extra_cpu < 0.25 * parallelism * extra_real) return;
+    if (extra_cpu >= 0 && extra_cpu < 0.25 * parallelism * extra_real) return;
   }
   // The interval between slow samples: the most common gap, if it is at least half of the gaps
   // (a wall round between two gated rounds shifts the phase: the gap across it differs).

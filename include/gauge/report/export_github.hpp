@@ -35,31 +35,44 @@ namespace gauge {
 ///   `options.time_unit` ("ns", "us", "ms" or "s"; **unit** says which).
 /// - **range**: "± h", h the larger distance from the median to a bound of its confidence interval
 ///   (`median_ci`, distribution-free, widened for the stream effect), in the same unit; absent
-///   without an interval.
+///   without an interval, or with one that has a negative bound or a half-width beyond a double.
+///   A name already written gets "/occurrence:<k>" (k = 2, 3, ...).
 /// - **extra**: the interval itself, its level, n and the clock, e.g.
 ///   "median 1.5 ms, 95 % interval [1.4 ms, 1.6 ms], n = 100, GPU time".
 /// - **Left out**: failed experiments, those without a finite median, and Timers. Throughput
 ///   (bigger is better) is not written: the action takes one direction per file.
 ///
-/// \throws ConfigError for a metric other than "gpu" or "wall", or an unknown time unit.
+/// \throws ConfigError for a metric other than "gpu" or "wall", an unknown time unit, or a median
+/// that is not a finite number in that unit (1e300 s in ns), naming the experiment.
 inline nlohmann::json github_benchmark_json(const std::vector<Result>& results, const ExportOptions& options = {}) {
   if (options.metric != "gpu" && options.metric != "wall")
     throw ConfigError("github_benchmark_json: metric must be \"gpu\" or \"wall\", got \"" + options.metric + "\"");
   const double unit = detail::export_::seconds_per_unit(options.time_unit);
   const bool gpu = options.metric == "gpu";
   nlohmann::json doc = nlohmann::json::array();
+  std::vector<std::string> names;
   for (const Result& r : results) {
     if (r.status == Status::failed) continue;
     const Summary& time = gpu ? r.gpu_time : r.wall_time;
     if (!time.p50 || !std::isfinite(*time.p50)) continue;
     std::string name = detail::export_::benchmark_name(r);
     if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
-    nlohmann::json entry = {{"name", name}, {"unit", options.time_unit}, {"value", *time.p50 / unit}};
+    if (std::count(names.begin(), names.end(), name)) {
+      std::size_t k = 2;
+      while (std::count(names.begin(), names.end(), name + "/occurrence:" + std::to_string(k))) ++k;
+      name += "/occurrence:" + std::to_string(k);
+    }
+    names.push_back(name);
+    const double value = *time.p50 / unit;
+    if (!std::isfinite(value))
+      throw ConfigError(fmt::format("github_benchmark_json: the median of {} ({:g} s) is not a finite number in {}",
+                                    name, *time.p50, options.time_unit));
+    nlohmann::json entry = {{"name", name}, {"unit", options.time_unit}, {"value", value}};
     std::string extra = "median " + format_time(*time.p50);
     const auto& ci = time.median_ci;
-    if (ci && std::isfinite(ci->low) && std::isfinite(ci->high)) {
-      const double half = std::max(*time.p50 - ci->low, ci->high - *time.p50);
-      entry["range"] = fmt::format("± {:.6g}", half / unit);
+    const double half = ci ? std::max(*time.p50 - ci->low, ci->high - *time.p50) / unit : 0;
+    if (ci && ci->low >= 0 && std::isfinite(half)) {
+      entry["range"] = fmt::format("± {:.6g}", half);
       extra += fmt::format(", {:g} % interval [{}, {}]", 100 * ci->level, format_time(ci->low), format_time(ci->high));
     }
     extra += ", n = " + std::to_string(time.n) + ", " + (gpu ? r.time_label : std::string("wall time"));

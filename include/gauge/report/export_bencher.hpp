@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,7 @@ inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, 
   const bool gpu = options.metric == "gpu";
   constexpr double ns_per_s = 1e9;
   nlohmann::json doc = nlohmann::json::object();
+  std::set<std::string> taken;
   for (const Result& r : results) {
     if (r.status == Status::failed) continue;
     const Summary& time = gpu ? r.gpu_time : r.wall_time;
@@ -95,14 +97,7 @@ inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, 
     if (r.work.bytes) rate("bytes-per-second", *r.work.bytes);
     for (const auto& [item, count] : r.work.items) rate(item + "-per-second", count);
 
-    std::string name = benchmark_name(r);
-    if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
-    if (doc.contains(name)) {
-      std::size_t k = 2;
-      while (doc.contains(name + "/occurrence:" + std::to_string(k))) ++k;
-      name += "/occurrence:" + std::to_string(k);
-    }
-    doc[name] = std::move(benchmark);
+    doc[unique_benchmark_name(r, taken)] = std::move(benchmark);
   }
   return doc;
 }

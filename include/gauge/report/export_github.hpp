@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,19 +51,12 @@ inline nlohmann::json github_benchmark_json(const std::vector<Result>& results, 
   const double unit = detail::export_::seconds_per_unit(options.time_unit);
   const bool gpu = options.metric == "gpu";
   nlohmann::json doc = nlohmann::json::array();
-  std::vector<std::string> names;
+  std::set<std::string> taken;
   for (const Result& r : results) {
     if (r.status == Status::failed) continue;
     const Summary& time = gpu ? r.gpu_time : r.wall_time;
     if (!time.p50 || !std::isfinite(*time.p50)) continue;
-    std::string name = detail::export_::benchmark_name(r);
-    if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
-    if (std::count(names.begin(), names.end(), name)) {
-      std::size_t k = 2;
-      while (std::count(names.begin(), names.end(), name + "/occurrence:" + std::to_string(k))) ++k;
-      name += "/occurrence:" + std::to_string(k);
-    }
-    names.push_back(name);
+    const std::string name = detail::export_::unique_benchmark_name(r, taken);
     const double value = *time.p50 / unit;
     if (!std::isfinite(value))
       throw ConfigError(fmt::format("github_benchmark_json: the median of {} ({:g} s) is not a finite number in {}",

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,21 @@ struct TableRow {
 inline std::string benchmark_name(const Result& r) {
   std::string name = r.name;
   for (const auto& [k, v] : r.dimensions) name += "/" + k + ":" + gauge::to_string(v);
+  return name;
+}
+
+/// The name a per-result export writes for `r`: benchmark_name, plus "/repetition:<i>" for a
+/// result of the suite runner's `--repetitions N` (N > 1), plus "/occurrence:<k>" (k = 2, 3, ...)
+/// while the name is in `taken`; the name returned is added to `taken`.
+inline std::string unique_benchmark_name(const Result& r, std::set<std::string>& taken) {
+  std::string name = benchmark_name(r);
+  if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
+  if (taken.count(name)) {
+    std::size_t k = 2;
+    while (taken.count(name + "/occurrence:" + std::to_string(k))) ++k;
+    name += "/occurrence:" + std::to_string(k);
+  }
+  taken.insert(name);
   return name;
 }
 

@@ -2,6 +2,7 @@
 // on a fake CUPTI's buffers, and the protocol's traced round on the fake device. Expected values
 // are worked out by hand in the comments (the fake device's times are exact sums of its script).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -469,6 +470,37 @@ TEST_CASE("trace_kernels: with another CUPTI client attached, tracing is disable
     CHECK(r.kernel_trace->reason.find("CUDA_INJECTION64_PATH=/opt/nsight/libTool.so") != std::string::npos);
     CHECK(r.has_warning(gauge::warning_code::profiler_attached));
   }
+}
+
+TEST_CASE("trace_kernels: a program without kernel tracing compiled in says how to get it, with a warning",
+          "[kernel_trace]") {
+  // As in a plain build whose GAUGE_IMPLEMENTATION file does not include <gauge/tracing.hpp>: no
+  // factory registered. The run measures as usual; CUPTI is never touched.
+  ScopedFakeCupti scoped;
+  FakeDevice dev;
+  scoped.fake.attach(dev);
+  auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
+  exp.config(quick_config()).trace_kernels();
+  auto& factory = gauge::detail::kernel_tracer_factory();
+  const auto saved = factory;
+  factory = nullptr;
+  const auto r = exp.run();
+  factory = saved;
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.gpu_time.p50 == Approx(10e-6).epsilon(1e-9));
+  REQUIRE(r.kernel_trace.has_value());
+  CHECK(r.kernel_trace->status == "unavailable");
+  CHECK(r.kernel_trace->reason ==
+        "kernel tracing is not compiled into this program: link gauge::gauge through CMake, or include "
+        "<gauge/tracing.hpp> in the file that defines GAUGE_IMPLEMENTATION");
+  const auto w = std::find_if(r.warnings.begin(), r.warnings.end(), [](const gauge::Warning& x) {
+    return x.code == gauge::warning_code::kernel_trace_unavailable;
+  });
+  REQUIRE(w != r.warnings.end());
+  CHECK(w->severity == gauge::Severity::warning);  // asked for and not done: not a note
+  CHECK(scoped.fake.enables == 0);
+  // With the factory back, the same experiment traces.
+  CHECK(exp.run().kernel_trace->status == "traced");
 }
 
 TEST_CASE("trace_kernels: the host backend runs no kernels to trace", "[kernel_trace]") {

@@ -1,10 +1,10 @@
 #pragma once
 /// \file gauge/detail/timer_trace.hpp
 /// The Timer's seam to kernel tracing (TimerConfig::trace_kernels): a session interface whose
-/// CUPTI implementation is compiled once per program, in gauge's compiled part
-/// (gauge/implementation.hpp registers it at start-up), so a file that uses the Timer does not
-/// pay for CUPTI's declarations. Without the compiled part the factory is null and the Timer's
-/// summary says tracing was unavailable.
+/// CUPTI implementation is compiled once per program, in kernel tracing's compiled part
+/// (gauge/tracing.hpp; gauge/implementation/tracing.hpp registers it at start-up), so a file that
+/// uses the Timer does not pay for CUPTI's declarations. Without that part the factory is null and
+/// the Timer's summary says tracing was unavailable and how to get it.
 
 #include <cstdint>
 #include <memory>
@@ -38,12 +38,12 @@ class TimerTraceSession {
 
 /// Makes a session; null where the program has no compiled part.
 using TimerTraceFactory = std::unique_ptr<TimerTraceSession> (*)();
-/// The factory the Timer uses (set by gauge/implementation.hpp; tests may replace it).
+/// The factory the Timer uses (set by gauge/implementation/tracing.hpp; tests may replace it).
 inline TimerTraceFactory& timer_trace_factory() {
   static TimerTraceFactory f = nullptr;
   return f;
 }
-/// The compiled part's factory (CUPTI), defined in gauge/implementation.hpp.
+/// Kernel tracing's factory (CUPTI), defined in gauge/implementation/tracing.hpp.
 std::unique_ptr<TimerTraceSession> make_cupti_timer_trace_session();
 
 }  // namespace gauge::detail

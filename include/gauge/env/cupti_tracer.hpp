@@ -1,9 +1,9 @@
 #pragma once
 /// \file gauge/env/cupti_tracer.hpp
-/// One CUPTI tracing session (`cupti::Tracer`) and what it collects (`cupti::Collected`): the
-/// buffer callbacks, the records of each completed buffer converted to Activities (kernel names
-/// demangled), and whether another CUPTI client is attached (`other_client`). Part of
-/// gauge/env/cupti.hpp.
+/// One CUPTI tracing session (`cupti::Tracer`) and what it collects (`cupti::Collected`, declared
+/// in gauge/detail/kernel_tracer.hpp): the buffer callbacks, the records of each completed buffer
+/// converted to Activities (kernel names demangled), and whether another CUPTI client is attached
+/// (`other_client`). Part of gauge/env/cupti.hpp.
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +22,7 @@
 #endif
 
 #include "gauge/core/kernel_trace_summary.hpp"
+#include "gauge/detail/kernel_tracer.hpp"
 #include "gauge/env/cupti_api.hpp"
 #include "gauge/env/cupti_library.hpp"
 
@@ -42,18 +43,6 @@ inline std::string demangle(const char* name) {
 #endif
   return name;
 }
-
-/// What one tracing session collected.
-struct Collected {
-  std::vector<Activity> activities;                          ///< kernels, memcpys, memsets
-  std::map<std::uint32_t, std::uint64_t> external;           ///< correlation id → gauge's external id
-  std::size_t api_records = 0;                               ///< runtime/driver API records seen
-  std::uint64_t dropped = 0;                                 ///< records CUPTI dropped
-  std::size_t incomplete = 0;                                ///< buffers that ended at an incomplete record
-  /// The first CUPTI call that failed while tracing (push, pop, flush, reading records), with
-  /// CUPTI's text; empty when none did. Records may then be missing or misattributed.
-  std::string error;
-};
 
 namespace detail {
 

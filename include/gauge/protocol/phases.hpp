@@ -25,7 +25,7 @@
 #include "gauge/detail/fmt.hpp"
 #include "gauge/detail/nvtx.hpp"
 #include "gauge/detail/sorted_runs.hpp"
-#include "gauge/env/cupti.hpp"
+#include "gauge/detail/kernel_tracer.hpp"
 #include "gauge/protocol/clock.hpp"
 #include "gauge/protocol/diagnosis.hpp"
 #include "gauge/protocol/monitoring.hpp"
@@ -363,7 +363,7 @@ class Protocol {
   double counted_cycles_ = 0, counted_instructions_ = 0, min_running_fraction_ = 1;  // over the rounds
   std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)
   std::size_t measure_rounds_ = 0;   // measuring rounds started (they rotate over the pool)
-  cupti::Tracer* tracer_ = nullptr;  // set during the traced round only
+  KernelTracer* tracer_ = nullptr;   // set during the traced round only
   std::uint64_t trace_base_ = 0;     // this session's external correlation ids start here
   std::uint64_t trace_units_ = 0;    // launches of the step in the traced round so far
 };

@@ -8,7 +8,7 @@
 /// Parts a reader finds by name: monitoring (telemetry, memory, kernels) in
 /// gauge/protocol/monitoring.hpp; the diagnosis rules, one function per warning, in
 /// gauge/protocol/diagnosis.hpp; kernel tracing (`trace_kernels`, after measuring) in
-/// gauge/protocol/tracing.hpp, over gauge/env/cupti.hpp and gauge/core/kernel_trace_summary.hpp.
+/// gauge/protocol/tracing.hpp, over the seam of gauge/detail/kernel_tracer.hpp.
 /// The class and its state are in gauge/protocol/phases.hpp; its longer phases in rounds.hpp,
 /// calibration.hpp, measurement.hpp and conclusion.hpp beside it.
 

@@ -29,6 +29,8 @@
 
 namespace gauge {
 
+struct CompilerInfo;       // gauge/core/host_info.hpp
+struct Environment;        // gauge/core/environment.hpp
 struct InterleaveConfig;   // gauge/core/interleaved.hpp
 struct InterleavedResult;  // gauge/core/interleaved.hpp
 
@@ -178,17 +180,17 @@ class ProtocolBackend {
 };
 
 /// Runs the measurement protocol (gauge/protocol/protocol.hpp) and returns the result. Defined
-/// in gauge/implementation.hpp. Throws ConfigError only for an invalid configuration.
+/// in gauge/implementation/protocol.hpp. Throws ConfigError only for an invalid configuration.
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend);
 
 /// Runs experiments A and B in interleaved ABBA rounds (gauge/protocol/interleave.hpp) and
-/// returns both results with the paired ratio B / A. Defined in gauge/implementation.hpp.
+/// returns both results with the paired ratio B / A. Defined in gauge/implementation/protocol.hpp.
 /// Throws ConfigError only for invalid settings, different backends or devices.
 InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& backend_a, const ExperimentSpec& b,
                                   ProtocolBackend& backend_b, const InterleaveConfig& config);
 
 /// This process's RSS (from /proc/self/status), MemTotal, and pid: the host's side of the
-/// seam, for backends that do not provide their own. Defined in gauge/implementation.hpp.
+/// seam, for backends that do not provide their own. Defined in gauge/implementation/environment.hpp.
 ProcessMemory read_host_process_memory();
 bool reset_host_process_memory_peak();
 std::optional<std::uint64_t> read_host_memory_total();
@@ -196,14 +198,19 @@ unsigned current_process_id();
 
 /// The measured peaks gauge-peaks cached for the GPU with this UUID and the current driver
 /// (gauge/report/peaks_cache.hpp), or none, with `source` saying which file or why not. Never
-/// throws. Defined in gauge/implementation.hpp.
+/// throws. Defined in gauge/implementation/environment.hpp.
 std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source);
 /// NVML's driver version ("580.95.05"), or "" without NVML: the key of gauge-peaks' cache beside
 /// the GPU's UUID.
 std::string nvml_driver_version();
 
+/// The environment a Report made by Report(path) records: capture_environment() with the
+/// compiler of the file that made it and each CUDA device's measured peaks appended. Defined in
+/// gauge/implementation/environment.hpp.
+Environment capture_report_environment(CompilerInfo compiler);
+
 /// An NVML telemetry probe for the device with this UUID or PCI bus id; null with `reason` when
-/// NVML is absent or does not know the device. Defined in gauge/implementation.hpp.
+/// NVML is absent or does not know the device. Defined in gauge/implementation/environment.hpp.
 std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
                                                 const std::optional<std::string>& pci_bus_id, std::string& reason);
 

@@ -1,23 +1,24 @@
 #pragma once
 /// \file gauge/protocol/tracing.hpp
 /// Protocol's kernel tracing after measuring (Config::trace_kernels, `trace_kernels`): a traced
-/// round between two untraced ones, over gauge/env/cupti.hpp and
-/// gauge/core/kernel_trace_summary.hpp. Part of gauge/protocol/protocol.hpp.
+/// round between two untraced ones, over the KernelTracer seam (gauge/detail/kernel_tracer.hpp:
+/// CUPTI and gauge/core/kernel_trace_summary.hpp, where kernel tracing's compiled part is in the
+/// program). Part of gauge/protocol/protocol.hpp.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gauge/core/config.hpp"
-#include "gauge/core/kernel_trace_summary.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/warning_sink.hpp"
 #include "gauge/core/warnings.hpp"
-#include "gauge/env/cupti.hpp"
+#include "gauge/detail/kernel_tracer.hpp"
 #include "gauge/protocol/phases.hpp"
 
 namespace gauge::detail {
@@ -44,10 +45,21 @@ inline void Protocol::trace_kernels(Result& r, WarningSink& sink) {
     r.kernel_trace = t;
   };
   if (!b_.has_kernels()) return give_up("unavailable", std::string("the ") + b_.name() + " backend runs no GPU kernels");
-  cupti::Library& lib = cupti::Library::active();
-  if (!lib.available()) return give_up("unavailable", lib.error());
-  t.tool = lib.description();
-  if (const std::string other = cupti::other_client(lib); !other.empty()) return give_up("disabled", other);
+  const KernelTracerFactory make = kernel_tracer_factory();
+  if (!make) {
+    // Asked for and not built in: a warning, so that the run does not pass for a traced one.
+    t.status = "unavailable";
+    t.reason = tracing_not_compiled_in();
+    sink.add(warning_code::kernel_trace_unavailable, Severity::warning,
+             std::string("kernel tracing was asked but did not run: ") + t.reason);
+    r.kernel_trace = t;
+    return;
+  }
+  const std::unique_ptr<KernelTracer> made = make();
+  KernelTracer& tracer = *made;
+  t.tool = tracer.tool();
+  bool disabled = false;
+  if (const std::string why = tracer.check(disabled); !why.empty()) return give_up(disabled ? "disabled" : "unavailable", why);
 
   const auto& s = r.sampling;
   const bool graph_mode = config_.measure.gpu_timing == GpuTiming::graph;
@@ -62,7 +74,6 @@ inline void Protocol::trace_kernels(Result& r, WarningSink& sink) {
   steps = std::max(3 * k, steps / k * k);
   b_.select_stream(0);
   const auto untraced = timed_round(steps, k, graph_mode);
-  cupti::Tracer tracer(lib);
   if (const std::string why = tracer.start(); !why.empty()) return give_up("unavailable", why);
   trace_base_ = (std::uint64_t{++trace_sessions()} << 32);
   trace_units_ = 0;
@@ -107,8 +118,8 @@ inline void Protocol::trace_kernels(Result& r, WarningSink& sink) {
     return v.empty() ? std::optional<double>() : std::optional<double>(sum / static_cast<double>(v.size()));
   };
   const std::size_t per_unit = graph_mode ? k : 1;
-  t = summarize_trace(std::move(acts), std::max<std::uint64_t>(1, units), per_unit, mean(traced.per_step_s));
-  t.tool = lib.description();
+  t = tracer.summarize(std::move(acts), std::max<std::uint64_t>(1, units), per_unit, mean(traced.per_step_s));
+  t.tool = tracer.tool();
   t.dropped_records = c.dropped;
   const auto before = mean(untraced.per_step_s), after = mean(untraced_after.per_step_s);
   if (before && after) t.untraced_period_s = 0.5 * (*before + *after);

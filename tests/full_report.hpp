@@ -380,7 +380,7 @@ inline TimerSummary full_timer() {
   fwd.kind = "phase";
   fwd.stream = "timer";
   fwd.level = 1;
-  fwd.window = {3, 3, summarize({1e-3, 1.1e-3, 1.2e-3}, 0.9), 0.35};
+  fwd.window = {3, 3, summarize({1e-3, 1.1e-3, 1.2e-3}, 0.9), 0.35, 0.0};
   fwd.total = {113, 113, {113, 0.12, 1e-3, 1.05e-3, 5e-5, 1.3e-3, 1.05e-3, 1.1e-3, 1.25e-3}, 0.34};
   TimerRegionSummary attn;
   attn.name = "attention";
@@ -388,7 +388,7 @@ inline TimerSummary full_timer() {
   attn.parent = "forward";
   attn.stream = "other";
   attn.level = 2;
-  attn.window = {2, 4, summarize({4e-4, 5e-4}, 0.9), std::nullopt};
+  attn.window = {2, 4, summarize({4e-4, 5e-4}, 0.9), std::nullopt, 2.5e-4};
   s.regions = {fwd, attn};
   s.warnings = {{"timer_unresolved_steps", Severity::info, "2 steps pending"}};
   s.config.trace_kernels = true;

@@ -342,7 +342,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::detail::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
-  CHECK(back.schema_version == "1.7.0");
+  CHECK(back.schema_version == "1.8.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.
@@ -488,6 +488,8 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   CHECK(s.regions[1].parent == "forward");
   CHECK(s.regions[1].window.occurrences == 4);
   CHECK_FALSE(s.regions[1].window.share_of_step.has_value());
+  CHECK(s.regions[0].window.start_offset_s == std::optional<double>(0.0));
+  CHECK(s.regions[1].window.start_offset_s == std::optional<double>(2.5e-4));
   CHECK(s.regions[0].total.time_per_step_s.p90 == std::optional<double>(1.1e-3));
   REQUIRE(s.warnings.size() == 1);
   CHECK(s.warnings[0].code == "timer_unresolved_steps");

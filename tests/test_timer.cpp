@@ -20,6 +20,7 @@
 #include "test_helpers.hpp"
 #include "fake_timer_backend.hpp"
 #include "gauge/backends/timer_backends.hpp"
+#include "gauge/core/ranks.hpp"
 #include "gauge/report.hpp"
 #include "gauge/report/timer_json.hpp"
 #include "gauge/timer.hpp"
@@ -351,6 +352,88 @@ TEST_CASE("nested regions are timed on their own and repeated occurrences in a s
   CHECK(*in.window.share_of_step == Approx(2.0 / 3.0));
 }
 
+TEST_CASE("start_offset_s: the window median of where each region first starts in its step", "[timer]") {
+  FakeTimerDevice dev;
+  auto c = no_warmup();
+  c.window = 9;
+  FakeTimer t("train", FakeTimerBackend(&dev), c);
+  const auto comm = t.region("comm");
+  // Step i: "forward" (1, 2 or 3 ms), then "comm" 0.5 ms twice (two occurrences: the first
+  // counts), then "tail" 0.25 ms. comm's first start is 1, 2 or 3 ms into the step: the median of
+  // {1, 2, 3, 1, 2, 3, 1, 2, 3} ms is 2 ms; forward's is 0; tail's 1 + 1 = 2, 2 + 1 = 3, 3 + 1 = 4
+  // ms, median 3 ms.
+  for (int i = 0; i < 9; ++i) {
+    t.phase("forward");
+    dev.kernel(0, (1 + i % 3) * 1e-3);
+    t.phase("between");
+    t.start(comm);
+    dev.kernel(0, 0.5e-3);
+    t.stop(comm);
+    t.start(comm);
+    dev.kernel(0, 0.5e-3);
+    t.stop(comm);
+    t.phase("tail");
+    dev.kernel(0, 0.25e-3);
+    t.step();
+    dev.run_until_idle();
+    t.poll();
+  }
+  // Reads per step: 1 (the step) + 5 (each interval's time: comm twice) + 2 (the starts of
+  // forward and comm, each on a marker of its own); between and tail start on the marker where
+  // the previous phase stopped, whose offset is known: no read.
+  CHECK(dev.elapsed_calls == 9 * 8);
+  const auto s = t.summary();
+  CHECK(*region_named(s, "forward").window.start_offset_s == Approx(0).margin(1e-12));
+  CHECK(*region_named(s, "comm").window.start_offset_s == Approx(2e-3));
+  CHECK(*region_named(s, "between").window.start_offset_s == Approx(2e-3));
+  CHECK(*region_named(s, "tail").window.start_offset_s == Approx(3e-3));
+  CHECK(*region_named(s, "comm").window.time_per_step_s.p50 == Approx(1e-3));
+  // A region that never ran in the window has no offset.
+  const auto idle = t.region("idle");
+  (void)idle;
+  CHECK_FALSE(region_named(t.summary(), "idle").window.start_offset_s.has_value());
+}
+
+TEST_CASE("name_region_straggler: the last to arrive where early ranks wait, else the slowest", "[timer][ranks]") {
+  auto ranked = [](double lo, int lo_rank, double hi, int hi_rank) {
+    gauge::RankedValue v;
+    v.min = lo;
+    v.min_rank = lo_rank;
+    v.max = hi;
+    v.max_rank = hi_rank;
+    return v;
+  };
+  gauge::RankedRegion collective;  // rank 3 arrives 19 ms late; rank 0 waits 19 ms inside
+  collective.time_per_step_s = ranked(0.2e-3, 3, 19.2e-3, 0);
+  collective.start_offset_s = ranked(1e-3, 0, 20e-3, 3);
+  gauge::detail::name_region_straggler(collective);
+  CHECK(collective.straggler_rank == 3);
+  CHECK(collective.straggler_by == "arrival");
+  gauge::RankedRegion compute;  // all start at once; rank 3 takes 19 ms longer
+  compute.time_per_step_s = ranked(1e-3, 0, 20e-3, 3);
+  compute.start_offset_s = ranked(0, 1, 0.01e-3, 2);
+  gauge::detail::name_region_straggler(compute);
+  CHECK(compute.straggler_rank == 3);
+  CHECK(compute.straggler_by == "time");
+  // The boundary: arrivals spread by exactly half the time spread count as arrival.
+  gauge::RankedRegion half;
+  half.time_per_step_s = ranked(1e-3, 0, 3e-3, 1);
+  half.start_offset_s = ranked(0, 0, 1e-3, 2);
+  gauge::detail::name_region_straggler(half);
+  CHECK(half.straggler_rank == 2);
+  CHECK(half.straggler_by == "arrival");
+  // A report from before schema 1.8 (no offsets): the slowest; nothing at all: none.
+  gauge::RankedRegion old;
+  old.time_per_step_s = ranked(1e-3, 0, 2e-3, 1);
+  gauge::detail::name_region_straggler(old);
+  CHECK(old.straggler_rank == 1);
+  CHECK(old.straggler_by == "time");
+  gauge::RankedRegion empty;
+  gauge::detail::name_region_straggler(empty);
+  CHECK_FALSE(empty.straggler_rank.has_value());
+  CHECK(empty.straggler_by.empty());
+}
+
 TEST_CASE("phases share one marker per boundary: k phases cost k + 1 markers per step", "[timer]") {
   FakeTimerDevice dev;
   FakeTimer t("train", FakeTimerBackend(&dev), no_warmup());
@@ -606,8 +689,9 @@ TEST_CASE("an error stopping a scope is kept and thrown by the next step()", "[t
 TEST_CASE("a failed resolution drops that step only and keeps everything resolved before", "[timer]") {
   FakeTimerDevice dev;
   FakeTimer t("train", FakeTimerBackend(&dev), no_warmup());
-  // Each step reads 2 elapsed times (the step, the region): step 1's first read is call 2.
-  dev.fail_elapsed_call = 2;
+  // Each step reads 3 elapsed times (the step, the region, and where the region starts in the
+  // step, its own marker): step 1's first read is call 3.
+  dev.fail_elapsed_call = 3;
   for (int i = 0; i < 3; ++i) {
     t.start("forward");
     dev.kernel(0, (i + 1) * 1e-3);

@@ -45,6 +45,9 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// 1.7.0 adds `cpu_time_s` and `samples.cpu_time_per_step_s` to each result (process CPU time per
 /// step, host timing), and `median` (= p50) to every summary; the host backend's `time_label`
 /// becomes "real time" (it was "CPU time" for the same steady-clock samples).
-inline constexpr const char* report_schema_version = "1.7.0";
+/// 1.8.0 adds each Timer region window's `start_offset_s` (where in the step the region begins)
+/// and, in `ranks.timers`, each region's `start_offset_s` across ranks with its `straggler_rank`
+/// and `straggler_by` (the rank that arrives last at a collective, not the one that waits).
+inline constexpr const char* report_schema_version = "1.8.0";
 
 }  // namespace gauge

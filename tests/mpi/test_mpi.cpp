@@ -382,9 +382,11 @@ int scenario_fewer(const std::string& path) {
 }
 
 /// gauge::Timer on the host backend; rank r's "forward" region takes 1 ms (rank 3: 20 ms), the
-/// "optimizer" 0.2 ms on all. Windows are combined across ranks by TimerAcrossRanks; each
-/// combined window is checked against the ranks' own window medians, gathered here with a
-/// blocking MPI_Allgather after the loop.
+/// "optimizer" 0.2 ms on all, then "sync", an MPI_Barrier: ranks 0-2 wait there about 19 ms for
+/// rank 3, which arrives last and waits not at all. Windows are combined across ranks by
+/// TimerAcrossRanks; each combined window is checked against the ranks' own window medians,
+/// gathered here with a blocking MPI_Allgather after the loop, and the straggler of "sync" must
+/// be rank 3 (by arrival), not the rank that waited longest.
 int scenario_timer(const std::string& path) {
   gauge::TimerConfig c;
   c.warmup_steps = 2;
@@ -393,6 +395,7 @@ int scenario_timer(const std::string& path) {
   gauge::Timer<gauge::HostTimerBackend> timer("train", gauge::HostTimerBackend(), c);
   const auto fwd = timer.region("forward");
   const auto opt = timer.region("optimizer");
+  const auto sync = timer.region("sync");
   std::vector<gauge::TimerRanksWindow> combined;
   std::vector<std::vector<double>> own;  // per log: step, forward, optimizer window medians
   gauge::mpi::TimerAcrossRanks across(MPI_COMM_WORLD, [&](const gauge::TimerRanksWindow& w) { combined.push_back(w); });
@@ -412,6 +415,9 @@ int scenario_timer(const std::string& path) {
     timer.start(opt);
     spin(0.2e-3);
     timer.stop(opt);
+    timer.start(sync);
+    MPI_Barrier(MPI_COMM_WORLD);
+    timer.stop(sync);
     timer.step();
     across.poll();
   }
@@ -449,8 +455,17 @@ int scenario_timer(const std::string& path) {
       check_eq(*got.max_rank, hi_rank, what + " max rank");
       check_eq(*got.min_rank, lo_rank, what + " min rank");
     }
-    check_eq(*w.regions[0].time_per_step_s.max_rank, 3, "forward's straggler is rank 3");
-    check_eq(*w.step_time_s.max_rank, 3, "the step's straggler is rank 3");
+    check_eq(*w.regions[0].time_per_step_s.max_rank, 3, "forward's longest time is rank 3's");
+    check_eq(w.regions[0].straggler_rank.value_or(-1), 3, "forward's straggler is rank 3");
+    check_eq(w.regions[0].straggler_by, std::string("time"), "forward's straggler, by time");
+    // sync: rank 3 arrives ~19 ms after the others and waits least; the others wait longest.
+    const auto& s = w.regions[2];
+    const std::string at = "log " + std::to_string(log) + ": ";
+    check(s.time_per_step_s.max_rank.value_or(3) != 3, at + "sync's longest time is not rank 3's");
+    check_eq(s.start_offset_s.max_rank.value_or(-1), 3, at + "sync: rank 3 arrives last");
+    check(s.start_offset_s.max.value_or(0) - s.start_offset_s.min.value_or(0) > 15e-3, at + "sync: arrivals ~19 ms apart");
+    check_eq(s.straggler_rank.value_or(-1), 3, "sync's straggler is rank 3, the last to arrive");
+    check_eq(s.straggler_by, std::string("arrival"), "sync's straggler, by arrival");
   }
   session.add(combined.back());
   session.report_to(path, small_environment());
@@ -459,6 +474,9 @@ int scenario_timer(const std::string& path) {
     const json doc = read_report(path);
     check_eq(doc["ranks"]["timers"].size(), std::size_t{1}, "ranks.timers");
     check_eq(doc["ranks"]["timers"][0]["regions"][0]["time_per_step_s"]["max_rank"].get<int>(), 3, "report: forward's straggler");
+    check_eq(doc["ranks"]["timers"][0]["regions"][2]["straggler_rank"].get<int>(), 3, "report: sync's straggler");
+    check_eq(doc["ranks"]["timers"][0]["regions"][2]["straggler_by"].get<std::string>(), std::string("arrival"),
+             "report: sync's straggler, by arrival");
   }
   return failures;
 }

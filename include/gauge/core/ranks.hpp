@@ -96,8 +96,40 @@ struct RankedValue {
 /// One Timer region's window median across ranks.
 struct RankedRegion {
   std::string name;               ///< the region's name
-  RankedValue time_per_step_s;    ///< its window median time per step, seconds
+  /// Its window median time per step, seconds. In a collective the ranks that arrive first wait
+  /// longest, so this max_rank is then the rank that waited most, not the straggler.
+  RankedValue time_per_step_s;
+  /// Its window median start offset in the step (TimerRegionWindow::start_offset_s): when each
+  /// rank arrived at it; max_rank arrived last (schema 1.8).
+  RankedValue start_offset_s;
+  /// The rank that held the others up in this region (schema 1.8): where the ranks' arrivals
+  /// spread by at least half as much as their times do (a region whose early ranks wait, such as a
+  /// collective), the rank that arrived last (`straggler_by` "arrival"); otherwise, the ranks
+  /// arrived together and it is the rank that took longest ("time"). None without values.
+  std::optional<int> straggler_rank;
+  std::string straggler_by;  ///< "arrival" or "time"; "" when straggler_rank is none
 };
+
+namespace detail {
+
+/// The straggler of a region across ranks from its arrivals and times (RankedRegion's rule):
+/// sets `r.straggler_rank` and `r.straggler_by`.
+inline void name_region_straggler(RankedRegion& r) {
+  r.straggler_rank.reset();
+  r.straggler_by.clear();
+  const RankedValue& t = r.time_per_step_s;
+  const RankedValue& a = r.start_offset_s;
+  const bool have_time = t.min && t.max && t.max_rank, have_arrival = a.min && a.max && a.max_rank;
+  if (have_arrival && (!have_time || *a.max - *a.min >= 0.5 * (*t.max - *t.min))) {
+    r.straggler_rank = a.max_rank;
+    r.straggler_by = "arrival";
+  } else if (have_time) {
+    r.straggler_rank = t.max_rank;
+    r.straggler_by = "time";
+  }
+}
+
+}  // namespace detail
 
 /// A Timer's window combined across ranks (gauge::mpi::TimerAcrossRanks): per region, the min
 /// and max over ranks of the window's median, and the straggler rank.

@@ -163,6 +163,10 @@ struct TimerRegionWindow {
   /// region did not occur adds 0). Nested regions are also inside their parent's share, so shares
   /// need not add up to 1; a region on another stream may overlap others.
   std::optional<double> share_of_step;
+  /// Median over those steps of the seconds from the step's start boundary to the region's first
+  /// start in it (negative where that occurrence began in an earlier step): where in the step the
+  /// region begins, e.g. when a rank arrives at a collective (schema 1.8). None without a step.
+  std::optional<double> start_offset_s;
 };
 
 /// One region over every step after warm-up (bounded memory, see `TotalSummary`).

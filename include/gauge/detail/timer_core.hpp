@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -147,14 +148,31 @@ class TimerCore {
   bool resolve_front() {
     const PendingStep ps = pending_.front();
     std::vector<double>& times = state_.scratch();
+    std::vector<double>& offsets = offsets_;
     times.clear();
+    offsets.assign(ps.step.intervals, std::numeric_limits<double>::quiet_NaN());
     double gpu = 0;
     std::exception_ptr error;
     try {
       gpu = backend_.elapsed(ps.start, ps.end);
+      // Markers whose offset in the step is known: the step's start, and the stops of the intervals
+      // whose offsets were read. A phase starts on the marker where the previous one stopped, so
+      // its offset costs no read of the backend (the last 8 are searched).
+      known_.clear();
+      known_.push_back({ps.start, 0.0});
       for (std::size_t k = 0; k < ps.step.intervals; ++k) {
         const Interval& iv = intervals_[k];
         times.push_back(backend_.elapsed(iv.start, iv.stop));
+        // Where in the step the region began (its first occurrence): when a rank arrived at it,
+        // which names the straggler of a collective (gauge::mpi::TimerAcrossRanks).
+        if (state_.first_in_step(iv.region, ps.step.index)) {
+          std::optional<double> at;
+          for (std::size_t j = known_.size(); j-- > 0 && known_.size() - j <= 8 && !at;)
+            if (known_[j].first == iv.start) at = known_[j].second;
+          if (!at && iv.start == ps.start) at = 0.0;
+          offsets[k] = at ? *at : backend_.elapsed(ps.start, iv.start);
+          known_.push_back({iv.stop, offsets[k] + times.back()});
+        }
       }
       state_.check_finite(ps.step.index, gpu);
     } catch (...) {
@@ -165,7 +183,7 @@ class TimerCore {
     if (trace_ && traced_step_ && ps.step.index == *traced_step_ + 1) collect_trace(true);
     // Fold the times into the regions' per-step sums (needs the intervals before they are popped).
     if (!error)
-      for (std::size_t k = 0; k < ps.step.intervals; ++k) state_.accumulate(intervals_[k].region, times[k]);
+      for (std::size_t k = 0; k < ps.step.intervals; ++k) state_.accumulate(intervals_[k].region, times[k], offsets[k]);
     for (std::size_t k = 0; k < ps.step.intervals; ++k) {
       const Interval& iv = intervals_.front();
       backend_.release(iv.start);
@@ -378,6 +396,8 @@ class TimerCore {
   bool started_ = false;         ///< the first step has started (step_start_ holds a marker)
   marker_type step_start_{};     ///< the marker that started the step in progress
   Ring<Interval> intervals_;     ///< stopped occurrences of the pending steps and the current one, in order
+  std::vector<double> offsets_;  ///< resolve_front's start offsets, per interval of the step
+  std::vector<std::pair<marker_type, double>> known_;  ///< resolve_front's markers of known offset
   Ring<PendingStep> pending_;    ///< ended steps, oldest first
   // Kernel tracing (TimerConfig::trace_kernels).
   std::unique_ptr<TimerTraceSession> trace_;    ///< the session of the step traced or awaiting collection

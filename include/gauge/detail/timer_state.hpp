@@ -53,6 +53,9 @@ struct TimerWindowEntry {
   std::size_t step = 0;   ///< the step's index
   double value = 0;       ///< seconds
   std::size_t count = 0;  ///< occurrences
+  /// Seconds from the step's start boundary to the region's first start in it (negative when
+  /// that occurrence started in an earlier step); NaN when it could not be read.
+  double start_offset = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One resolved step in the Timer's window.
@@ -75,6 +78,8 @@ struct TimerRegionState {
   bool foreign = false;              ///< the open occurrence is on another stream
   double accum = 0;                  ///< its time in the step being resolved, seconds
   std::size_t accum_count = 0;       ///< its occurrences in the step being resolved
+  double accum_offset = std::numeric_limits<double>::quiet_NaN();  ///< its first start's offset in that step
+  std::size_t offset_step = static_cast<std::size_t>(-1);  ///< the step whose first start was read
   Ring<TimerWindowEntry> window;     ///< its samples of the last `window` steps it occurred in
   RunningStats total;                ///< its per-step time over all measured steps
   std::size_t total_steps = 0, total_occurrences = 0;
@@ -302,10 +307,22 @@ class TimerState {
       if (!std::isfinite(x))
         throw Error("elapsed time of a region in step " + std::to_string(index) + " is not finite");
   }
-  /// Adds an occurrence of region `id` of `seconds` to the step being resolved.
-  void accumulate(std::uint32_t id, double seconds) {
+  /// Whether an occurrence of region `id` is its first in step `index` (then its start offset
+  /// is read): true once per region and step.
+  bool first_in_step(std::uint32_t id, std::size_t index) {
     TimerRegionState& r = regions_[id];
-    if (r.accum_count == 0) touched_.push_back(id);
+    if (r.offset_step == index) return false;
+    r.offset_step = index;
+    return true;
+  }
+  /// Adds an occurrence of region `id` of `seconds` to the step being resolved; `start_offset`
+  /// (seconds from the step's start boundary to this occurrence's start) counts for its first.
+  void accumulate(std::uint32_t id, double seconds, double start_offset = std::numeric_limits<double>::quiet_NaN()) {
+    TimerRegionState& r = regions_[id];
+    if (r.accum_count == 0) {
+      touched_.push_back(id);
+      r.accum_offset = start_offset;
+    }
     r.accum += seconds;
     ++r.accum_count;
   }
@@ -348,7 +365,7 @@ class TimerState {
     for (std::uint32_t id : touched_) {
       TimerRegionState& r = regions_[id];
       if (r.window.size() == config_.window) r.window.pop_front();
-      r.window.push_back({ps.index, r.accum, r.accum_count});
+      r.window.push_back({ps.index, r.accum, r.accum_count, r.accum_offset});
       r.total.add(std::max(0.0, r.accum));
       ++r.total_steps;
       r.total_occurrences += r.accum_count;

@@ -5,6 +5,8 @@
 /// the counters, and the warnings. No template: compiled once per translation unit, whatever the
 /// backends the Timers in it use; the Timer passes what it reads from its backend.
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -76,15 +78,20 @@ inline void summarize_timer_regions(const TimerState& state, TimerSummary& s) {
     out.parent = r.parent == no_region ? std::string() : regions[r.parent].name;
     out.stream = r.first_foreign ? "other" : "timer";
     out.level = r.level;
-    std::vector<double> values;
+    std::vector<double> values, offsets;
     values.reserve(r.window.size());
     double sum = 0;
     for (std::size_t i = 0; i < r.window.size(); ++i) {
       const TimerWindowEntry& e = r.window[i];
       if (h.window.empty() || e.step < first) continue;
       values.push_back(e.value);
+      if (std::isfinite(e.start_offset)) offsets.push_back(e.start_offset);
       sum += e.value;
       out.window.occurrences += e.count;
+    }
+    if (!offsets.empty()) {
+      std::sort(offsets.begin(), offsets.end());
+      out.window.start_offset_s = percentile_sorted(offsets, 50);
     }
     out.window.steps = values.size();
     out.window.time_per_step_s = gauge::summarize(std::move(values), state.config().confidence_level);

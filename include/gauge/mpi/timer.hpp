@@ -33,9 +33,12 @@ namespace gauge::mpi {
 /// At every `log_every` step the Timer calls the sink (`sink()`, registered with
 /// `timer.on_log(...)`), which packs the window's median step time and each region's window
 /// median, *starts* one MPI_Iallreduce (MPI_MAXLOC over {value, rank} pairs; the minimum as the
-/// maximum of the negated values) and returns at once. The loop calls `poll()` at every step (an
-/// MPI_Test, never waits): the reduction completes at a later step and `on_combined` receives the
-/// min / max over ranks and the rank of each (the max's rank is the straggler). Reductions still
+/// maximum of the negated values) and returns at once. Each region also carries its window median
+/// start offset in the step (TimerRegionWindow::start_offset_s: when the rank arrived at it). The
+/// loop calls `poll()` at every step (an MPI_Test, never waits): the reduction completes at a later
+/// step and `on_combined` receives the min / max over ranks and the rank of each, and per region
+/// the straggler (RankedRegion::straggler_rank): in a collective, the ranks that arrive first wait
+/// longest, so the straggler is the rank that arrives last, not the one with the longest time. Reductions still
 /// in flight at the next log stay queued (MPI matches non-blocking collectives in the order they
 /// start, so every rank starts one per log and none waits for a slow rank); poll() delivers them
 /// in order. finish() completes what is in flight (polling, with a time limit). Every rank must
@@ -87,9 +90,11 @@ class TimerAcrossRanks {
     std::uint64_t hash = 1469598103934665603ull;  // FNV-1a of the region names, in order
     for (const auto& r : s.regions) {
       for (char ch : r.name + '\n') hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-      f->window.regions.push_back(RankedRegion{r.name, {}});
+      RankedRegion region;
+      region.name = r.name;
+      f->window.regions.push_back(std::move(region));
     }
-    f->send.resize(2 * (3 + max_regions_));
+    f->send.resize(2 * (3 + 2 * max_regions_));
     f->recv.resize(f->send.size());
     std::size_t i = 0;
     auto put = [&](std::optional<double> v) {
@@ -102,6 +107,8 @@ class TimerAcrossRanks {
     put(s.window.gpu_time_s.p50);
     for (std::size_t r = 0; r < max_regions_; ++r)
       put(r < s.regions.size() ? s.regions[r].window.time_per_step_s.p50 : std::nullopt);
+    for (std::size_t r = 0; r < max_regions_; ++r)
+      put(r < s.regions.size() ? s.regions[r].window.start_offset_s : std::nullopt);
     detail::check(MPI_Iallreduce(f->send.data(), f->recv.data(), static_cast<int>(f->send.size()), MPI_DOUBLE_INT,
                                  MPI_MAXLOC, comm_, &f->request),
                   "MPI_Iallreduce");
@@ -179,7 +186,12 @@ class TimerAcrossRanks {
                         fmt::format("{:g} and {:g}", steps.min.value_or(0), steps.max.value_or(0)) +
                         "): use the same log_every and warm-up");
     f->window.step_time_s = value_at(*f, 2);
-    for (std::size_t r = 0; r < f->window.regions.size(); ++r) f->window.regions[r].time_per_step_s = value_at(*f, 3 + r);
+    for (std::size_t r = 0; r < f->window.regions.size(); ++r) {
+      RankedRegion& region = f->window.regions[r];
+      region.time_per_step_s = value_at(*f, 3 + r);
+      region.start_offset_s = value_at(*f, 3 + max_regions_ + r);
+      gauge::detail::name_region_straggler(region);
+    }
     last_ = f->window;
     if (on_combined_) on_combined_(last_);
   }
@@ -193,17 +205,27 @@ class TimerAcrossRanks {
   std::size_t started_ = 0, completed_ = 0;
 };
 
-/// One console line of a combined window: `ranks 2 step 1200 | step 1.52 ms .. 1.60 ms (straggler
-/// rank 1) | forward 0.50 ms .. 0.61 ms (rank 1) | ...`.
+/// One console line of a combined window: `timer train across 2 ranks, step 1200 | step 1.52 ms
+/// .. 1.60 ms (rank 1) | forward 0.50 ms .. 0.61 ms (rank 1; straggler rank 1 by time) | allreduce
+/// 0.10 ms .. 0.21 ms (rank 0; straggler rank 1 by arrival) | ...`: each range's max rank, and each
+/// region's straggler with the rule that named it.
 inline std::string console_line(const TimerRanksWindow& w) {
   auto range = [](const RankedValue& v) {
     return gauge::detail::format_time(v.min) + " .. " + gauge::detail::format_time(v.max) +
            (v.max_rank ? " (rank " + std::to_string(*v.max_rank) + ")" : std::string());
   };
+  auto region_range = [&](const RankedRegion& r) {
+    std::string s = range(r.time_per_step_s);
+    if (r.straggler_rank) {
+      const std::string note = "straggler rank " + std::to_string(*r.straggler_rank) + " by " + r.straggler_by;
+      s = r.time_per_step_s.max_rank ? s.substr(0, s.size() - 1) + "; " + note + ")" : s + " (" + note + ")";
+    }
+    return s;
+  };
   std::string line = "timer " + w.timer + " across " + std::to_string(w.ranks) + " ranks, step " +
                      std::to_string(w.steps) + " | step " + range(w.step_time_s) +
                      (w.step_time_s.max_rank ? " straggler rank " + std::to_string(*w.step_time_s.max_rank) : "");
-  for (const auto& r : w.regions) line += " | " + r.name + " " + range(r.time_per_step_s);
+  for (const auto& r : w.regions) line += " | " + r.name + " " + region_range(r);
   return line;
 }
 

@@ -46,8 +46,14 @@ GAUGE_SERIAL_DESCRIPTION(CrossRankStatistics, "cross_rank_statistics", NoFlags) 
 GAUGE_SERIAL_DESCRIBE(RankExperiment, "rank_experiment", name, dimensions, statistics, results)
 /// RankedValue → {"min", "max", "min_rank", "max_rank"}.
 GAUGE_SERIAL_DESCRIBE(RankedValue, "ranked_value", min, max, min_rank, max_rank)
-/// RankedRegion → {"name", "time_per_step_s"}.
-GAUGE_SERIAL_DESCRIBE(RankedRegion, "ranked_region", name, time_per_step_s)
+/// RankedRegion → {"name", "time_per_step_s", and since schema 1.8 "start_offset_s",
+/// "straggler_rank", "straggler_by" (null when none)}.
+GAUGE_SERIAL_DESCRIPTION(RankedRegion, "ranked_region", NoFlags) {
+  GAUGE_SERIAL_FIELDS(name, time_per_step_s);
+  v("start_offset_s", x.start_offset_s, since_1_8);
+  v("straggler_rank", x.straggler_rank, since_1_8);
+  v("straggler_by", x.straggler_by, empty_as_null, since_1_8);
+}
 /// TimerRanksWindow → one entry of `ranks.timers`.
 GAUGE_SERIAL_DESCRIPTION(TimerRanksWindow, "timer_ranks_window", NoFlags) {
   GAUGE_SERIAL_FIELDS(timer, steps, ranks);

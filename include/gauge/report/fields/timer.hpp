@@ -76,9 +76,12 @@ GAUGE_SERIAL_DESCRIBE(TimerCounters, "timer_counters", steps, resolved_steps, wa
     failed_steps, region_boundaries, markers_recorded, queries, host_synchronizations, forced_waits,
     markers_created, markers_created_after_warmup)
 
-/// TimerRegionWindow → {"steps", "occurrences", "time_per_step_s" (a Summary), "share_of_step"}.
-GAUGE_SERIAL_DESCRIBE(TimerRegionWindow, "timer_region_window", steps, occurrences, time_per_step_s,
-    share_of_step)
+/// TimerRegionWindow → {"steps", "occurrences", "time_per_step_s" (a Summary), "share_of_step",
+/// "start_offset_s" (schema 1.8)}.
+GAUGE_SERIAL_DESCRIPTION(TimerRegionWindow, "timer_region_window", NoFlags) {
+  GAUGE_SERIAL_FIELDS(steps, occurrences, time_per_step_s, share_of_step);
+  v("start_offset_s", x.start_offset_s, since_1_8);
+}
 
 /// TimerRegionTotal → {"steps", "occurrences", "time_per_step_s" (a TotalSummary), "share_of_step"}.
 GAUGE_SERIAL_DESCRIBE(TimerRegionTotal, "timer_region_total", steps, occurrences, time_per_step_s,

@@ -8,6 +8,7 @@
 // include path, else v2).
 #include "gauge/catch2.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <vector>
@@ -90,6 +91,57 @@ TEST_CASE("compare: no_slower_than never passes what gauge-compare calls slower"
   CHECK(m.toString().find("(slower)") != std::string::npos);
   // The same at 10 % over itself passes: the mean is checked, not failed by rule.
   CHECK(no_slower_than(slow, 0.10).match(slow));
+}
+
+TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher and by the comparison", "[compare][catch2]") {
+  using gauge::catch2::no_slower_than;
+  // The new user's case (issue "Every user's first day", #2): a baseline whose own diagnosis says
+  // drift_during_measurement (thirds at 1.46, 1.20 and 1.00 ms: -46 % from the first to the last),
+  // used by no_slower_than without a word. Its verdicts still follow the numbers; the drift is named.
+  gauge::Result base, slower, steady;
+  base.name = slower.name = steady.name = "sort";
+  base.backend = slower.backend = steady.backend = "host";
+  for (double ms : {1.46, 1.20, 1.00})
+    for (int i = 0; i < 100; ++i) base.gpu_samples_s.push_back(ms * 1e-3 * (1 + 1e-5 * i));
+  gauge::Warning drift;
+  drift.code = "drift_during_measurement";
+  drift.message = "the last third of the samples is 46 % faster than the first";
+  base.warnings.push_back(drift);
+  gauge::Warning noise;  // not an unsteady code: never named so
+  noise.code = "noise_target_not_met";
+  base.warnings.push_back(noise);
+  for (double x : base.gpu_samples_s) slower.gpu_samples_s.push_back(1.34 * x);  // every sample x 1.34
+  steady.gpu_samples_s = slower.gpu_samples_s;
+
+  // gauge-compare's view: still slower (median ratio 1.34 exactly), with the note.
+  const auto e = gauge::compare_results(base, slower, {});
+  INFO(e.reason);
+  CHECK(e.verdict == gauge::Verdict::slower);
+  const auto note = std::find_if(e.notes.begin(), e.notes.end(), gauge::detail::compare::is_unsteady_note);
+  REQUIRE(note != e.notes.end());
+  CHECK(note->find("the base result carries drift_during_measurement (the last third") == 0);
+  CHECK(note->find("noise_target_not_met") == std::string::npos);
+  CHECK(std::count_if(e.notes.begin(), e.notes.end(), gauge::detail::compare::is_unsteady_note) == 1);
+  // Without the warning: no such note.
+  const auto clean = gauge::compare_results(steady, slower, {});
+  CHECK(std::none_of(clean.notes.begin(), clean.notes.end(), gauge::detail::compare::is_unsteady_note));
+
+  // The matcher names it when it fails (1.34 beyond 1 + 3 %) and when it passes (against itself at 1 %).
+  auto m = no_slower_than(base, 0.03);
+  CHECK_FALSE(m.match(slower));
+  INFO(m.toString());
+  CHECK(m.toString().find("(slower)") != std::string::npos);
+  CHECK(m.toString().find("the base result carries drift_during_measurement") != std::string::npos);
+  auto self = no_slower_than(base, 0.01);
+  CHECK(self.match(base));
+  CHECK(self.toString().find("the new result carries drift_during_measurement") != std::string::npos);
+
+  // Several runs: every run's warnings count, not only the first's.
+  const std::vector<const gauge::Result*> runs_a{&steady, &base}, runs_b{&slower, &slower};
+  const auto r = gauge::compare_runs(runs_a, runs_b, {});
+  const auto rn = std::find_if(r.notes.begin(), r.notes.end(), gauge::detail::compare::is_unsteady_note);
+  REQUIRE(rn != r.notes.end());
+  CHECK(rn->find("drift_during_measurement (run 2)") != std::string::npos);
 }
 
 TEST_CASE("compare: no_slower_than against several baseline runs prices the run-to-run spread", "[compare][catch2][runs]") {

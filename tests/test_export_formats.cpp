@@ -6,15 +6,16 @@
 
 #include "catch.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/report/compare.hpp"
 #include "gauge/report/formats.hpp"
 
 // This file's own namespace: the unity build compiles several test files as one.
 namespace gauge_test_export_formats {
 
-TEST_CASE("export formats: the registry holds the six formats, in order, once each", "[export]") {
+TEST_CASE("export formats: the registry holds the seven formats, in order, once each", "[export]") {
   std::string names;
   for (const auto& f : gauge::export_formats()) names += f.name + ",";
-  CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,");
+  CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,json,");
   CHECK(gauge::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
 }
 
@@ -23,7 +24,7 @@ TEST_CASE("export formats: an unknown name names itself and the registered ones"
     gauge::find_export_format("xml");
     FAIL("no error for an unknown format");
   } catch (const gauge::ConfigError& e) {
-    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark)");
+    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark, json)");
   }
 }
 
@@ -121,6 +122,43 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   CHECK(console.find("timer train: ") != std::string::npos);
   CHECK(console.find("(real time)") != std::string::npos);
   CHECK(console.find("timer train: timer_unfinished: open") != std::string::npos);
+}
+
+TEST_CASE("comparison formats: gauge-compare's text, markdown and json, and one more by registration alone", "[export][compare]") {
+  std::string names;
+  for (const auto& f : gauge::comparison_formats()) names += f.name + ",";
+  CHECK(names.rfind("text,markdown,json,", 0) == 0);
+  // A comparison of one result against a copy 10 % slower (200 samples each: by hand the median
+  // ratio is exactly 1.1), through each registered writer.
+  gauge::StoredReport a, b;
+  gauge::Result r;
+  r.name = "copy";
+  for (int i = 0; i < 200; ++i) r.gpu_samples_s.push_back(1e-3 * (1 + 1e-4 * i));
+  a.results.push_back(r);
+  for (auto& x : r.gpu_samples_s) x *= 1.1;
+  b.results.push_back(r);
+  const gauge::Comparison c = gauge::compare_reports(a, b);
+  const nlohmann::json j = nlohmann::json::parse(gauge::find_comparison_format("json").write(c));
+  CHECK(j["schema"] == "gauge.comparison");
+  CHECK(j["experiments"][0]["verdict"] == "slower");
+  CHECK(j["experiments"][0]["ratio"]["estimate"].get<double>() == Approx(1.1).epsilon(1e-12));
+  CHECK(gauge::find_comparison_format("text").write(c) == gauge::to_text(c));
+  CHECK(gauge::find_comparison_format("markdown").write(c) == gauge::to_markdown(c));
+  // A new format is its registration: found by name, listed after the others.
+  gauge::register_comparison_format({"verdicts", "one verdict a line", [](const gauge::Comparison& x) {
+                                       std::string out;
+                                       for (const auto& e : x.experiments) out += e.label + " " + gauge::to_string(e.verdict) + "\n";
+                                       return out;
+                                     }});
+  CHECK(gauge::find_comparison_format("verdicts").write(c) == "copy slower\n");
+  CHECK(gauge::comparison_formats().back().name == "verdicts");
+  try {
+    gauge::find_comparison_format("html");
+    FAIL("no error for an unknown format");
+  } catch (const gauge::ConfigError& e) {
+    CHECK(std::string(e.what()) == "no comparison format 'html' (registered: text, markdown, json, verdicts)");
+  }
+  gauge::detail::registered<gauge::ComparisonFormat>().pop_back();  // as it was, for the other tests
 }
 
 }  // namespace gauge_test_export_formats

@@ -79,6 +79,14 @@ def header_version():
     return m.group(1)
 
 
+def header_schema_version():
+    """The report schema version that include/gauge/version.hpp states (report_schema_version)."""
+    with open(os.path.join(SOURCE, "include", "gauge", "version.hpp")) as f:
+        m = re.search(r'report_schema_version = "([0-9]+\.[0-9]+\.[0-9]+)"', f.read())
+    assert m, "no report_schema_version in version.hpp"
+    return m.group(1)
+
+
 def assert_usage_error(test, p, program, bad_text):
     """Exit status 2, nothing on stdout, and on stderr one line "<program>: error: ..." that names
     `bad_text`, optionally followed by the hint line."""
@@ -237,7 +245,7 @@ class SchemaWritten(unittest.TestCase):
         self.assertGreater(doc["experiments"][1]["sampling"]["steps_per_sample"], 1)
         # Every feature (values from tests/full_report.hpp), each validated above.
         full = load_strict(os.path.join(out, "full.json"))
-        self.assertEqual("1.7.0", full["schema_version"])
+        self.assertEqual("1.8.0", full["schema_version"])
         gemm, broken = full["experiments"]
         self.assertEqual(0.015, gemm["config"]["telemetry_interval_s"])
         self.assertEqual(2 ** 40, gemm["config"]["memory_growth_tolerance_bytes"])
@@ -548,6 +556,19 @@ class ExportCli(unittest.TestCase):
         # A failed experiment is left out: an empty array.
         self.assertEqual([], json.loads(self.export("failed.json", "--format", "github_benchmark")))
 
+    def test_json_rewrites_the_report_at_the_current_schema(self):
+        # An older report (schema 1.x before this one) comes back at this version's schema, valid,
+        # with the same experiments and the same samples.
+        with open(report("base.json")) as f:
+            old = json.load(f)
+        doc = json.loads(self.export("base.json", "--format", "json"), parse_constant=reject_constant)
+        validator().validate(doc)
+        self.assertEqual(header_schema_version(), doc["schema_version"])
+        self.assertEqual([e["name"] for e in old["experiments"]], [e["name"] for e in doc["experiments"]])
+        self.assertEqual(old["experiments"][0]["samples"]["gpu_time_per_step_s"], doc["experiments"][0]["samples"]["gpu_time_per_step_s"])
+        self.assertEqual(float(np.median(old["experiments"][0]["samples"]["gpu_time_per_step_s"])), doc["experiments"][0]["gpu_time_s"]["p50"])
+        self.assertEqual(old["created_utc"], doc["created_utc"])
+
     def test_a_report_without_experiments_is_refused_not_exported_empty(self):
         with open(report("base.json")) as f:
             doc = json.load(f)
@@ -555,7 +576,7 @@ class ExportCli(unittest.TestCase):
         path = os.path.join(scratch("no-experiments"), "timer-only.json")
         with open(path, "w") as f:
             json.dump(doc, f)
-        for fmt in ["gbench", "csv", "markdown", "console", "bencher", "github_benchmark"]:
+        for fmt in ["gbench", "csv", "markdown", "console", "bencher", "github_benchmark", "json"]:
             p = run(EXPORT, path, "--format", fmt)
             self.assertEqual(2, p.returncode, (fmt, p.stdout, p.stderr))
             self.assertEqual("", p.stdout)
@@ -634,8 +655,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {time,gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -647,7 +668,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark} (see --help)", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:
@@ -775,6 +796,41 @@ class HostSweep(unittest.TestCase):
             title = json.load(f)["panels"][0]["title"]
         self.assertNotIn("slower", title)
         self.assertNotIn("1.9000", title)
+
+
+class HostSweepFormats(unittest.TestCase):
+    """The suite runner's --format reaches every registered export format (issue "Compiled once":
+    one registry of renderers for every front end): examples/host_sweep with --format gbench and
+    --format json, one point each, against the report file the same run wrote (--out)."""
+
+    def test_gbench_and_json_on_stdout_agree_with_the_report_file(self):
+        if not HOST_SWEEP:
+            self.skipTest("examples/host_sweep was not built (no CLI11)")
+        d = scratch("host-sweep-formats")
+        out = os.path.join(d, "r.json")
+        p = run(HOST_SWEEP, "--quick", "--filter", "bytes=4096$", "--out", out, "--format", "gbench")
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        gb = json.loads(p.stdout)
+        [e] = load_strict(out)["experiments"]
+        # The median aggregate is the median of the report's samples, by NumPy, in ns.
+        [median] = [b for b in gb["benchmarks"] if b.get("aggregate_name") == "median"]
+        self.assertAlmostEqual(float(np.median(e["samples"]["gpu_time_per_step_s"])) * 1e9, median["real_time"],
+                               delta=1e-6 * median["real_time"])
+        self.assertEqual("ns", median["time_unit"])
+        self.assertIn("bytes:4096", median["name"])
+        # --format json: the report document itself, valid against the schema.
+        p = run(HOST_SWEEP, "--quick", "--filter", "bytes=4096$", "--format", "json")
+        self.assertEqual(0, p.returncode, p.stdout + p.stderr)
+        doc = json.loads(p.stdout, parse_constant=reject_constant)
+        validator().validate(doc)
+        self.assertEqual([4096], [x["dimensions"]["bytes"] for x in doc["experiments"]])
+        self.assertEqual("ok", doc["experiments"][0]["status"])
+        # An unknown format: exit 2 before anything runs, naming the choices, the registered ones included.
+        p = run(HOST_SWEEP, "--format", "xml")
+        self.assertEqual(2, p.returncode, p.stdout + p.stderr)
+        self.assertIn("xml", p.stderr)
+        for name in ["console", "markdown", "csv", "gbench", "bencher", "github_benchmark", "json"]:
+            self.assertIn(name, p.stderr)
 
 
 class HostSortFlags(FlagConventions, unittest.TestCase):

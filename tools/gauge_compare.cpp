@@ -168,8 +168,9 @@ Arguments parse(int argc, char** argv) {
                "With --fail-on-regression: pass a comparison of different GPUs, drivers, clocks or methods");
   app.add_flag("--allow-inconclusive", a.allow_inconclusive,
                "With --fail-on-regression: pass experiments whose verdict is inconclusive");
-  app.add_option("--format", a.format, "Output: a text table, a Markdown table, or the comparison as JSON")
-      ->check(gauge::tools::one_of({"text", "markdown", "json"}));
+  std::string formats_help;
+  for (const auto& f : gauge::comparison_formats()) formats_help += (formats_help.empty() ? "Output: " : "; ") + f.name + ": " + f.description;
+  app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(gauge::detail::entry_names<gauge::ComparisonFormat>()));
   app.add_option("--metric", metric,
                  "Samples to compare: time (the per-step samples: GPU time, or real time on the host backend; "
                  "'gpu' is the same), wall (wall time per step) or cpu (process CPU time per step, host backend)")
@@ -255,9 +256,7 @@ int main(int argc, char** argv) {
     }
     const gauge::Comparison c = gauge::compare_reports(base, candidate, args.options);
     // Written whole (a NUL in a name is written, not an end) and checked (e.g. > /dev/full).
-    const std::string text = args.format == "json"       ? gauge::detail::json_dump(nlohmann::json(c), 2) + "\n"
-                             : args.format == "markdown" ? gauge::to_markdown(c)
-                                                         : gauge::to_text(c);
+    const std::string text = gauge::find_comparison_format(args.format).write(c);
     if (!gauge::tools::write_stdout("gauge-compare", text)) return gauge::tools::exit_output;
     if (!args.fail_on_regression) return 0;
     switch (gauge::gate(c, args.allow_not_comparable, args.allow_inconclusive)) {

@@ -130,6 +130,9 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
                                  ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance)
                                     : fmt::format("{} beyond 1 + {:g} %{}", beyond, 100 * tolerance,
                                                   shown_slower ? " (slower)" : " (cannot confirm: more samples or a quieter machine)"));
+  // A side whose samples are not one steady state (a drifting baseline, say) is named, pass or fail.
+  for (const auto& note : e.notes)
+    if (detail::compare::is_unsteady_note(note)) text += "; " + note;
   return Outcome{ok, std::move(text)};
 }
 

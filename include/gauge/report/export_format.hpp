@@ -5,13 +5,13 @@
 /// one `#include` line in gauge/report/formats.hpp (the list the tool includes); nothing else
 /// changes (the tool's `--format` choices and help come from the registry).
 
-#include <algorithm>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gauge/core/error.hpp"
+#include "gauge/detail/registry.hpp"
 #include "gauge/report/read.hpp"
 
 namespace gauge {
@@ -36,29 +36,15 @@ struct ExportFormat {
 };
 
 /// The registered formats, in registration order.
-inline std::vector<ExportFormat>& export_formats() {
-  static std::vector<ExportFormat> formats;
-  return formats;
-}
+inline std::vector<ExportFormat>& export_formats() { return detail::registered<ExportFormat>(); }
 
 /// Registers a format (a later one with the same name replaces the earlier). Returns true, so
 /// that registration can initialize a variable at namespace scope.
-inline bool register_export_format(ExportFormat format) {
-  auto& all = export_formats();
-  auto same = std::find_if(all.begin(), all.end(), [&](const ExportFormat& f) { return f.name == format.name; });
-  if (same != all.end()) *same = std::move(format);
-  else all.push_back(std::move(format));
-  return true;
-}
+inline bool register_export_format(ExportFormat format) { return detail::register_entry(std::move(format)); }
 
 /// The format called `name`. Throws ConfigError naming it and listing the registered names.
 inline const ExportFormat& find_export_format(const std::string& name) {
-  std::string names;
-  for (const auto& f : export_formats()) {
-    if (f.name == name) return f;
-    names += (names.empty() ? "" : ", ") + f.name;
-  }
-  throw ConfigError("no export format '" + name + "' (registered: " + names + ")");
+  return detail::find_entry<ExportFormat>(name, "export format");
 }
 
 }  // namespace gauge

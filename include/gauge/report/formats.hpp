@@ -7,3 +7,4 @@
 #include "gauge/report/export_console.hpp"  // console
 #include "gauge/report/export_bencher.hpp"  // bencher (Bencher Metric Format)
 #include "gauge/report/export_github.hpp"   // github_benchmark (github-action-benchmark)
+#include "gauge/report/export_json.hpp"     // json (gauge's own report)

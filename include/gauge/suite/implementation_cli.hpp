@@ -19,6 +19,7 @@
 
 #include "gauge/detail/suite_points.hpp"
 #include "gauge/suite/axes.hpp"
+#include "gauge/suite/output.hpp"
 #include "gauge/suite/interleave_run.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
@@ -80,8 +81,7 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   CLI::Option* device_option =
       app.add_option("-d,--device", device, "Run on device N, or each point on every device (all)")->type_name("N|all");
   app.add_option("-o,--out", o.out, "Write the JSON report to FILE")->type_name("FILE");
-  app.add_option("--format", o.format, "What to print on stdout: console tables, markdown tables, csv, or the json report")
-      ->check(CLI::IsMember({"console", "markdown", "csv", "json"}));
+  app.add_option("--format", o.format, detail::runner_format_help())->check(CLI::IsMember(detail::runner_format_names()));
   std::string min_time, max_time, target_ci;
   app.add_option("--min-time", min_time, "Least measuring time per point, seconds (0.5, 0.5s, 500ms; default gauge's 40 ms)")->type_name("S");
   app.add_option("--max-time", max_time, "Most measuring time per point, seconds (default gauge's 10 s)")->type_name("S");

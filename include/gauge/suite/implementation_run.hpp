@@ -38,6 +38,7 @@
 #include "gauge/report/json.hpp"
 #include "gauge/suite/interleave_run.hpp"
 #include "gauge/suite/nvtx.hpp"
+#include "gauge/suite/output.hpp"
 #include "gauge/suite/progress.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
@@ -278,10 +279,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
                  o.out.empty() ? "" : ("; the report holds what was measured: " + o.out).c_str());
 
   std::string text;
-  if (o.format == "json") {
-    text = detail::json_dump(detail::report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n";
-  } else if (o.format == "csv") {
-    text = csv_table(results);
+  std::optional<std::string> format_error;
+  if (const ExportFormat* format = detail::runner_export_format(o.format)) {
+    // A registered export format (csv, json, gbench, ...), from the document the report file holds.
+    format_error = detail::export_run(*format, detail::run_document(env, results, skipped), text);
   } else {
     const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
     std::vector<const Benchmark*> order;
@@ -312,6 +313,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed ? 1 : 0;
   if (interrupted) summary.exit_code = 128 + (stop_signal ? stop_signal : SIGINT);  // as a shell reports it
+  if (format_error) {
+    std::fprintf(io.err, "gauge: error: %s\n", format_error->c_str());
+    if (summary.exit_code == 0) summary.exit_code = 1;
+  }
   if (write_error) {
     std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
     summary.exit_code = 74;  // EX_IOERR, as gauge's tools

@@ -40,6 +40,7 @@
 #include "gauge/report/json.hpp"
 #include "gauge/suite/axes.hpp"
 #include "gauge/suite/nvtx.hpp"
+#include "gauge/suite/output.hpp"
 #include "gauge/suite/progress.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
@@ -323,11 +324,10 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   }
 
   std::string text;
-  if (o.format == "json") {
-    static const std::optional<RanksRecord> one_process;
-    text = detail::json_dump(detail::report_json(env, results, {}, skipped, one_process, records, detail::utc_timestamp()), 2) + "\n";
-  } else if (o.format == "csv") {
-    text = csv_table(results);
+  std::optional<std::string> format_error;
+  if (const ExportFormat* format = detail::runner_export_format(o.format)) {
+    // A registered export format (csv, json, gbench, ...), from the document the report file holds.
+    format_error = detail::export_run(*format, detail::run_document(env, results, skipped, records), text);
   } else {
     const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
     std::vector<detail::SweepRow> rows;
@@ -353,6 +353,10 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
     std::fprintf(io.err, "gauge: interrupted%s: the interleaved rounds stopped early\n",
                  signal ? (" by " + detail::signal_name(signal)).c_str() : "");
     summary.exit_code = 128 + (signal ? signal : SIGINT);
+  }
+  if (format_error) {
+    std::fprintf(io.err, "gauge: error: %s\n", format_error->c_str());
+    if (summary.exit_code == 0) summary.exit_code = 1;
   }
   if (write_error) {
     std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());

@@ -67,7 +67,9 @@ struct RunOptions {
   std::vector<std::string> axes;            ///< --axis texts, in order
   std::optional<std::string> device;        ///< --device N|all
   std::string out;                          ///< --out FILE ("" = no report file)
-  std::string format = "console";           ///< --format: console, markdown, csv or json
+  /// --format: "console" or "markdown" (the runner's tables), or any registered export format
+  /// (csv, json, gbench, bencher, github_benchmark, ...: gauge/report/formats.hpp)
+  std::string format = "console";
   std::optional<Nanoseconds> min_time;      ///< --min-time (measure.min_time)
   std::optional<Nanoseconds> max_time;      ///< --max-time (measure.max_time)
   std::optional<double> target_ci;          ///< --target-ci (measure.target_relative_ci_width)

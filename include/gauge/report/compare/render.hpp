@@ -22,6 +22,8 @@
 #include "gauge/report/escape.hpp"
 #include "gauge/report/compare/types.hpp"
 #include "gauge/report/compare/differences.hpp"
+#include "gauge/report/compare/format.hpp"
+#include "gauge/report/dump.hpp"
 
 namespace gauge {
 
@@ -318,3 +320,17 @@ inline void to_json(nlohmann::json& j, const Comparison& c) {
 }
 
 }  // namespace gauge
+
+// The three comparison formats of gauge-compare, registered (gauge/report/compare/format.hpp).
+namespace gauge::detail::compare {
+/// The comparison as JSON, indented by 2 (the document `to_json` describes).
+inline std::string write_json(const Comparison& c) { return detail::json_dump(nlohmann::json(c), 2) + "\n"; }
+/// to_text, through the registry.
+inline std::string write_text(const Comparison& c) { return to_text(c); }
+/// to_markdown, through the registry.
+inline std::string write_markdown(const Comparison& c) { return to_markdown(c); }
+}  // namespace gauge::detail::compare
+GAUGE_REGISTER_COMPARISON_FORMAT(text, "a text table for a terminal, the verdict rule and notes", ::gauge::detail::compare::write_text)
+GAUGE_REGISTER_COMPARISON_FORMAT(markdown, "a Markdown table (a pull request's comment)", ::gauge::detail::compare::write_markdown)
+GAUGE_REGISTER_COMPARISON_FORMAT(json, "the comparison as JSON (schema gauge.comparison; gauge-plot compare --comparison reads it)",
+                                 ::gauge::detail::compare::write_json)

@@ -24,6 +24,37 @@ namespace gauge {
 
 namespace detail::compare {
 
+/// Warning codes that say a result's samples are not one steady state (its time drifted, warm-up
+/// did not finish, work is skipped on some steps, memory grew): a verdict against such a side is
+/// weaker than its interval says (issue "Every user's first day", #2: a drifting baseline was used
+/// without a word). noise_target_not_met and the clock warnings are not here: the interval and the
+/// clock normalization already carry them.
+inline constexpr const char* unsteady_codes[] = {"drift_during_measurement", "warmup_not_converged", "work_not_every_step",
+                                                 "memory_grew_during_measurement"};
+
+/// The note naming the unsteady warnings (unsteady_codes) of one side's runs, "" when none: "the
+/// base result carries drift_during_measurement (<its message>): ...". `side` is "base" or "new".
+inline std::string unsteady_note(const std::vector<const Result*>& runs, const char* side) {
+  std::string codes, first_message;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (const auto& w : runs[i]->warnings)
+      for (const char* code : unsteady_codes)
+        if (w.code == code) {
+          const std::string run = runs.size() > 1 ? fmt::format(" (run {})", i + 1) : std::string();
+          codes += (codes.empty() ? "" : ", ") + w.code + run;
+          if (first_message.empty()) first_message = w.message;
+        }
+  if (codes.empty()) return {};
+  return fmt::format("the {} result carries {} ({}): its samples are not one steady state, so this verdict is weaker than "
+                     "its interval says; measure the {} side again",
+                     side, codes, first_message, side);
+}
+
+/// Whether `note` is one of unsteady_note's.
+inline bool is_unsteady_note(const std::string& note) {
+  return note.rfind("the base result carries ", 0) == 0 || note.rfind("the new result carries ", 0) == 0;
+}
+
 /// The result's mean SM clock over its measured rounds and the clock's source, where it has one.
 inline std::optional<std::pair<double, std::string>> result_clock(const Result& r) {
   if (r.clock.source == "none" || !r.clock.sm_clock_mhz || !(*r.clock.sm_clock_mhz > 0)) return std::nullopt;
@@ -184,6 +215,9 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
                            !candidate_errors.empty() ? "new" : "base");
     return c;
   }
+  for (const auto& [runs, side] : {std::make_pair(std::vector<const Result*>{&base}, "base"),
+                                  std::make_pair(std::vector<const Result*>{&candidate}, "new")})
+    if (std::string note = unsteady_note(runs, side); !note.empty()) c.notes.push_back(std::move(note));
   const double level = options.confidence_level;
   const std::size_t needed = min_samples_for_ci(level);
   const Summary& sa = metric_summary(base, options.metric);

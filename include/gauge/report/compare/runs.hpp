@@ -143,6 +143,10 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
     c.candidate_runs = candidate.size();
     return c;
   }
+  // The unsteady warnings of every run, not only the first ones compare_results saw.
+  c.notes.erase(std::remove_if(c.notes.begin(), c.notes.end(), is_unsteady_note), c.notes.end());
+  for (const auto& [runs, side] : {std::make_pair(&base, "base"), std::make_pair(&candidate, "new")})
+    if (std::string note = unsteady_note(*runs, side); !note.empty()) c.notes.push_back(std::move(note));
   for (std::size_t i = 1; i < base.size(); ++i)
     for (auto d : result_differences(*base.front(), *base[i], options.clock_tolerance))
       if (d.invalidates) c.differences.push_back({"base run " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});

@@ -120,6 +120,31 @@ TEST_CASE("bencher: latency in ns with the median's interval, rates inverted, fa
   CHECK(all_finite_numbers(doc));
 }
 
+TEST_CASE("bencher: process CPU time per step as cpu-time in ns, with its median's interval, where it was measured",
+          "[export][bencher]") {
+  gauge::Result host = measured("sort", 1e-3, interval(0.9e-3, 1.1e-3));
+  host.backend = "host";
+  host.cpu_time = gauge::summarize({3e-3, 1e-3, 2e-3, 2.5e-3, 1.5e-3});  // median 2 ms (by hand)
+  const gauge::Result gpu = measured("gemm", 2e-3, interval(1.9e-3, 2.1e-3));
+  const nlohmann::json doc = gauge::bencher_metric_format({host, gpu});
+  const auto& cpu = doc.at("sort").at("cpu-time");
+  CHECK(cpu.at("value").get<double>() == Approx(2e6));
+  // 5 samples are too few for a distribution-free 95 % interval: value alone, no bounds.
+  CHECK_FALSE(host.cpu_time.median_ci.has_value());
+  CHECK_FALSE(cpu.contains("lower_value"));
+  CHECK(doc.at("sort").at("latency").at("value").get<double>() == Approx(1e6));  // real time, unchanged
+  CHECK_FALSE(doc.at("gemm").contains("cpu-time"));
+  // With an interval (set by hand): its bounds in ns; --metric wall does not change it.
+  host.cpu_time.median_ci = interval(1.5e-3, 2.5e-3);
+  gauge::ExportOptions wall;
+  wall.metric = "wall";
+  host.wall_time = host.gpu_time;
+  const nlohmann::json with = gauge::bencher_metric_format({host}, wall);
+  CHECK(with.at("sort").at("cpu-time").at("lower_value").get<double>() == Approx(1.5e6));
+  CHECK(with.at("sort").at("cpu-time").at("upper_value").get<double>() == Approx(2.5e6));
+  CHECK(with.at("sort").at("cpu-time").at("value").get<double>() == Approx(2e6));
+}
+
 TEST_CASE("bencher: the registered format writes valid JSON that parses back to the document", "[export][bencher]") {
   gauge::StoredReport report;
   gauge::Result gemm = measured("gemm", 1.5e-3, interval(1.4e-3, 1.6e-3));

@@ -114,6 +114,17 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
 
   const std::string md = gauge::find_export_format("markdown").write(report, {});
   CHECK(lines_of(md).size() == 2 + 3);
+  // Process CPU time per step, where a row has it (host timing): sort's median is 2 ms (of 3, 1,
+  // 2 ms), its wall time none; the Timer rows have none.
+  CHECK(lines_of(md)[0].find("| wall/step | cpu/step | throughput |") != std::string::npos);
+  CHECK(lines_of(md)[2].find("| - | 2 ms | ") != std::string::npos);
+  CHECK(lines_of(md)[3].find("| 2 ms | - | 1 Mtokens/s |") != std::string::npos);
+  // Without CPU time anywhere (GPU results), no such column.
+  gauge::StoredReport gpu_only = report;
+  gpu_only.results[0].cpu_time = gauge::Summary{};
+  gpu_only.results[0].cpu_samples_s.clear();
+  gpu_only.timers.clear();
+  CHECK(gauge::find_export_format("markdown").write(gpu_only, {}).find("cpu/step") == std::string::npos);
   CHECK(md.find("| timer:train/step (timer step) | ok | 2 ms |") != std::string::npos);
   CHECK(md.find("| timer:train/forward (timer region, 30 % of the step) | ok | 600 us |") != std::string::npos);
   CHECK(md.find("1 Mtokens/s") != std::string::npos);

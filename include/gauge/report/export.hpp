@@ -9,6 +9,7 @@
 #include "gauge/detail/fmt.hpp"
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <map>
@@ -429,7 +430,8 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
 /// Results and Timers as a GitHub-flavoured Markdown table (ends with a newline), rows as in
 /// csv_table: experiment (name and dimensions; a Timer row says "timer step" or "timer region"
 /// and a region's share of the step), status, median time per step (the row's `time_label`: GPU
-/// or real time), its confidence interval, p99, wall time per step, throughput (FLOP/s, else
+/// or real time), its confidence interval, p99, wall time per step, where any row has it the
+/// median process CPU time per step ("cpu/step", host timing; "-" in other rows), throughput (FLOP/s, else
 /// bytes/s, else the first item), warning codes, then the speed of light (gauge/report/export_peaks.hpp):
 /// "% of peak", the GPU throughput as a percent of every known peak ("bf16 dense 62.6 % theoretical
 /// (max boost), 82.6 % theoretical (run clock), 93.1 % measured; memory 5.1 % theoretical (max
@@ -437,11 +439,15 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
 /// where a row has none; times with readable units ("1.616 ms"). '|' in text is escaped.
 inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
   using detail::compare::md_cell;
-  std::string out =
-      "| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | roofline |\n"
-      "|---|---|---:|---|---:|---:|---:|---|---|---|\n";
+  const auto rows = detail::export_::table_rows(results, timers);
+  // A "cpu/step" column (process CPU time per step, median) where some row has it (host timing).
+  const bool cpu_column = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.cpu != nullptr; });
+  std::string out = fmt::format(
+      "| experiment | status | median | CI of the median | p99 | wall/step | {}throughput | warnings | % of peak | roofline |\n"
+      "|---|---|---:|---|---:|---:|{}---:|---|---|---|\n",
+      cpu_column ? "cpu/step | " : "", cpu_column ? "---:|" : "");
   const Summary none;
-  for (const auto& r : detail::export_::table_rows(results, timers)) {
+  for (const auto& r : rows) {
     const Summary& g = r.time ? *r.time : none;
     std::string ci = "-";
     if (g.median_ci)
@@ -465,9 +471,10 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
                ")";
     std::string status = r.status;
     if (r.error) status += ": " + *r.error;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::escape::markdown_name(label), md_cell(status),
+    const std::string cpu = cpu_column ? detail::format_time(r.cpu ? r.cpu->p50 : std::nullopt) + " | " : std::string();
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {}{} | {} | {} | {} |\n", detail::escape::markdown_name(label), md_cell(status),
                        detail::format_time(g.p50), ci, detail::format_time(g.p99),
-                       detail::format_time(r.wall ? r.wall->p50 : std::nullopt), rate,
+                       detail::format_time(r.wall ? r.wall->p50 : std::nullopt), cpu, rate,
                        md_cell(codes.empty() ? "-" : codes),
                        r.peaks ? detail::export_::pct_of_peak_text(*r.peaks) : std::string("-"),
                        r.peaks ? detail::export_::roofline_text(r.peaks->roofline) : std::string("-"));

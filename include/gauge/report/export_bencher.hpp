@@ -63,6 +63,9 @@ inline double bmf_rate(double work, double seconds) {
 ///   median, `lower_value` = work / the interval's *high* time, `upper_value` = work / its *low*
 ///   time (a longer time is a lower rate). Measures that do not exist yet are created by Bencher
 ///   under that name.
+/// - **`cpu-time`** (nanoseconds), where the result has process CPU time per step (host timing:
+///   `cpu_time_s`, all threads; Google Benchmark's "CPU"): its median, with the bounds of its
+///   median's confidence interval where it has one. Not affected by `options.metric`.
 /// - **Left out**: failed experiments (`status: failed`), experiments without a finite median
 ///   (no samples), and the report's Timers. A bound that is absent or not finite (no interval; a
 ///   rate from a zero time) is left out of its measure (both are optional in BMF); no number
@@ -93,6 +96,11 @@ inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, 
     auto rate = [&](const std::string& measure, double work) {
       add_bmf_measure(benchmark, measure, bmf_rate(work, median), bmf_rate(work, high), bmf_rate(work, low));
     };
+    // Process CPU time per step (host timing, cpu_time_s), with its median's interval.
+    if (r.cpu_time.p50 && std::isfinite(*r.cpu_time.p50))
+      add_bmf_measure(benchmark, "cpu-time", *r.cpu_time.p50 * ns_per_s,
+                      r.cpu_time.median_ci ? r.cpu_time.median_ci->low * ns_per_s : nan,
+                      r.cpu_time.median_ci ? r.cpu_time.median_ci->high * ns_per_s : nan);
     if (r.work.flop) rate("flop-per-second", *r.work.flop);
     if (r.work.bytes) rate("bytes-per-second", *r.work.bytes);
     for (const auto& [item, count] : r.work.items) rate(item + "-per-second", count);

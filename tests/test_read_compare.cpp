@@ -697,7 +697,12 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(text.find("gemm [K=8192, M=8192, N=8192]") != std::string::npos);
   CHECK(text.find("slower") != std::string::npos);
   CHECK(text.find("only in base: copy") != std::string::npos);
-  CHECK(text.find("Efron & Tibshirani 1993") != std::string::npos);
+  // The rule in one sentence at the end (its threshold and level), the whole rule in the JSON.
+  CHECK(text.find("Efron & Tibshirani 1993") == std::string::npos);
+  CHECK(text.find("Verdict rule: slower / faster where the 95 % interval of the median's ratio excludes 1 and its estimate "
+                  "is beyond 1 ± 2 %") != std::string::npos);
+  CHECK(text.size() - text.rfind("Verdict rule:") < 400);
+  CHECK(nlohmann::json(c)["rule"].get<std::string>().find("Efron & Tibshirani 1993") != std::string::npos);
   const std::string md = gauge::to_markdown(c);
   CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U test) | verdict |") != std::string::npos);
   // Names in Markdown: the brackets (and *, `, <, >) backslash-escaped, rendered as written.

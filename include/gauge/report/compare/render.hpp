@@ -54,6 +54,18 @@ inline std::string rule_text(const CompareOptions& o) {
                                              : "no multiplicity control");
 }
 
+/// The verdict rule in one sentence, for the text rendering (the whole rule, rule_text, is in
+/// `gauge-compare --help` and the JSON's "rule"; issue "Every user's first day", #4: a
+/// 1,300-character paragraph closed every comparison).
+inline std::string short_rule_text(const CompareOptions& o) {
+  const double t = 100 * o.threshold;
+  return fmt::format(
+      "Verdict rule: slower / faster where the {:g} % interval of the median's ratio excludes 1 and its estimate is beyond "
+      "1 ± {:g} % (or a tail's whole interval is), same where the interval lies within 1 ± {:g} %, else inconclusive "
+      "(all of it: gauge-compare --help, or \"rule\" in --format json).",
+      100 * o.confidence_level, t, t);
+}
+
 /// The verdict with "(bimodal)" or "(summary)" when it applies.
 inline std::string verdict_text(const ExperimentComparison& e) {
   std::string v = to_string(e.verdict);
@@ -99,7 +111,7 @@ inline std::string md_cell(const std::string& s) { return detail::escape::markdo
 
 /// The comparison as text for a terminal: sources, settings, one line per experiment (medians,
 /// ratio with its interval, change, p-value, verdict), the reasons, differences, unmatched
-/// experiments and the verdict rule. Ends with a newline.
+/// experiments and the verdict rule in one sentence (short_rule_text). Ends with a newline.
 inline std::string to_text(const Comparison& c) {
   using namespace detail::compare;
   auto sources = [](const std::string& first, const std::vector<std::string>& all) {
@@ -141,12 +153,12 @@ inline std::string to_text(const Comparison& c) {
   for (const auto& l : c.only_in_base) out += "only in base: " + l + "\n";
   for (const auto& l : c.only_in_candidate) out += "only in new:  " + l + "\n";
   for (const auto& n : c.notes) out += "note: " + n + "\n";
-  out += rule_text(c.options) + "\n";
+  out += short_rule_text(c.options) + "\n";
   return out;
 }
 
 /// The comparison as GitHub-flavoured Markdown: a table of experiments, then the differences,
-/// unmatched experiments and the verdict rule. Ends with a newline.
+/// unmatched experiments and the verdict rule, folded in a <details> block. Ends with a newline.
 inline std::string to_markdown(const Comparison& c) {
   using namespace detail::compare;
   auto runs = [](const std::vector<std::string>& all) { return all.size() > 1 ? fmt::format(" ({} runs)", all.size()) : std::string(); };
@@ -180,7 +192,8 @@ inline std::string to_markdown(const Comparison& c) {
   for (const auto& l : c.only_in_base) out += "- only in base: " + detail::escape::markdown_name(l) + "\n";
   for (const auto& l : c.only_in_candidate) out += "- only in new: " + detail::escape::markdown_name(l) + "\n";
   for (const auto& n : c.notes) out += "- note: " + md_cell(n) + "\n";
-  out += "\n" + rule_text(c.options) + "\n";
+  // The whole rule, folded (GitHub renders <details> closed): a pull request's comment stays short.
+  out += "\n<details><summary>Verdict rule</summary>\n\n" + md_cell(rule_text(c.options)) + "\n\n</details>\n";
   return out;
 }
 

@@ -10,6 +10,7 @@ function(run)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
   endif()
+  set(run_output "${out}${err}" PARENT_SCOPE)  # what the command printed, for the checks below
 endfunction()
 if(MODE STREQUAL "find_package")
   run(${CMAKE_COMMAND} --install ${GAUGE_BINARY_DIR} --prefix ${dir}/prefix)
@@ -47,10 +48,24 @@ if(MODE STREQUAL "find_package")
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
       -DCMAKE_BUILD_TYPE=None -DCMAKE_PREFIX_PATH=${dir}/prefix
       -DGAUGE_CONSUMER_MODE=find_package)
+elseif(MODE STREQUAL "fetchcontent_cpu")
+  # A CPU-only project on a machine without the CUDA toolkit (hidden from find_package): gauge
+  # as a subproject still configures, gauge::host builds and runs, and gauge::gauge is absent.
+  run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
+      -DCMAKE_BUILD_TYPE=None -DGAUGE_CONSUMER_MODE=fetchcontent -DGAUGE_SOURCE_DIR=${GAUGE_SOURCE_DIR}
+      -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DGAUGE_CONSUMER_EXPECT_CUDA=OFF)
 else()
   # gauge as a subproject: its tests, examples and tools are off by default (not the top level).
   run(${CMAKE_COMMAND} -S ${GAUGE_SOURCE_DIR}/tests/consumer -B ${dir}/build -G ${GENERATOR}
       -DCMAKE_BUILD_TYPE=None -DGAUGE_CONSUMER_MODE=${MODE} -DGAUGE_SOURCE_DIR=${GAUGE_SOURCE_DIR})
+endif()
+# A subproject logs nothing of its own search for CUDA or MPI (issue "Every user's first day",
+# #10c: a CXX-only project using FetchContent was told that gauge found CUDA and MPI).
+if(NOT MODE STREQUAL "find_package")
+  string(REGEX MATCHALL "[^\n]*(CUDA|MPI|gauge:)[^\n]*" said "${run_output}")
+  if(said)
+    message(FATAL_ERROR "consumer (${MODE}): gauge as a subproject logged at configure time:\n${said}")
+  endif()
 endif()
 run(${CMAKE_COMMAND} --build ${dir}/build)
 if(MODE STREQUAL "find_package")  # the program with GAUGE_IMPLEMENTATION is built in this mode only

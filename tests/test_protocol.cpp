@@ -636,6 +636,10 @@ TEST_CASE("max_samples_in_report keeps whole rounds spread over the run, and com
   CHECK(s.round_start_s.size() == s.round_samples.size());
   CHECK(s.round_end_s.size() == s.round_samples.size());
   CHECK(s.round_stream.size() == s.round_samples.size());
+  // The wall-time samples (one per round) are those of the kept rounds; their summary is of all.
+  CHECK(r.wall_samples_s.size() == s.round_samples.size());
+  CHECK(r.wall_time.n == r.sampling.wall_rounds);
+  CHECK(r.wall_time.n > r.wall_samples_s.size());
   // Spread over the run: kept rounds from the first and the last tenth of the measuring time.
   REQUIRE(s.round_start_s.size() >= 2);
   CHECK(s.round_start_s.front() < r.sampling.round_end_s.back());
@@ -761,8 +765,12 @@ TEST_CASE("thin_samples: Bresenham's rule over rounds, computed by hand", "[prot
   r.sampling.round_end_s = {0.5, 1.5, 2.5, 3.5};
   r.sampling.round_stream = {0, 1, 0, 1};
   r.telemetry.throttled_samples = {1, 4, 11};
+  r.wall_samples_s = {100, 101, 102, 103};  // one per round: rounds 1 and 3 are kept
+  r.cpu_samples_s = {200, 201, 202, 203};
   CHECK(gauge::detail::thin_samples(r, 6));
   CHECK(r.gpu_samples_s == std::vector<double>{3, 4, 5, 9, 10, 11});
+  CHECK(r.wall_samples_s == std::vector<double>{101, 103});
+  CHECK(r.cpu_samples_s == std::vector<double>{201, 203});
   CHECK(r.sampling.round_samples == std::vector<std::size_t>{3, 3});
   CHECK(r.sampling.round_start_s == std::vector<double>{1, 3});
   CHECK(r.sampling.round_stream == std::vector<std::size_t>{1, 1});
@@ -780,6 +788,14 @@ TEST_CASE("thin_samples: Bresenham's rule over rounds, computed by hand", "[prot
   CHECK(gauge::detail::thin_samples(bare, 3));
   CHECK(bare.gpu_samples_s == std::vector<double>{2, 6, 10});
   CHECK_FALSE(gauge::detail::thin_samples(bare, 3));  // nothing more to drop
+  // Wall and CPU samples that are not one per round (a hand-made Result) are bounded too, evenly:
+  // 8 of them at max 4 keep indices (j + 0.5) 8 / 4 = 1, 3, 5, 7; the GPU samples (3) stay.
+  bare.wall_samples_s = {0, 1, 2, 3, 4, 5, 6, 7};
+  bare.cpu_samples_s = {0, 10, 20, 30, 40, 50, 60, 70};
+  CHECK(gauge::detail::thin_samples(bare, 4));
+  CHECK(bare.wall_samples_s == std::vector<double>{1, 3, 5, 7});
+  CHECK(bare.cpu_samples_s == std::vector<double>{10, 30, 50, 70});
+  CHECK(bare.gpu_samples_s == std::vector<double>{2, 6, 10});
 }
 
 TEST_CASE("a step that throws a non-std exception is a failed result, samples kept", "[protocol][errors]") {

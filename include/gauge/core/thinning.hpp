@@ -22,13 +22,48 @@ namespace detail {
 /// round's count), the first `max` samples of the middle round are kept. When the rounds do not
 /// account for the samples (a hand-made Result), evenly spaced samples are kept and the per-round
 /// lists, which would no longer index them, are cleared. Indices in `telemetry.throttled_samples`
-/// are renumbered (those of dropped samples go). The summaries (`gpu_time`, `clock.cycles`) are
-/// not touched: they are of all samples, and `gpu_time.n > gpu_samples_s.size()` then says the
-/// samples are a subsample. Returns whether anything was dropped.
+/// are renumbered (those of dropped samples go). The wall-time and CPU-time samples (one per
+/// round) keep those of the kept rounds, and never more than `max` (thin_round_samples). The
+/// summaries (`gpu_time`, `wall_time`, `cpu_time`, `clock.cycles`) are not touched: they are of all
+/// samples, and `n > size()` then says the samples are a subsample. Returns whether anything was
+/// dropped.
+/// Keeps at most `max` of `v`, evenly spaced (the middle of each of `max` equal stretches).
+inline void thin_evenly(std::vector<double>& v, std::size_t max) {
+  const std::size_t n = v.size();
+  if (n <= max) return;
+  std::vector<double> kept;
+  kept.reserve(max);
+  for (std::size_t j = 0; j < max; ++j)
+    kept.push_back(v[std::min(n - 1, static_cast<std::size_t>((static_cast<double>(j) + 0.5) * static_cast<double>(n) /
+                                                               static_cast<double>(max)))]);
+  v = std::move(kept);
+}
+
+/// The per-round samples (wall time, process CPU time: one per measured round) after thin_samples:
+/// those of the rounds kept where they are one per round (`kept_rounds[i]`: round i kept), else
+/// at most `max`, evenly spaced (issue "Every user's first day": max_samples_in_report bounded the
+/// GPU-time samples only). Their summaries stay those of all rounds.
+inline void thin_round_samples(Result& r, const std::vector<bool>& kept_rounds, std::size_t max) {
+  for (std::vector<double>* v : {&r.wall_samples_s, &r.cpu_samples_s}) {
+    if (!kept_rounds.empty() && v->size() == kept_rounds.size()) {
+      std::vector<double> kept;
+      for (std::size_t i = 0; i < v->size(); ++i)
+        if (kept_rounds[i]) kept.push_back((*v)[i]);
+      *v = std::move(kept);
+    }
+    thin_evenly(*v, max);
+  }
+}
+
 inline bool thin_samples(Result& r, std::size_t max) {
   std::vector<double>& x = r.gpu_samples_s;
   const std::size_t n = x.size();
-  if (n <= max) return false;
+  if (n <= max) {
+    // Fewer GPU-time samples than rounds' wall or CPU samples only in a hand-made Result.
+    const bool wide = r.wall_samples_s.size() > max || r.cpu_samples_s.size() > max;
+    thin_round_samples(r, {}, max);
+    return wide;
+  }
   SamplingRecord& s = r.sampling;
   const std::size_t rounds = s.round_samples.size();
   std::size_t total = 0;
@@ -76,12 +111,16 @@ inline bool thin_samples(Result& r, std::size_t max) {
       if (with_stream) stream.push_back(s.round_stream[i]);
       if (with_clock) clock.push_back(r.clock.round_sm_clock_mhz[i]);
     }
+    std::vector<bool> kept_rounds(rounds);
+    for (std::size_t i = 0; i < rounds; ++i) kept_rounds[i] = kept_of_round[i] > 0;
+    thin_round_samples(r, kept_rounds, max);
     s.round_samples = std::move(samples);
     if (with_start) s.round_start_s = std::move(start_s);
     if (with_end) s.round_end_s = std::move(end_s);
     if (with_stream) s.round_stream = std::move(stream);
     if (with_clock) r.clock.round_sm_clock_mhz = std::move(clock);
   } else {
+    thin_round_samples(r, {}, max);
     for (std::size_t j = 0; j < max; ++j) {
       const std::size_t at = static_cast<std::size_t>((static_cast<double>(j) + 0.5) * static_cast<double>(n) /
                                                       static_cast<double>(max));

@@ -704,7 +704,11 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(text.size() - text.rfind("Verdict rule:") < 400);
   CHECK(nlohmann::json(c)["rule"].get<std::string>().find("Efron & Tibshirani 1993") != std::string::npos);
   const std::string md = gauge::to_markdown(c);
-  CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U test) | verdict |") != std::string::npos);
+  CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U or t test) | verdict |") != std::string::npos);
+  // Each p-value names its test (helper-15 #11: the "p (U)" header over Student t values): one
+  // run per side, the Mann-Whitney U test.
+  for (const auto& e : c.experiments)
+    if (e.mann_whitney) CHECK(text.find(gauge::detail::compare::format_p(e.mann_whitney->p_value) + " U") != std::string::npos);
   // Names in Markdown: the brackets (and *, `, <, >) backslash-escaped, rendered as written.
   CHECK(md.find("| gemm \\[K=8192, M=8192, N=8192\\] | 1.601 ms | 1.76 ms |") != std::string::npos);
   CHECK(gauge::detail::escape::markdown_name("st*r [x](y) <b>`c`|_u") == "st\\*r \\[x\\](y) \\<b\\>\\`c\\`\\|_u");

@@ -97,9 +97,10 @@ inline std::string change_text(const ExperimentComparison& e) {
   const StatisticRatio* s = shown_statistic(e);
   return s ? signed_percent(s->interval.estimate - 1) : "-";
 }
+/// The p-value with its test: "U" (two-sided Mann-Whitney U, one run per side) or "t" (the run
+/// level's Student t, several runs per side); "-" when there is none.
 inline std::string p_text(const ExperimentComparison& e) {
-  // Over several runs per side the p-value is the run level's Student t, marked so.
-  return e.mann_whitney ? format_p(e.mann_whitney->p_value)
+  return e.mann_whitney ? format_p(e.mann_whitney->p_value) + " U"
          : e.p_value    ? format_p(*e.p_value) + (e.run_variation ? " t" : "")
                         : "-";
 }
@@ -123,7 +124,7 @@ inline std::string to_text(const Comparison& c) {
   std::size_t width = 10;
   for (const auto& e : c.experiments) width = std::max(width, e.label.size());
   out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", "experiment", width, "base median", "new median",
-                     ci_head, "change", "p (U)", "verdict");
+                     ci_head, "change", "p (test)", "verdict");
   for (const auto& e : c.experiments) {
     out += fmt::format("{:<{}}  {:>11}  {:>11}  {:<30}  {:>9}  {:>9}  {}\n", detail::escape::visible(e.label), width,
                        detail::format_time(e.base_median_s), detail::format_time(e.candidate_median_s), ratio_text(e),
@@ -164,7 +165,7 @@ inline std::string to_markdown(const Comparison& c) {
   auto runs = [](const std::vector<std::string>& all) { return all.size() > 1 ? fmt::format(" ({} runs)", all.size()) : std::string(); };
   std::string out = fmt::format("**base** `{}`{} → **new** `{}`{}\n\n", md_cell(c.base_source), runs(c.base_sources),
                                 md_cell(c.candidate_source), runs(c.candidate_sources));
-  out += fmt::format("| experiment | base median | new median | new/base [{:g} % CI] | change | p (U test) | verdict |\n",
+  out += fmt::format("| experiment | base median | new median | new/base [{:g} % CI] | change | p (U or t test) | verdict |\n",
                      100 * c.options.confidence_level);
   out += "|---|---:|---:|---|---:|---:|---|\n";
   if (c.experiments.empty()) out += "| (no experiment matched: see below) | | | | | | |\n";

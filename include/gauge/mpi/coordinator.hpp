@@ -52,8 +52,14 @@ class Coordinator final : public gauge::detail::RankCoordinator {
     return static_cast<std::size_t>(max_of(h, 0));
   }
   std::string stop(const std::string& reason_here) override {
-    static const char* const names[] = {"", "rule", "max_samples", "max_time"};
-    const int code = reason_here.empty() ? 0 : reason_here == "max_samples" ? 2 : reason_here == "max_time" ? 3 : 1;
+    // A stop request (a signal on any rank: "interrupted") is a limit, as the caps are: every rank
+    // stops at this round, not only once every rank's rule agrees.
+    static const char* const names[] = {"", "rule", "max_samples", "max_time", "interrupted"};
+    const int code = reason_here.empty()                ? 0
+                     : reason_here == "max_samples"    ? 2
+                     : reason_here == "max_time"       ? 3
+                     : reason_here == "interrupted"    ? 4
+                                                       : 1;
     const auto h = vote(kind_stop, "stop", code, 0);
     const int lowest = static_cast<int>(min_of(h, 0)), highest = static_cast<int>(max_of(h, 0));
     if (lowest >= 1) return reason_here;  // every rank's rule or limit says stop

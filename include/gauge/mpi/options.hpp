@@ -40,6 +40,15 @@ struct Options {
   /// experiment, between experiments (never inside the measurement). False: only write_report()
   /// (and a timed-out agreement) write.
   bool write_after_each_experiment = true;
+  /// While an experiment runs (Session::run), SIGINT, SIGTERM, SIGHUP and SIGQUIT ask it to stop
+  /// (as the suite runner does) instead of killing the rank at once: the experiment ends on every
+  /// rank at the next agreed round boundary (an interrupt on one rank is a limit for all), is
+  /// recorded `failed` with stopping reason "interrupted" and its samples, and rank 0 rewrites the
+  /// report (write_after_each_experiment); then the signal is delivered as before (the program's
+  /// own handler, or the default action: the rank ends). A second signal during the experiment
+  /// ends the rank at once. Between experiments signals are untouched. False: no handlers (a rank
+  /// killed by SIGTERM loses the experiment running then).
+  bool stop_on_signals = true;
 };
 
 /// An agreement that did not complete within Options::agreement_timeout.

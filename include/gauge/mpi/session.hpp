@@ -27,6 +27,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/thinning.hpp"
 #include "gauge/core/statistics.hpp"
+#include "gauge/core/stop.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/work.hpp"
 #include "gauge/detail/fmt.hpp"
@@ -132,6 +133,53 @@ class Session {
   /// \throws ConfigError for an invalid configuration (after telling the other ranks).
   template <class Step, class Backend>
   Result run(Experiment<Step, Backend>& e) {
+    // Options::stop_on_signals: a signal while the experiment runs stops it at an agreed round
+    // boundary; once the report holds it, the signal is delivered as before (see Options).
+    std::optional<gauge::detail::StopOnSignals> signals;
+    if (options_.stop_on_signals && !stop_requested()) signals.emplace();
+    Result r = run_experiment(e);
+    if (signals) {
+      const int signal = gauge::detail::stop_signal();
+      signals.reset();  // the handlers the program had, back; the request cleared
+      if (signal > 0) std::raise(signal);
+    }
+    return r;
+  }
+
+  /// This rank's own results so far (collective mode: with its own samples), in order.
+  const std::vector<Result>& own_results() const { return own_; }
+  /// The results run() returned, in order.
+  const std::vector<Result>& results() const { return combined_; }
+  /// Records a Timer's window combined across ranks (TimerAcrossRanks) for the report; the
+  /// last one per Timer name is kept.
+  void add(const TimerRanksWindow& window) {
+    for (auto& w : timers_)
+      if (w.timer == window.timer) {
+        w = window;
+        return;
+      }
+    timers_.push_back(window);
+  }
+
+  /// Gathers every rank's results and host to rank 0, which writes the report to the path given
+  /// to report_to() (atomically). Call on every rank. Returns the gathered record on rank 0 (an
+  /// empty one elsewhere). \param timers Timer summaries of rank 0 to include (`timers`).
+  /// \throws ReportError (no report_to(), or the file cannot be written), AgreementError when the
+  /// gather times out (after rank 0 wrote what it has, unless abort_on_timeout aborts first).
+  RanksRecord write_report(const std::vector<TimerSummary>& timers = {}) {
+    if (!path_) throw ReportError("gauge::mpi::Session::write_report: no report path (call report_to first)");
+    // Every rank is at write_report with the same number of experiments before the gather (a
+    // gather matched against another rank's agreement would corrupt both).
+    agree(kind_write, "write_report", double(combined_.size()), 0);
+    RanksRecord record = gather("write_report()");
+    if (rank_ == 0) write(record, timers);
+    return record;
+  }
+
+ private:
+  /// run()'s work: the agreement on the experiment, then the run in the session's mode.
+  template <class Step, class Backend>
+  Result run_experiment(Experiment<Step, Backend>& e) {
     const long long index = static_cast<long long>(combined_.size());
     // Every rank is at the same experiment: the same index, name and dimensions (an agreement
     // before anything runs). A rank at another point of the program (write_report, another
@@ -184,37 +232,6 @@ class Session {
     return r;
   }
 
-  /// This rank's own results so far (collective mode: with its own samples), in order.
-  const std::vector<Result>& own_results() const { return own_; }
-  /// The results run() returned, in order.
-  const std::vector<Result>& results() const { return combined_; }
-  /// Records a Timer's window combined across ranks (TimerAcrossRanks) for the report; the
-  /// last one per Timer name is kept.
-  void add(const TimerRanksWindow& window) {
-    for (auto& w : timers_)
-      if (w.timer == window.timer) {
-        w = window;
-        return;
-      }
-    timers_.push_back(window);
-  }
-
-  /// Gathers every rank's results and host to rank 0, which writes the report to the path given
-  /// to report_to() (atomically). Call on every rank. Returns the gathered record on rank 0 (an
-  /// empty one elsewhere). \param timers Timer summaries of rank 0 to include (`timers`).
-  /// \throws ReportError (no report_to(), or the file cannot be written), AgreementError when the
-  /// gather times out (after rank 0 wrote what it has, unless abort_on_timeout aborts first).
-  RanksRecord write_report(const std::vector<TimerSummary>& timers = {}) {
-    if (!path_) throw ReportError("gauge::mpi::Session::write_report: no report path (call report_to first)");
-    // Every rank is at write_report with the same number of experiments before the gather (a
-    // gather matched against another rank's agreement would corrupt both).
-    agree(kind_write, "write_report", double(combined_.size()), 0);
-    RanksRecord record = gather("write_report()");
-    if (rank_ == 0) write(record, timers);
-    return record;
-  }
-
- private:
   nlohmann::json own_part() const {
     RankRecord me;
     me.rank = rank_;

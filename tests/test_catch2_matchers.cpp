@@ -136,12 +136,32 @@ TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher an
   CHECK(self.match(base));
   CHECK(self.toString().find("the new result carries drift_during_measurement") != std::string::npos);
 
+  // In Markdown, a note's text from a report renders as written: no HTML, link or image.
+  gauge::Result hostile = base;
+  hostile.warnings[0].message = "<b>x</b> </details> ![i](http://x/y.png) `c`";
+  gauge::StoredReport ra, rb;
+  ra.results.push_back(hostile);
+  rb.results.push_back(slower);
+  const std::string md = gauge::to_markdown(gauge::compare_reports(ra, rb));
+  INFO(md);
+  CHECK(md.find("\\<b\\>x\\</b\\> \\</details\\> !\\[i\\](http://x/y.png) \\`c\\`") != std::string::npos);
+  CHECK(md.find("<b>") == std::string::npos);
   // Several runs: every run's warnings count, not only the first's.
   const std::vector<const gauge::Result*> runs_a{&steady, &base}, runs_b{&slower, &slower};
   const auto r = gauge::compare_runs(runs_a, runs_b, {});
   const auto rn = std::find_if(r.notes.begin(), r.notes.end(), gauge::detail::compare::is_unsteady_note);
   REQUIRE(rn != r.notes.end());
-  CHECK(rn->find("drift_during_measurement (run 2)") != std::string::npos);
+  CHECK(rn->find("drift_during_measurement (run 2: the last third") != std::string::npos);
+  // Each code once per run with its own message, clipped to 200 bytes; none for an empty message.
+  gauge::Result twice = base;
+  twice.warnings.push_back(drift);  // the same code again: listed once
+  gauge::Warning warm;
+  warm.code = "warmup_not_converged";  // no message: no parentheses
+  twice.warnings.push_back(warm);
+  twice.warnings[0].message = std::string(300, 'x');
+  const std::string n2 = gauge::detail::compare::unsteady_note({&twice}, "base");
+  CHECK(n2 == "the base result carries drift_during_measurement (" + std::string(200, 'x') + "...), warmup_not_converged: its "
+              "samples are not one steady state, so this verdict is weaker than its interval says; measure the base side again");
 }
 
 TEST_CASE("compare: no_slower_than against several baseline runs prices the run-to-run spread", "[compare][catch2][runs]") {

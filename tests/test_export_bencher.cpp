@@ -145,6 +145,19 @@ TEST_CASE("bencher: process CPU time per step as cpu-time in ns, with its median
   CHECK(with.at("sort").at("cpu-time").at("value").get<double>() == Approx(2e6));
 }
 
+TEST_CASE("bencher: a negative time (a report edited by hand) exports no measure, never a negative number",
+          "[export][bencher]") {
+  gauge::Result r = measured("sort", -1e-6, interval(-2e-6, 1e-6));
+  r.backend = "host";
+  r.cpu_time.p50 = -1e-6;
+  gauge::Result ok = measured("copy", 1e-6, interval(-1e-6, 2e-6));  // a negative bound only
+  const nlohmann::json doc = gauge::bencher_metric_format({r, ok});
+  CHECK_FALSE(doc.contains("sort"));  // nothing left to export for it
+  CHECK(doc.at("copy").at("latency").at("value").get<double>() == Approx(1000));
+  CHECK_FALSE(doc.at("copy").at("latency").contains("lower_value"));
+  CHECK(doc.at("copy").at("latency").at("upper_value").get<double>() == Approx(2000));
+}
+
 TEST_CASE("bencher: the registered format writes valid JSON that parses back to the document", "[export][bencher]") {
   gauge::StoredReport report;
   gauge::Result gemm = measured("gemm", 1.5e-3, interval(1.4e-3, 1.6e-3));
@@ -202,6 +215,30 @@ TEST_CASE("bencher: repetitions of a point are benchmarks of their own, and name
   CHECK(doc["dup"]["latency"]["value"].get<double>() == Approx(5000.0));
   CHECK(doc["dup/occurrence:2"]["latency"]["value"].get<double>() == Approx(6000.0));
   CHECK(doc["dup/occurrence:3"]["latency"]["value"].get<double>() == Approx(7000.0));
+}
+
+TEST_CASE("gbench: repetitions of a point and repeated names are benchmarks of their own, as in bencher",
+          "[export][gbench]") {
+  // The suite runner's --repetitions 2 of one point, then one name twice (helper-1 #7: three
+  // families all named "slow/k:1", with their aggregates, which compare.py confuses).
+  std::vector<gauge::Result> results;
+  for (std::size_t i = 0; i < 2; ++i) {
+    gauge::Result r = measured("k", 1e-6 * static_cast<double>(i + 1));
+    r.dimensions = {{"A", std::int64_t{1}}};
+    r.repetition = i;
+    results.push_back(r);
+  }
+  results.push_back(measured("dup", 5e-6));
+  results.push_back(measured("dup", 6e-6));
+  for (auto& r : results) r.gpu_samples_s.assign(10, *r.gpu_time.p50);  // gbench needs samples
+  gauge::GoogleBenchmarkOptions o;
+  o.repetitions = false;  // one entry per result: its median
+  const nlohmann::json doc = gauge::google_benchmark_json(gauge::Environment{}, results, o);
+  std::vector<std::string> names;
+  for (const auto& b : doc["benchmarks"]) names.push_back(b["name"].get<std::string>());
+  REQUIRE(names == std::vector<std::string>{"k/A:1/repetition:0", "k/A:1/repetition:1", "dup", "dup/occurrence:2"});
+  CHECK(doc["benchmarks"][1]["real_time"].get<double>() == Approx(2000.0));  // 2 us in ns
+  CHECK(doc["benchmarks"][3]["real_time"].get<double>() == Approx(6000.0));
 }
 
 TEST_CASE("gbench: the _median aggregate is gauge's median, not the median of the groups' means", "[export][gbench]") {

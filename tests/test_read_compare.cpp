@@ -703,6 +703,13 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
                   "is beyond 1 ± 2 %") != std::string::npos);
   CHECK(text.size() - text.rfind("Verdict rule:") < 400);
   CHECK(nlohmann::json(c)["rule"].get<std::string>().find("Efron & Tibshirani 1993") != std::string::npos);
+  // The sentence keeps the level's digits (helper-1 #11: 0.9999999 read "100 %").
+  gauge::CompareOptions fine;
+  fine.confidence_level = 0.9999999;
+  fine.threshold = 0.015;
+  const std::string rule = gauge::detail::compare::short_rule_text(fine);
+  CHECK(rule.find("where the 99.99999 % interval") != std::string::npos);
+  CHECK(rule.find("beyond 1 ± 1.5 %") != std::string::npos);
   const std::string md = gauge::to_markdown(c);
   CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U or t test) | verdict |") != std::string::npos);
   // Each p-value names its test (helper-15 #11: the "p (U)" header over Student t values): one
@@ -712,6 +719,14 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   // Names in Markdown: the brackets (and *, `, <, >) backslash-escaped, rendered as written.
   CHECK(md.find("| gemm \\[K=8192, M=8192, N=8192\\] | 1.601 ms | 1.76 ms |") != std::string::npos);
   CHECK(gauge::detail::escape::markdown_name("st*r [x](y) <b>`c`|_u") == "st\\*r \\[x\\](y) \\<b\\>\\`c\\`\\|_u");
+  // Bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LRI) never reach a reader raw
+  // (helper-1 #9): escaped by visible(), the terminal and every Markdown cell; other UTF-8 kept.
+  const std::string rlo = "a\xE2\x80\xAE" "b\xE2\x81\xA6" "c \xC3\xA9";
+  CHECK(gauge::detail::escape::visible(rlo) == "a\\u202eb\\u2066c \xC3\xA9");
+  CHECK(gauge::detail::escape::terminal_text(rlo) == "a\\u202eb\\u2066c \xC3\xA9");
+  CHECK(gauge::detail::escape::markdown_cell(rlo) == "a\\\\u202eb\\\\u2066c \xC3\xA9");
+  CHECK(gauge::detail::escape::visible("\xE2\x80\x94 dash") == "\xE2\x80\x94 dash");  // U+2014: kept
+  CHECK(gauge::detail::escape::visible("\xE2\x80") == "\xE2\x80");                  // cut short: kept
   nlohmann::json j = c;
   const auto back = nlohmann::json::parse(j.dump());
   CHECK(back["schema"] == "gauge.comparison");

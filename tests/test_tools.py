@@ -556,18 +556,22 @@ class ExportCli(unittest.TestCase):
         # A failed experiment is left out: an empty array.
         self.assertEqual([], json.loads(self.export("failed.json", "--format", "github_benchmark")))
 
-    def test_json_rewrites_the_report_at_the_current_schema(self):
-        # An older report (schema 1.x before this one) comes back at this version's schema, valid,
-        # with the same experiments and the same samples.
+    def test_json_writes_the_document_as_read(self):
+        # An older report (schema 1.0) comes back as it was: the same keys and values, its own
+        # schema version, nothing defaulted (helper-1: an upgrade invented settings the run never
+        # recorded); a newer minor version's unknown keys are kept, not dropped.
         with open(report("base.json")) as f:
             old = json.load(f)
         doc = json.loads(self.export("base.json", "--format", "json"), parse_constant=reject_constant)
-        validator().validate(doc)
-        self.assertEqual(header_schema_version(), doc["schema_version"])
-        self.assertEqual([e["name"] for e in old["experiments"]], [e["name"] for e in doc["experiments"]])
-        self.assertEqual(old["experiments"][0]["samples"]["gpu_time_per_step_s"], doc["experiments"][0]["samples"]["gpu_time_per_step_s"])
-        self.assertEqual(float(np.median(old["experiments"][0]["samples"]["gpu_time_per_step_s"])), doc["experiments"][0]["gpu_time_s"]["p50"])
-        self.assertEqual(old["created_utc"], doc["created_utc"])
+        self.assertEqual(old, doc)
+        newer = dict(old, schema_version="1.99.0", from_the_future={"x": 1})
+        newer["experiments"] = [dict(old["experiments"][0], future_key=[1, 2])]
+        path = os.path.join(scratch("newer-minor"), "newer.json")
+        with open(path, "w") as f:
+            json.dump(newer, f)
+        p = run(EXPORT, path, "--format", "json")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(newer, json.loads(p.stdout))
 
     def test_a_report_without_experiments_is_refused_not_exported_empty(self):
         with open(report("base.json")) as f:
@@ -576,11 +580,37 @@ class ExportCli(unittest.TestCase):
         path = os.path.join(scratch("no-experiments"), "timer-only.json")
         with open(path, "w") as f:
             json.dump(doc, f)
-        for fmt in ["gbench", "csv", "markdown", "console", "bencher", "github_benchmark", "json"]:
+        for fmt in ["gbench", "csv", "markdown", "console", "bencher", "github_benchmark"]:
             p = run(EXPORT, path, "--format", fmt)
             self.assertEqual(2, p.returncode, (fmt, p.stdout, p.stderr))
             self.assertEqual("", p.stdout)
-            self.assertIn("the report holds no experiments: nothing to export", p.stderr)
+            self.assertIn("the report holds no experiments: nothing to export in --format " + fmt, p.stderr)
+        # json writes the document whatever it holds.
+        p = run(EXPORT, path, "--format", "json")
+        self.assertEqual(0, p.returncode, p.stderr)
+        self.assertEqual(doc, json.loads(p.stdout))
+        # A Timer-only report (gauge's writer: full.json's Timer, its experiments removed): the
+        # formats with Timer rows write them; the per-experiment ones refuse.
+        out = scratch("timer-only")
+        self.assertEqual(0, run(WRITE_REPORTS, out).returncode)
+        with open(os.path.join(out, "full.json")) as f:
+            full = json.load(f)
+        self.assertTrue(full["timers"])
+        full["experiments"], full["interleaved"] = [], []
+        if full.get("ranks"):
+            full["ranks"]["experiments"] = []
+        timer_only = os.path.join(out, "timer-only.json")
+        with open(timer_only, "w") as f:
+            json.dump(full, f)
+        name = full["timers"][0]["name"]
+        for fmt in ["csv", "markdown", "console"]:
+            p = run(EXPORT, timer_only, "--format", fmt)
+            self.assertEqual(0, p.returncode, (fmt, p.stderr))
+            self.assertIn(name, p.stdout)
+        for fmt in ["gbench", "bencher", "github_benchmark"]:
+            p = run(EXPORT, timer_only, "--format", fmt)
+            self.assertEqual(2, p.returncode, (fmt, p.stdout))
+            self.assertIn("(only 1 Timer summary)", p.stderr)
 
     def test_markdown_and_errors(self):
         md = self.export("base.json", "--format", "markdown")
@@ -825,6 +855,18 @@ class HostSweepFormats(unittest.TestCase):
         validator().validate(doc)
         self.assertEqual([4096], [x["dimensions"]["bytes"] for x in doc["experiments"]])
         self.assertEqual("ok", doc["experiments"][0]["status"])
+        # Standard output that cannot be written (a full disk): exit 74, saying so (helper-1 #1).
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([HOST_SWEEP, "--quick", "--filter", "bytes=4096$", "--format", "json"], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(74, p.returncode, p.stderr)
+        self.assertIn("standard output could not be written", p.stderr)
+        # --interleave with a per-experiment format: the paired verdict goes to standard error.
+        p = run(HOST_SWEEP, "--quick", "--interleave", "sum/bytes=4096", "sum/bytes=16384", "--format", "csv")
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        self.assertTrue(p.stdout.startswith("name,"), p.stdout[:200])
+        self.assertEqual(3, len(p.stdout.splitlines()), p.stdout[:300])  # the header and the two points
+        self.assertIn("B/A = ", p.stderr)
         # An unknown format: exit 2 before anything runs, naming the choices, the registered ones included.
         p = run(HOST_SWEEP, "--format", "xml")
         self.assertEqual(2, p.returncode, p.stdout + p.stderr)

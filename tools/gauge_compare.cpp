@@ -114,10 +114,10 @@ Arguments parse(int argc, char** argv) {
   Arguments a;
   CLI::App app("Compares gauge reports: per experiment, whether NEW is faster, slower, the same or "
                "inconclusive against BASE, with the interval of the ratio of medians behind the verdict (the "
-               "rule: docs/comparing.md, and the last paragraph of every comparison).",
+               "rule: below, docs/comparing.md, and \"rule\" in --format json; every comparison ends with it in one sentence).",
                "gauge-compare");
   gauge::tools::configure(app, exit_codes);
-  // The rule as every comparison prints it (at the defaults), then the recipe and the exit codes.
+  // The whole rule (at the defaults), then the recipe and the exit codes.
   app.footer(gauge::tools::wrap(gauge::detail::compare::rule_text(gauge::CompareOptions{}), 100) + "\n\n" +
              gauge::tools::wrap(sides_help, 100) + "\n\nRecipe: tools/gauge-ab runs base and new alternately (B N N B B N), 3 "
              "runs each, then this; docs/comparing.md has it as a GitHub Actions job.\n\n" + exit_codes);

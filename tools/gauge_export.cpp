@@ -77,15 +77,17 @@ int main(int argc, char** argv) {
     } catch (const gauge::ReportError& e) {
       throw gauge::tools::BadInput{e.what()};
     }
-    // A report without experiments (a Timer-only report) has nothing these formats hold: say so
-    // (exit 2) rather than print an empty list that reads as success.
-    if (report.results.empty())
+    // A report with nothing the format holds (a Timer-only report for gbench): say so (exit 2)
+    // rather than print an empty list that reads as success.
+    const gauge::ExportFormat& format = gauge::find_export_format(args.format);
+    if (!format.has_content(report))
       throw gauge::tools::BadInput{args.path + ": the report holds no experiments" +
                                    (report.timers.empty() ? std::string()
                                                           : " (only " + std::to_string(report.timers.size()) +
                                                                 " Timer summar" + (report.timers.size() == 1 ? "y" : "ies") + ")") +
-                                   ": nothing to export (gauge-export writes experiments; a Timer's summaries are the report's \"timers\")"};
-    const std::string text = gauge::find_export_format(args.format).write(report, args.options);
+                                   ": nothing to export in --format " + args.format +
+                                   " (it writes experiments; csv, markdown, console and json write a Timer's summaries too)"};
+    const std::string text = format.write(report, args.options);
     if (!gauge::tools::write_stdout("gauge-export", text)) return gauge::tools::exit_output;
     return 0;
   });

@@ -71,11 +71,12 @@ inline Result failed_point(const Point& p, const Config& c, std::string error) {
   return r;
 }
 
-/// Writes `s` to `f` and flushes it.
-inline void write_text(std::FILE* f, const std::string& raw) {
+/// Writes `s` to `f` and flushes it. Returns whether all of it was written (a full disk, a closed
+/// descriptor: false, with errno set).
+inline bool write_text(std::FILE* f, const std::string& raw) {
   const std::string s = escape::terminal_text(raw);  // names and errors never drive the terminal
-  std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
+  const bool written = std::fwrite(s.data(), 1, s.size(), f) == s.size();
+  return std::fflush(f) == 0 && written && !std::ferror(f);
 }
 
 /// Runs `pp`'s body on `p`; the error text when it threw ("the benchmark threw: ..."), else none.

@@ -12,15 +12,40 @@
 
 namespace gauge::detail::escape {
 
+/// The code point of the Unicode bidirectional control (U+200E, U+200F, U+202A..U+202E,
+/// U+2066..U+2069) whose UTF-8 form starts at s[i], or 0: such a character reorders the text
+/// around it as displayed ("Trojan Source", CVE-2021-42574), so a report's text shows it escaped.
+inline unsigned bidi_control_at(std::string_view s, std::size_t i) {
+  if (i + 2 >= s.size() || static_cast<unsigned char>(s[i]) != 0xe2) return 0;
+  const auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+  const unsigned cp = 0x2000u | ((b1 & 0x3fu) << 6) | (b2 & 0x3fu);
+  if ((b1 & 0xc0) != 0x80 || (b2 & 0xc0) != 0x80) return 0;
+  const bool bidi = cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+  return bidi ? cp : 0;
+}
+
+/// "\u202e" for code point 0x202e.
+inline std::string escaped_code_point(unsigned cp) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out = "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out += hex[(cp >> shift) & 0xf];
+  return out;
+}
+
 /// `s` with every control character visible: NUL → `\0`, TAB → `\t`, LF → `\n`, CR → `\r`, other
-/// C0 characters and DEL → `\xHH` (two hex digits). Other bytes (UTF-8 included) are kept.
+/// C0 characters and DEL → `\xHH` (two hex digits), the bidirectional controls (bidi_control_at)
+/// → `\uHHHH`. Other bytes (UTF-8 included) are kept.
 inline std::string visible(std::string_view s) {
   static const char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
+    if (const unsigned cp = bidi_control_at(s, i)) {
+      out += escaped_code_point(cp);
+      i += 2;
+    } else if (u >= 0x20 && u != 0x7f) {
       out += c;
     } else if (u == 0) {
       out += "\\0";
@@ -43,7 +68,8 @@ inline std::string visible(std::string_view s) {
 /// RFC 4180 quoting carries; gauge's own console text makes CR visible already), every other C0 control character
 /// and DEL is visible() — ESC above all, which starts the terminal's escape sequences (clear the
 /// screen, retitle the window, rewrite earlier lines) — and so are the C1 controls U+0080..U+009F
-/// (UTF-8 C2 80..C2 9F: CSI is C2 9B), as `\u0080`..`\u009f`. Used where a report's text
+/// (UTF-8 C2 80..C2 9F: CSI is C2 9B), as `\u0080`..`\u009f`, and the bidirectional controls
+/// (bidi_control_at) as `\uHHHH`. Used where a report's text
 /// (names, dimension values, errors) reaches standard output or standard error: the tools' output
 /// and error lines, the suite runner's lines.
 inline std::string terminal_text(std::string_view s) {
@@ -55,6 +81,9 @@ inline std::string terminal_text(std::string_view s) {
     const auto u = static_cast<unsigned char>(c);
     if ((u < 0x20 || u == 0x7f) && c != '\n' && c != '\r' && c != '\t') {
       out += visible(std::string_view(&c, 1));
+    } else if (const unsigned cp = bidi_control_at(s, i)) {
+      out += escaped_code_point(cp);
+      i += 2;
     } else if (u == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
                static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
       const auto v = static_cast<unsigned char>(s[++i]);

@@ -135,7 +135,9 @@ inline constexpr std::size_t max_gbench_name_bytes = 65536;
 /// Results as Google Benchmark JSON (the format of `--benchmark_out_format=json`, library 1.7):
 /// `{"context": {...}, "benchmarks": [...]}`. Each experiment with samples becomes the entries
 /// described at GoogleBenchmarkOptions::repetitions, named
-/// "<name>/<dimension>:<value>/..."; `real_time` is the chosen time per step in `time_unit`;
+/// "<name>/<dimension>:<value>/..." (a result of the suite runner's `--repetitions` adds
+/// "/repetition:<i>", a repeated name "/occurrence:<k>": detail::export_::unique_benchmark_name, as
+/// the Bencher export); `real_time` is the chosen time per step in `time_unit`;
 /// `cpu_time` is the process CPU time where the result has it (host timing, `cpu_time_s`: the
 /// single entry and the median take its median; repetitions and the other aggregates scale their
 /// `real_time` by the result's median CPU time / median real time, as the per-round CPU samples do
@@ -193,9 +195,10 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   nlohmann::json skipped = nlohmann::json::array();
   nlohmann::json benchmarks = nlohmann::json::array();
   std::size_t family = 0;
+  std::set<std::string> taken;  // a suite's repetitions and repeated experiments get names of their own
   for (const auto& r : results) {
     const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
-    const std::string name = benchmark_name(r);
+    const std::string name = detail::export_::unique_benchmark_name(r, taken);
     // Google Benchmark's JSON repeats the name in every entry (up to max_repetitions + 4 of them):
     // a name of megabytes would make gigabytes. Refused, naming it, before anything is built.
     if (name.size() > detail::max_gbench_name_bytes)
@@ -427,64 +430,9 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
   return out;
 }
 
-/// Results and Timers as a GitHub-flavoured Markdown table (ends with a newline), rows as in
-/// csv_table: experiment (name and dimensions; a Timer row says "timer step" or "timer region"
-/// and a region's share of the step), status, median time per step (the row's `time_label`: GPU
-/// or real time), its confidence interval, p99, wall time per step, where any row has it the
-/// median process CPU time per step ("cpu/step", host timing; "-" in other rows), throughput (FLOP/s, else
-/// bytes/s, else the first item), warning codes, then the speed of light (gauge/report/export_peaks.hpp):
-/// "% of peak", the GPU throughput as a percent of every known peak ("bf16 dense 62.6 % theoretical
-/// (max boost), 82.6 % theoretical (run clock), 93.1 % measured; memory 5.1 % theoretical (max
-/// boost)"), and "roofline" ("compute-bound (2.73e+03 FLOP/B, ridge 319 FLOP/B, theoretical)"), "-"
-/// where a row has none; times with readable units ("1.616 ms"). '|' in text is escaped.
-inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
-  using detail::compare::md_cell;
-  const auto rows = detail::export_::table_rows(results, timers);
-  // A "cpu/step" column (process CPU time per step, median) where some row has it (host timing).
-  const bool cpu_column = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.cpu != nullptr; });
-  std::string out = fmt::format(
-      "| experiment | status | median | CI of the median | p99 | wall/step | {}throughput | warnings | % of peak | roofline |\n"
-      "|---|---|---:|---|---:|---:|{}---:|---|---|---|\n",
-      cpu_column ? "cpu/step | " : "", cpu_column ? "---:|" : "");
-  const Summary none;
-  for (const auto& r : rows) {
-    const Summary& g = r.time ? *r.time : none;
-    std::string ci = "-";
-    if (g.median_ci)
-      ci = fmt::format("{} – {}", detail::format_time(g.median_ci->low), detail::format_time(g.median_ci->high));
-    std::string rate = "-";
-    if (r.throughput) {
-      const auto& t = *r.throughput;
-      if (t.flop_per_second) rate = detail::format_rate(t.flop_per_second, "FLOP/s");
-      else if (t.bytes_per_second) rate = detail::format_rate(t.bytes_per_second, "B/s");
-      else if (!t.items_per_second.empty())
-        rate = detail::format_rate(t.items_per_second.begin()->second, (t.items_per_second.begin()->first + "/s").c_str());
-    }
-    std::string codes;
-    for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ", ") + c;
-    std::string label = r.name;
-    if (r.dimensions && !r.dimensions->empty()) label += " (" + detail::compare::dimensions_text(*r.dimensions) + ")";
-    if (r.kind == "timer_step") label += " (timer step)";
-    if (r.kind == "timer_region")
-      label += " (timer region" +
-               (r.share_of_step ? ", " + detail::format_general(100 * *r.share_of_step, 3) + " % of the step" : std::string()) +
-               ")";
-    std::string status = r.status;
-    if (r.error) status += ": " + *r.error;
-    const std::string cpu = cpu_column ? detail::format_time(r.cpu ? r.cpu->p50 : std::nullopt) + " | " : std::string();
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {}{} | {} | {} | {} |\n", detail::escape::markdown_name(label), md_cell(status),
-                       detail::format_time(g.p50), ci, detail::format_time(g.p99),
-                       detail::format_time(r.wall ? r.wall->p50 : std::nullopt), cpu, rate,
-                       md_cell(codes.empty() ? "-" : codes),
-                       r.peaks ? detail::export_::pct_of_peak_text(*r.peaks) : std::string("-"),
-                       r.peaks ? detail::export_::roofline_text(r.peaks->roofline) : std::string("-"));
-  }
-  return out;
-}
-
 }  // namespace gauge
 
-// The three formats of this file, registered for gauge-export (gauge/report/export_format.hpp).
+// The formats of this file, registered for gauge-export (gauge/report/export_format.hpp).
 namespace gauge::detail::export_ {
 inline std::string write_gbench(const StoredReport& report, const ExportOptions& o) {
   GoogleBenchmarkOptions g;
@@ -496,11 +444,10 @@ inline std::string write_gbench(const StoredReport& report, const ExportOptions&
 inline std::string write_csv(const StoredReport& report, const ExportOptions&) {
   return csv_table(report.results, report.timers);
 }
-inline std::string write_markdown(const StoredReport& report, const ExportOptions&) {
-  return markdown_table(report.results, report.timers);
-}
 }  // namespace gauge::detail::export_
 GAUGE_REGISTER_EXPORT_FORMAT(gbench, "Google Benchmark JSON (its compare.py reads it)",
                              ::gauge::detail::export_::write_gbench)
-GAUGE_REGISTER_EXPORT_FORMAT(csv, "one row per experiment and per timer region (RFC 4180)", ::gauge::detail::export_::write_csv)
-GAUGE_REGISTER_EXPORT_FORMAT(markdown, "a Markdown table", ::gauge::detail::export_::write_markdown)
+GAUGE_REGISTER_EXPORT_FORMAT(csv, "one row per experiment and per timer region (RFC 4180)", ::gauge::detail::export_::write_csv,
+                             ::gauge::ExportFormat::Holds::experiments_and_timers)
+// markdown: gauge/report/export_markdown.hpp (included here, as it always was part of this header).
+#include "gauge/report/export_markdown.hpp"

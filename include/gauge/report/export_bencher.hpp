@@ -26,10 +26,15 @@ namespace gauge {
 namespace detail::export_ {
 
 /// Adds {"value", "lower_value", "upper_value"} under `measure` of `benchmark`: the value, and each
-/// bound only where it is finite. Nothing when the value is not finite (NaN stands for absent).
+/// bound only where it is finite and >= 0. Nothing when the value is not finite or negative (NaN
+/// stands for absent).
 inline void add_bmf_measure(nlohmann::json& benchmark, const std::string& measure, double value, double lower,
                             double upper) {
-  if (!std::isfinite(value)) return;
+  // A time or a rate is never negative: a report that says so (edited by hand) exports nothing
+  // for that measure rather than a negative number.
+  if (!std::isfinite(value) || value < 0) return;
+  if (lower < 0) lower = std::numeric_limits<double>::quiet_NaN();
+  if (upper < 0) upper = std::numeric_limits<double>::quiet_NaN();
   nlohmann::json m = {{"value", value}};
   if (std::isfinite(lower)) m["lower_value"] = lower;
   if (std::isfinite(upper)) m["upper_value"] = upper;
@@ -105,6 +110,7 @@ inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, 
     if (r.work.bytes) rate("bytes-per-second", *r.work.bytes);
     for (const auto& [item, count] : r.work.items) rate(item + "-per-second", count);
 
+    if (benchmark.empty()) continue;  // nothing exportable (a negative time in an edited report)
     doc[unique_benchmark_name(r, taken)] = std::move(benchmark);
   }
   return doc;

@@ -22,4 +22,4 @@ inline std::string write_console(const StoredReport& report, const ExportOptions
 }  // namespace gauge::detail::export_
 
 GAUGE_REGISTER_EXPORT_FORMAT(console, "the console summary (machine line, table, warnings, timers)",
-                             ::gauge::detail::export_::write_console)
+                             ::gauge::detail::export_::write_console, ::gauge::ExportFormat::Holds::experiments_and_timers)

@@ -33,6 +33,18 @@ struct ExportFormat {
   std::string name;
   std::string description;
   std::function<std::string(const StoredReport&, const ExportOptions&)> write;
+  /// What the format holds, so that a front end knows when there is nothing to write in it.
+  enum class Holds {
+    experiments,              ///< one entry per experiment (gbench, bencher, github_benchmark)
+    experiments_and_timers,   ///< rows of experiments and of Timers (csv, markdown, console)
+    document,                 ///< the whole report, whatever it holds (json)
+  };
+  Holds holds = Holds::experiments;  ///< see Holds
+  /// Whether `report` has anything this format writes (a Timer-only report has nothing for gbench).
+  bool has_content(const StoredReport& report) const {
+    return holds == Holds::document || !report.results.empty() ||
+           (holds == Holds::experiments_and_timers && !report.timers.empty());
+  }
 };
 
 /// The registered formats, in registration order.
@@ -49,8 +61,9 @@ inline const ExportFormat& find_export_format(const std::string& name) {
 
 }  // namespace gauge
 
-/// Registers an export format from a header: `GAUGE_REGISTER_EXPORT_FORMAT(csv, "…", writer)`.
-#define GAUGE_REGISTER_EXPORT_FORMAT(id, description, writer) \
-  namespace gauge::detail::export_registry {                  \
-  inline const bool id = ::gauge::register_export_format({#id, description, writer}); \
+/// Registers an export format from a header: `GAUGE_REGISTER_EXPORT_FORMAT(csv, "…", writer)`, or
+/// with what it holds (ExportFormat::Holds) after the writer.
+#define GAUGE_REGISTER_EXPORT_FORMAT(id, description, ...) \
+  namespace gauge::detail::export_registry {               \
+  inline const bool id = ::gauge::register_export_format({#id, description, __VA_ARGS__}); \
   }

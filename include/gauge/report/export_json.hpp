@@ -1,10 +1,11 @@
 #pragma once
 /// \file gauge/report/export_json.hpp
-/// Export format `json`: gauge's own report document (schema/gauge-report.schema.json) at this
-/// version's schema, written by the one report writer (gauge::detail::report_json) from what was
-/// read or measured: the suite runner's `--format json`, and `gauge-export --format json`, which
-/// rewrites a report of an older minor schema version at the current one (keys this version does
-/// not model are not kept). One header and one line in gauge/report/formats.hpp.
+/// Export format `json`: gauge's own report document (schema/gauge-report.schema.json). For a run
+/// (the suite runner's `--format json`) it is the document the run's report file holds, written
+/// by the one report writer (gauge::detail::report_json); for a report read back
+/// (`gauge-export --format json`) it is the document as read, every key and the schema version
+/// kept as they were (nothing is upgraded, defaulted or dropped), indented by 2. One header and
+/// one line in gauge/report/formats.hpp.
 
 #include <string>
 
@@ -14,8 +15,9 @@
 #include "gauge/report/read.hpp"
 
 namespace gauge::detail::export_ {
-/// The report document of `report`, indented by 2, ending with a newline.
+/// The report document of `report` (see the file comment), ending with a newline.
 inline std::string write_json(const StoredReport& report, const ExportOptions&) {
+  if (report.document.is_object()) return detail::json_dump(report.document, 2) + "\n";
   return detail::json_dump(detail::report_json(report.environment, report.results, report.timers, report.skipped, report.ranks,
                                                report.interleaved, report.created_utc),
                            2) +
@@ -23,5 +25,5 @@ inline std::string write_json(const StoredReport& report, const ExportOptions&) 
 }
 }  // namespace gauge::detail::export_
 
-GAUGE_REGISTER_EXPORT_FORMAT(json, "gauge's report JSON at this version's schema (the document the report file holds)",
-                             ::gauge::detail::export_::write_json)
+GAUGE_REGISTER_EXPORT_FORMAT(json, "gauge's report JSON (a report read back: the document as read; a run: its report)",
+                             ::gauge::detail::export_::write_json, ::gauge::ExportFormat::Holds::document)

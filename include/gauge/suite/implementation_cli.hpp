@@ -12,7 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -219,8 +221,10 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   if (o.list && !(points.empty() && o.filter)) {
     std::string text;
     for (const auto& p : points) text += p.label + "\n";
-    detail::suite::write_text(io.out, text);
-    return 0;
+    if (detail::suite::write_text(io.out, text)) return 0;
+    std::fprintf(io.err, "%s: error: standard output could not be written: %s\n", app.get_name().c_str(),
+                 std::strerror(errno ? errno : EIO));
+    return 74;
   }
   if (points.empty()) return usage(o.filter ? "--filter '" + *o.filter + "' matches no point" : std::string("no benchmark is registered"));
   try {

@@ -16,7 +16,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
@@ -308,7 +310,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     }
     if (o.kernels) text += kernel_table(results);
   }
-  write_text(io.out, text);
+  // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
+  // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.
+  std::optional<std::string> stdout_error;
+  if (!write_text(io.out, text)) stdout_error = std::strerror(errno ? errno : EIO);
 
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed ? 1 : 0;
@@ -316,6 +321,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   if (format_error) {
     std::fprintf(io.err, "gauge: error: %s\n", format_error->c_str());
     if (summary.exit_code == 0) summary.exit_code = 1;
+  }
+  if (stdout_error) {
+    std::fprintf(io.err, "gauge: error: standard output could not be written: %s\n", stdout_error->c_str());
+    summary.exit_code = 74;  // EX_IOERR
   }
   if (write_error) {
     std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());

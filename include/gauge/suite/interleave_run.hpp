@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -328,6 +330,10 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   if (const ExportFormat* format = detail::runner_export_format(o.format)) {
     // A registered export format (csv, json, gbench, ...), from the document the report file holds.
     format_error = detail::export_run(*format, detail::run_document(env, results, skipped, records), text);
+    // A format of per-experiment rows (csv, gbench, ...) has no place for the paired verdict, the
+    // point of --interleave: it goes to standard error (json holds it as `interleaved`).
+    if (!records.empty() && format->holds != ExportFormat::Holds::document)
+      detail::suite::write_text(io.err, interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
   } else {
     const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
     std::vector<detail::SweepRow> rows;
@@ -343,7 +349,10 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
     text += detail::sweep_table({"side", "point"}, rows, style) + "\n";
     if (!records.empty()) text += interleaved_text(records[0], a.label, b.label, style);
   }
-  write_text(io.out, text);
+  // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
+  // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.
+  std::optional<std::string> stdout_error;
+  if (!write_text(io.out, text)) stdout_error = std::strerror(errno ? errno : EIO);
 
   for (const auto& line : problems) std::fprintf(io.err, "gauge: --interleave: %s\n", line.c_str());
   summary.wall_time_s = clock() - t0;
@@ -357,6 +366,10 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   if (format_error) {
     std::fprintf(io.err, "gauge: error: %s\n", format_error->c_str());
     if (summary.exit_code == 0) summary.exit_code = 1;
+  }
+  if (stdout_error) {
+    std::fprintf(io.err, "gauge: error: standard output could not be written: %s\n", stdout_error->c_str());
+    summary.exit_code = 74;  // EX_IOERR
   }
   if (write_error) {
     std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());

@@ -60,10 +60,10 @@ inline std::string rule_text(const CompareOptions& o) {
 inline std::string short_rule_text(const CompareOptions& o) {
   const double t = 100 * o.threshold;
   return fmt::format(
-      "Verdict rule: slower / faster where the {:g} % interval of the median's ratio excludes 1 and its estimate is beyond "
-      "1 ± {:g} % (or a tail's whole interval is), same where the interval lies within 1 ± {:g} %, else inconclusive "
+      "Verdict rule: slower / faster where the {} % interval of the median's ratio excludes 1 and its estimate is beyond "
+      "1 ± {} % (or a tail's whole interval is), same where the interval lies within 1 ± {} %, else inconclusive "
       "(all of it: gauge-compare --help, or \"rule\" in --format json).",
-      100 * o.confidence_level, t, t);
+      fmt::format("{:.10g}", 100 * o.confidence_level), fmt::format("{:.10g}", t), fmt::format("{:.10g}", t));
 }
 
 /// The verdict with "(bimodal)" or "(summary)" when it applies.
@@ -176,7 +176,9 @@ inline std::string to_markdown(const Comparison& c) {
   for (const auto& e : c.experiments) {
     out += fmt::format("- {}: {}\n", detail::escape::markdown_name(e.label), md_cell(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("  - ignored dimension {}\n", md_cell(dd));
-    for (const auto& n : e.notes) out += fmt::format("  - {}\n", md_cell(n));
+    // Notes carry text from the reports (warning messages): escaped as names are, so that no
+    // HTML, link, image or code span of a report renders in a pull request's comment.
+    for (const auto& n : e.notes) out += fmt::format("  - {}\n", detail::escape::markdown_name(n));
   }
   if (!c.multiplicity_rule.empty()) out += "\nOver the experiments: " + md_cell(c.multiplicity_rule) + ".\n";
   std::string invalid, other;
@@ -192,7 +194,7 @@ inline std::string to_markdown(const Comparison& c) {
   if (!c.only_in_base.empty() || !c.only_in_candidate.empty()) out += "\n";
   for (const auto& l : c.only_in_base) out += "- only in base: " + detail::escape::markdown_name(l) + "\n";
   for (const auto& l : c.only_in_candidate) out += "- only in new: " + detail::escape::markdown_name(l) + "\n";
-  for (const auto& n : c.notes) out += "- note: " + md_cell(n) + "\n";
+  for (const auto& n : c.notes) out += "- note: " + detail::escape::markdown_name(n) + "\n";
   // The whole rule, folded (GitHub renders <details> closed): a pull request's comment stays short.
   out += "\n<details><summary>Verdict rule</summary>\n\n" + md_cell(rule_text(c.options)) + "\n\n</details>\n";
   return out;

@@ -32,22 +32,36 @@ namespace detail::compare {
 inline constexpr const char* unsteady_codes[] = {"drift_during_measurement", "warmup_not_converged", "work_not_every_step",
                                                  "memory_grew_during_measurement"};
 
+/// At most `max` bytes of `s`, cut at a UTF-8 character boundary, "..." added where cut.
+inline std::string clipped(const std::string& s, std::size_t max = 200) {
+  if (s.size() <= max) return s;
+  std::size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
+  return s.substr(0, n) + "...";
+}
+
 /// The note naming the unsteady warnings (unsteady_codes) of one side's runs, "" when none: "the
-/// base result carries drift_during_measurement (<its message>): ...". `side` is "base" or "new".
+/// base result carries drift_during_measurement (run 2: <its message>), ...: its samples are not
+/// one steady state, ...". Each code once per run, each with its own message (at most 200 bytes;
+/// none when empty); `side` is "base" or "new".
 inline std::string unsteady_note(const std::vector<const Result*>& runs, const char* side) {
-  std::string codes, first_message;
-  for (std::size_t i = 0; i < runs.size(); ++i)
+  std::string listed;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::vector<std::string> seen;
     for (const auto& w : runs[i]->warnings)
       for (const char* code : unsteady_codes)
-        if (w.code == code) {
-          const std::string run = runs.size() > 1 ? fmt::format(" (run {})", i + 1) : std::string();
-          codes += (codes.empty() ? "" : ", ") + w.code + run;
-          if (first_message.empty()) first_message = w.message;
+        if (w.code == code && std::find(seen.begin(), seen.end(), w.code) == seen.end()) {
+          seen.push_back(w.code);
+          std::string detail;
+          if (runs.size() > 1) detail = fmt::format("run {}", i + 1);
+          if (!w.message.empty()) detail += (detail.empty() ? "" : ": ") + clipped(w.message);
+          listed += (listed.empty() ? "" : ", ") + w.code + (detail.empty() ? std::string() : " (" + detail + ")");
         }
-  if (codes.empty()) return {};
-  return fmt::format("the {} result carries {} ({}): its samples are not one steady state, so this verdict is weaker than "
+  }
+  if (listed.empty()) return {};
+  return fmt::format("the {} result carries {}: its samples are not one steady state, so this verdict is weaker than "
                      "its interval says; measure the {} side again",
-                     side, codes, first_message, side);
+                     side, listed, side);
 }
 
 /// Whether `note` is one of unsteady_note's.

@@ -38,6 +38,20 @@ gauge::Result measured(const std::string& name, std::optional<double> p50,
   return r;
 }
 
+/// Two repetitions (0 and 1) of point k/A:1 at 1 and 2 us, then "dup" twice, at 5 and 6 us.
+std::vector<gauge::Result> repetitions_and_duplicates() {
+  std::vector<gauge::Result> results;
+  for (std::size_t i = 0; i < 2; ++i) {
+    gauge::Result r = measured("k", 1e-6 * static_cast<double>(i + 1));
+    r.dimensions = {{"A", std::int64_t{1}}};
+    r.repetition = i;
+    results.push_back(r);
+  }
+  results.push_back(measured("dup", 5e-6));
+  results.push_back(measured("dup", 6e-6));
+  return results;
+}
+
 /// Every number anywhere in `j` is finite (nlohmann writes a non-finite double as null).
 bool all_finite_numbers(const nlohmann::json& j) {
   if (j.is_null()) return false;
@@ -197,15 +211,7 @@ TEST_CASE("bencher: the registered format writes valid JSON that parses back to 
 }
 
 TEST_CASE("bencher: repetitions of a point are benchmarks of their own, and names stay unique", "[export][bencher]") {
-  std::vector<gauge::Result> results;
-  for (std::size_t i = 0; i < 2; ++i) {
-    gauge::Result r = measured("k", 1e-6 * static_cast<double>(i + 1));
-    r.dimensions = {{"A", std::int64_t{1}}};
-    r.repetition = i;
-    results.push_back(r);
-  }
-  results.push_back(measured("dup", 5e-6));
-  results.push_back(measured("dup", 6e-6));
+  std::vector<gauge::Result> results = repetitions_and_duplicates();
   results.push_back(measured("dup", 7e-6));
   const nlohmann::json doc = gauge::bencher_metric_format(results);
   INFO(doc.dump(2));
@@ -221,15 +227,7 @@ TEST_CASE("gbench: repetitions of a point and repeated names are benchmarks of t
           "[export][gbench]") {
   // The suite runner's --repetitions 2 of one point, then one name twice (helper-1 #7: three
   // families all named "slow/k:1", with their aggregates, which compare.py confuses).
-  std::vector<gauge::Result> results;
-  for (std::size_t i = 0; i < 2; ++i) {
-    gauge::Result r = measured("k", 1e-6 * static_cast<double>(i + 1));
-    r.dimensions = {{"A", std::int64_t{1}}};
-    r.repetition = i;
-    results.push_back(r);
-  }
-  results.push_back(measured("dup", 5e-6));
-  results.push_back(measured("dup", 6e-6));
+  std::vector<gauge::Result> results = repetitions_and_duplicates();
   for (auto& r : results) r.gpu_samples_s.assign(10, *r.gpu_time.p50);  // gbench needs samples
   gauge::GoogleBenchmarkOptions o;
   o.repetitions = false;  // one entry per result: its median

@@ -318,18 +318,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed ? 1 : 0;
   if (interrupted) summary.exit_code = 128 + (stop_signal ? stop_signal : SIGINT);  // as a shell reports it
-  if (format_error) {
-    std::fprintf(io.err, "gauge: error: %s\n", format_error->c_str());
-    if (summary.exit_code == 0) summary.exit_code = 1;
-  }
-  if (stdout_error) {
-    std::fprintf(io.err, "gauge: error: standard output could not be written: %s\n", stdout_error->c_str());
-    summary.exit_code = 74;  // EX_IOERR
-  }
-  if (write_error) {
-    std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
-    summary.exit_code = 74;  // EX_IOERR, as gauge's tools
-  }
+  detail::report_output_errors(io.err, summary.exit_code, format_error, stdout_error, write_error);
   if (!o.quiet) {
     const double overhead = summary.wall_time_s - summary.points_time_s;
     // "6 points" or, with repetitions, "6 points x 3 repetitions" (ok and failed count runs;

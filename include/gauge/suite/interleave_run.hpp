@@ -363,18 +363,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
                  signal ? (" by " + detail::signal_name(signal)).c_str() : "");
     summary.exit_code = 128 + (signal ? signal : SIGINT);
   }
-  if (format_error) {
-    std::fprintf(io.err, "gauge: error: %s\n", format_error->c_str());
-    if (summary.exit_code == 0) summary.exit_code = 1;
-  }
-  if (stdout_error) {
-    std::fprintf(io.err, "gauge: error: standard output could not be written: %s\n", stdout_error->c_str());
-    summary.exit_code = 74;  // EX_IOERR
-  }
-  if (write_error) {
-    std::fprintf(io.err, "gauge: error: the report was not written: %s\n", write_error->c_str());
-    summary.exit_code = 74;
-  }
+  detail::report_output_errors(io.err, summary.exit_code, format_error, stdout_error, write_error);
   if (!o.quiet)
     std::fprintf(io.err, "gauge: interleaved 2 points (%zu ok, %zu failed, %zu skipped) in %s%s\n", summary.ok,
                  summary.failed, summary.skipped, detail::format_duration(summary.wall_time_s).c_str(),

@@ -4,6 +4,7 @@
 /// format (gauge/report/export_format.hpp), written from the same document as the report file.
 /// Part of the runner's compiled part (gauge/suite/implementation.hpp).
 
+#include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
@@ -82,6 +83,25 @@ inline std::optional<std::string> export_run(const ExportFormat& format, const S
   } catch (const std::exception& e) {
     text.clear();
     return "--format " + format.name + ": " + e.what();
+  }
+}
+
+/// Says on `err` what of a run's output could not be written, and sets `exit_code`: a format's
+/// writer that failed, 1 (where it was 0); standard output or the report file, 74 (EX_IOERR, as
+/// gauge's tools). What was measured is in whatever was written.
+inline void report_output_errors(std::FILE* err, int& exit_code, const std::optional<std::string>& format_error,
+                                 const std::optional<std::string>& stdout_error, const std::optional<std::string>& write_error) {
+  if (format_error) {
+    std::fprintf(err, "gauge: error: %s\n", format_error->c_str());
+    if (exit_code == 0) exit_code = 1;
+  }
+  if (stdout_error) {
+    std::fprintf(err, "gauge: error: standard output could not be written: %s\n", stdout_error->c_str());
+    exit_code = 74;
+  }
+  if (write_error) {
+    std::fprintf(err, "gauge: error: the report was not written: %s\n", write_error->c_str());
+    exit_code = 74;
   }
 }
 

@@ -218,6 +218,11 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   CHECK(gauge::detail::format_time(std::optional<double>(-0.99999e-6)) == "-1 us");
   CHECK(gauge::detail::format_rate(std::optional<double>(999.99e9), "B/s") == "1 TB/s");
   CHECK(gauge::detail::format_rate(std::optional<double>(999.94), "B/s") == "999.9 B/s");
+  // Near the largest double the rounding would overflow: the number is written, never "inf"
+  // (helper-1 #12: a cpu_time_s of 1.79e308 s showed "inf s"). By hand: 1.797693e308 at 4 digits
+  // is "1.798e+308", which strtod overflows.
+  CHECK(gauge::detail::format_time(std::optional<double>(1.7976931348623157e308)) == "1.798e+308 s");
+  CHECK(gauge::detail::format_rate(std::optional<double>(1.7976931348623157e308), "B/s").find("inf") == std::string::npos);
 }
 
 TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {

@@ -22,7 +22,12 @@ inline std::string format_general(double v, int digits) { return fmt::format("{:
 /// not finite.
 /// `v` rounded to `digits` significant digits (as "%.*g" prints it), so that a unit is chosen for
 /// the number that will be printed: 0.99999e-6 s at 4 digits prints "1 us", not "1000 ns".
-inline double rounded_to_digits(double v, int digits) { return std::strtod(format_general(v, digits).c_str(), nullptr); }
+/// A finite `v` stays finite: rounding up near the largest double (1.7977e308 at 4 digits) would
+/// overflow to infinity, and `v` itself is kept then.
+inline double rounded_to_digits(double v, int digits) {
+  const double r = std::strtod(format_general(v, digits).c_str(), nullptr);
+  return std::isfinite(v) && !std::isfinite(r) ? v : r;
+}
 
 inline std::string format_time(const std::optional<double>& seconds, int digits = 4) {
   if (!seconds || !std::isfinite(*seconds)) return "-";

@@ -152,6 +152,12 @@ TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher an
   const auto rn = std::find_if(r.notes.begin(), r.notes.end(), gauge::detail::compare::is_unsteady_note);
   REQUIRE(rn != r.notes.end());
   CHECK(rn->find("drift_during_measurement (run 2: the last third") != std::string::npos);
+  // The reason says which variance set the interval's width (a new user could not tell).
+  CHECK(r.reason.find("; the width is set by ") != std::string::npos);
+  // A long message is cut after a word: "word word ... word..." (5 bytes a word; 200 bytes hold 40).
+  std::string words;
+  for (int k = 0; k < 60; ++k) words += "word ";
+  CHECK(gauge::detail::compare::clipped(words) == words.substr(0, 199) + "...");
   // Each code once per run with its own message, clipped to 200 bytes; none for an empty message.
   gauge::Result twice = base;
   twice.warnings.push_back(drift);  // the same code again: listed once

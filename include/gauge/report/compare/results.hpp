@@ -32,11 +32,14 @@ namespace detail::compare {
 inline constexpr const char* unsteady_codes[] = {"drift_during_measurement", "warmup_not_converged", "work_not_every_step",
                                                  "memory_grew_during_measurement"};
 
-/// At most `max` bytes of `s`, cut at a UTF-8 character boundary, "..." added where cut.
+/// At most `max` bytes of `s`, cut after a word where one ends in its last 60 bytes (else at a
+/// UTF-8 character boundary), "..." added where cut.
 inline std::string clipped(const std::string& s, std::size_t max = 200) {
   if (s.size() <= max) return s;
   std::size_t n = max;
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
+  const std::size_t space = s.rfind(' ', n);
+  if (space != std::string::npos && space + 60 >= n && space > 0) n = space;
   return s.substr(0, n) + "...";
 }
 

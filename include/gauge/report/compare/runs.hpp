@@ -220,11 +220,20 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
   const auto& v = decided.second;
   const double d = std::log(i.estimate), se = std::sqrt(std::max(v.between_variance, v.within_variance));
   c.p_value = se > 0 ? 2 * (1 - detail::student_t_cdf(std::fabs(d) / se, v.degrees_of_freedom)) : (d == 0 ? 1.0 : 0.0);
+  // Which variance set the interval's width (its standard error is the larger): a new user saw
+  // "run-to-run SD 0.51 %" beside an interval of +-9 % and could not tell why (the runs' own
+  // intervals, wide in --quick runs, set it).
+  const double between_se = std::sqrt(v.between_variance), within_se = std::sqrt(v.within_variance);
+  const std::string width =
+      v.within_variance > v.between_variance
+          ? fmt::format("the width is set by the runs' own intervals (standard error {:.2f} %), not by their spread ({:.2f} %)",
+                        100 * within_se, 100 * between_se)
+          : fmt::format("the width is set by the spread between runs (standard error {:.2f} %)", 100 * between_se);
   const std::string what = fmt::format("median {} over {} + {} runs {:+.2f} % [{:+.2f}, {:+.2f}] (runs as a random effect: "
-                                       "run-to-run SD {:.2f} %, t = {:.3f} with {:g} degrees of freedom, at {:g} %)",
+                                       "run-to-run SD {:.2f} %, t = {:.3f} with {:g} degrees of freedom, at {:g} %; {})",
                                        c.decided_on == "cycles" ? "SM cycles" : "time", base.size(), candidate.size(),
                                        100 * (i.estimate - 1), 100 * (i.low - 1), 100 * (i.high - 1), 100 * v.relative_sd,
-                                       v.t_quantile, v.degrees_of_freedom, 100 * options.confidence_level);
+                                       v.t_quantile, v.degrees_of_freedom, 100 * options.confidence_level, width);
   if (i.low > 1 && i.estimate > 1 + t) {
     c.verdict = Verdict::slower;
     c.reason = fmt::format("{}: above 1 + {:g} % and the interval excludes 1", what, 100 * t);

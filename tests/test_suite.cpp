@@ -708,6 +708,16 @@ TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming t
   gauge::RunOptions zero;  // from code: an error, not a silent single run
   zero.repetitions = 0;
   CHECK_THROWS_WITH(gauge::run_suite({}, zero), "run_suite: RunOptions::repetitions must be >= 1, got 0");
+  gauge::RunOptions xml;  // from code: a format nothing writes is refused before any point runs
+  xml.format = "xml";
+  CHECK_THROWS_AS(gauge::run_suite(gauge::plan_points(s.registry, {}), xml), gauge::UsageError);
+  CHECK(s.ran.empty());
+  try {
+    gauge::run_suite({}, xml);
+  } catch (const gauge::UsageError& e) {
+    CHECK(std::string(e.what()).rfind("--format 'xml' is not one of console, markdown, ", 0) == 0);
+    CHECK(std::string(e.what()).find("gbench") != std::string::npos);
+  }
   // The progress line says which repetition runs (1-based) where there are several.
   gauge::detail::ProgressState p;
   p.index = 5;

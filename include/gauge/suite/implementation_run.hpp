@@ -136,6 +136,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   SuiteSummary summary;
   summary.points = points.size();
   if (o.repetitions == 0) throw UsageError("run_suite: RunOptions::repetitions must be >= 1, got 0");
+  detail::check_runner_format(o.format);  // before anything runs, not after
   const std::size_t repetitions = o.repetitions;
   summary.repetitions = repetitions;
   const bool terminal = io.err_is_terminal ? *io.err_is_terminal : ::isatty(::fileno(io.err)) != 0;

@@ -215,6 +215,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   const auto clock = io.clock ? io.clock : std::function<double()>(steady_seconds);
   const double t0 = clock();
   const InterleaveConfig settings = interleave_config(o);
+  detail::check_runner_format(o.format);  // before anything runs, not after
   if (&a == &b || a.label == b.label)
     throw UsageError("--interleave: A and B are the same point '" + a.label + "': name two different points");
   SuiteSummary summary;

@@ -19,6 +19,7 @@
 #include "gauge/report/formats.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
+#include "gauge/suite/runner.hpp"
 #include "gauge/version.hpp"
 
 namespace gauge::detail {
@@ -56,6 +57,15 @@ inline const ExportFormat* runner_export_format(const std::string& name) {
   for (const char* t : runner_table_formats)
     if (name == t) return nullptr;
   return &find_export_format(name);
+}
+
+/// Checks `format` (RunOptions::format) before a run. \throws UsageError naming it and the choices.
+inline void check_runner_format(const std::string& format) {
+  for (const auto& name : runner_format_names())
+    if (name == format) return;
+  std::string names;
+  for (const auto& name : runner_format_names()) names += (names.empty() ? "" : ", ") + name;
+  throw UsageError("--format '" + format + "' is not one of " + names);
 }
 
 /// The document a run wrote (the report file's content), as a StoredReport for the export formats.

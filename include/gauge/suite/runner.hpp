@@ -139,7 +139,8 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
 /// Runs the planned points (see the file comment) `options.repetitions` times, in rounds over all
 /// of them, writes the report and the tables. A point skipped in one round is not run again (a
 /// skip says the point cannot run here) and is listed once under `skipped`.
-/// \throws UsageError when `options.repetitions` is 0; ReportError when `options.out` cannot be written.
+/// \throws UsageError when `options.repetitions` is 0 or `options.format` is no format the runner
+/// writes; ReportError when `options.out` cannot be written.
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
 
 /// The one point of `points` that `text` names, for --interleave. `text` is a point as --list

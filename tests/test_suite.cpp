@@ -688,6 +688,9 @@ TEST_CASE("suite: --repetitions 3 runs every point 3 times, in rounds over the w
   const Run md = run_main(once.registry, {"--filter", "A=1/B=x", "--format", "markdown", "--repetitions", "2", "--quiet"});
   CHECK(gauge::testing::contains(md.out, "| A | B | repetition | status |"));
   CHECK(gauge::testing::contains(md.out, "| 1 | x | 2/2 | ok |"));
+  // Alignment: the integer axis A and the repetition right, the string axis B left, status left,
+  // samples ... throughput right, notes left.
+  CHECK(gauge::testing::contains(md.out, "|---:|---|---:|---|---:|---:|---:|---:|---|"));
   // --list is unchanged.
   CHECK(run_main(once.registry, {"--list", "--repetitions", "3"}).out == run_main(once.registry, {"--list"}).out);
 }
@@ -895,10 +898,11 @@ TEST_CASE("suite: --interleave measures two values of an axis in ABBA rounds: B/
   CHECK(gauge::testing::contains(r.out, "B is slower"));
   const auto table = lines(r.out);
   REQUIRE(table.size() >= 3);
-  CHECK(gauge::testing::contains(table[0], "side      point  status"));
-  CHECK(gauge::testing::contains(table[1], "   A  k/A=1/B=x  ok"));
+  // Text columns (side, point) are left-aligned, as text reads (helper-2 #10).
+  CHECK(table[0].rfind("side  point      status", 0) == 0);
+  CHECK(table[1].rfind("A     k/A=1/B=x  ok", 0) == 0);
   CHECK(gauge::testing::contains(table[1], "1 us"));
-  CHECK(gauge::testing::contains(table[2], "   B  k/A=3/B=x  ok"));
+  CHECK(table[2].rfind("B     k/A=3/B=x  ok", 0) == 0);
   CHECK(gauge::testing::contains(table[2], "3 us"));
   CHECK(gauge::testing::contains(r.err, "gauge: interleaved 2 points (2 ok, 0 failed, 0 skipped)"));
 }

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "gauge/core/dimensions.hpp"
@@ -104,6 +105,19 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
     cells.push_back(std::move(line));
   }
   const std::size_t numeric_from = lead + 1;  // samples ... throughput: right-aligned
+  // Leading columns: numbers right-aligned; an axis with a string or boolean value (a type, an
+  // algorithm) left-aligned, as text reads.
+  std::vector<bool> lead_right(lead, true);
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    for (const auto& r : rows) {
+      const auto it = r.dimensions.find(axes[a]);
+      if (it != r.dimensions.end() && !std::holds_alternative<std::int64_t>(it->second) &&
+          !std::holds_alternative<double>(it->second))
+        lead_right[a] = false;
+    }
+  auto right_aligned = [&](std::size_t i) {
+    return i < lead ? static_cast<bool>(lead_right[i]) : i >= numeric_from && i + 1 < header.size();
+  };
   std::string out;
   if (style == TableStyle::markdown) {
     auto md = [](std::string c) {
@@ -115,7 +129,7 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
     for (const auto& h : header) out += " " + md(h) + " |";
     out += "\n|";
     for (std::size_t i = 0; i < header.size(); ++i)
-      out += (i >= numeric_from && i + 1 < header.size()) || i < lead ? "---:|" : "---|";
+      out += right_aligned(i) ? "---:|" : "---|";
     out += "\n";
     for (const auto& line : cells) {
       out += "|";
@@ -132,7 +146,7 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
     std::string s;
     for (std::size_t i = 0; i < line.size(); ++i) {
       const bool last = i + 1 == line.size();
-      const bool right = i < lead || (i >= numeric_from && !last);
+      const bool right = right_aligned(i);
       std::string pad(width[i] - line[i].size(), ' ');
       s += (i ? "  " : "") + (last ? line[i] : right ? pad + line[i] : line[i] + pad);
     }

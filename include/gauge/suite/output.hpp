@@ -4,6 +4,7 @@
 /// format (gauge/report/export_format.hpp), written from the same document as the report file.
 /// Part of the runner's compiled part (gauge/suite/implementation.hpp).
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -28,44 +29,43 @@ namespace gauge::detail {
 /// ("console") or as Markdown ("markdown"). Every other `--format` is a registered export format.
 inline constexpr const char* runner_table_formats[] = {"console", "markdown"};
 
+/// Whether `name` is one of the runner's own tables (runner_table_formats).
+inline bool is_runner_table(const std::string& name) {
+  for (const char* t : runner_table_formats)
+    if (name == t) return true;
+  return false;
+}
+
 /// Every `--format` value the runner takes: its tables, then the registered export formats (a new
 /// format reaches the runner with no edit here).
 inline std::vector<std::string> runner_format_names() {
   std::vector<std::string> names(std::begin(runner_table_formats), std::end(runner_table_formats));
-  for (const auto& f : export_formats()) {
-    bool table = false;
-    for (const char* t : runner_table_formats) table = table || f.name == t;
-    if (!table) names.push_back(f.name);
-  }
+  for (const auto& f : export_formats())
+    if (!is_runner_table(f.name)) names.push_back(f.name);
   return names;
 }
 
 /// `--format`'s text for the runner's help: the tables, then each registered format with its description.
 inline std::string runner_format_help() {
   std::string help = "What to print on stdout: console (a table per benchmark), markdown (the same as Markdown)";
-  for (const auto& f : export_formats()) {
-    bool table = false;
-    for (const char* t : runner_table_formats) table = table || f.name == t;
-    if (!table) help += "; " + f.name + ": " + f.description;
-  }
+  for (const auto& f : export_formats())
+    if (!is_runner_table(f.name)) help += "; " + f.name + ": " + f.description;
   return help;
 }
 
 /// The registered export format `name`, or nullptr for the runner's own tables.
 /// \throws ConfigError naming `name` and the choices when it is neither.
 inline const ExportFormat* runner_export_format(const std::string& name) {
-  for (const char* t : runner_table_formats)
-    if (name == t) return nullptr;
-  return &find_export_format(name);
+  return is_runner_table(name) ? nullptr : &find_export_format(name);
 }
 
 /// Checks `format` (RunOptions::format) before a run. \throws UsageError naming it and the choices.
 inline void check_runner_format(const std::string& format) {
-  for (const auto& name : runner_format_names())
-    if (name == format) return;
-  std::string names;
-  for (const auto& name : runner_format_names()) names += (names.empty() ? "" : ", ") + name;
-  throw UsageError("--format '" + format + "' is not one of " + names);
+  const std::vector<std::string> names = runner_format_names();
+  if (std::find(names.begin(), names.end(), format) != names.end()) return;
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  throw UsageError("--format '" + format + "' is not one of " + list);
 }
 
 /// The document a run wrote (the report file's content), as a StoredReport for the export formats.

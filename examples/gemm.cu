@@ -39,6 +39,7 @@
 
 #define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
+#include <gauge/tracing.hpp>  // kernel tracing (--kernels): through CMake, link gauge::tracing
 
 namespace {
 

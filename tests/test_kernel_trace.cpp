@@ -472,6 +472,17 @@ TEST_CASE("trace_kernels: with another CUPTI client attached, tracing is disable
   }
 }
 
+TEST_CASE("gauge::tracing: linking its static library registers CUPTI's tracers before main", "[kernel_trace]") {
+  // The tests link gauge::tracing (or, sanitized, a library holding src/tracing.cpp with
+  // GAUGE_LINKS_TRACING): nothing in this program names the tracing part but the registration that
+  // gauge/core/config.hpp names, so without it the linker would leave the archive's file out and
+  // both factories would be null (CTest compiled_parts checks that gauge::gauge's archive lacks it).
+  // (This test names no tracing symbol itself, which would make the linker take the file.)
+  CHECK(gauge::detail::kernel_tracing_linked);
+  CHECK(gauge::detail::kernel_tracer_factory() != nullptr);
+  CHECK(gauge::detail::timer_trace_factory() != nullptr);
+}
+
 TEST_CASE("trace_kernels: a program without kernel tracing compiled in says how to get it, with a warning",
           "[kernel_trace]") {
   // As in a plain build whose GAUGE_IMPLEMENTATION file does not include <gauge/tracing.hpp>: no
@@ -491,7 +502,7 @@ TEST_CASE("trace_kernels: a program without kernel tracing compiled in says how 
   REQUIRE(r.kernel_trace.has_value());
   CHECK(r.kernel_trace->status == "unavailable");
   CHECK(r.kernel_trace->reason ==
-        "kernel tracing is not compiled into this program: link gauge::gauge through CMake, or include "
+        "kernel tracing is not compiled into this program: link gauge::tracing through CMake, or include "
         "<gauge/tracing.hpp> in the file that defines GAUGE_IMPLEMENTATION");
   const auto w = std::find_if(r.warnings.begin(), r.warnings.end(), [](const gauge::Warning& x) {
     return x.code == gauge::warning_code::kernel_trace_unavailable;

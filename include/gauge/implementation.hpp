@@ -8,7 +8,7 @@
 /// - **through CMake** (`gauge::gauge`, `gauge::host`, from find_package, add_subdirectory or
 ///   FetchContent), gauge builds it for you as a static library in your build tree, with your
 ///   compiler and flags (src/protocol.cpp, environment.cpp, report.cpp, compiled in parallel;
-///   gauge::gauge adds src/tracing.cpp). Those targets define
+///   gauge::tracing adds src/tracing.cpp). Those targets define
 ///   `GAUGE_LINKS_IMPLEMENTATION`, which makes this header (and `GAUGE_IMPLEMENTATION`) declare
 ///   nothing more, so a program that still defines the macro builds unchanged, without duplicate
 ///   symbols;

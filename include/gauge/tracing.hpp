@@ -5,9 +5,10 @@
 /// gauge/core/kernel_trace.hpp) and in a Timer's sampled step (TimerConfig::trace_kernels). Its
 /// CUPTI code is a part of gauge's compiled part of its own, so that a program that does not trace
 /// does not compile it:
-/// - **through CMake**, gauge::gauge links it (src/tracing.cpp, built once per build tree) and
-///   defines `GAUGE_LINKS_TRACING`, which makes this header declare nothing more; gauge::host, for
-///   CPU programs, does not;
+/// - **through CMake**, link `gauge::tracing` (gauge::gauge plus src/tracing.cpp, built once per
+///   build tree); it defines `GAUGE_LINKS_TRACING`, which makes this header declare nothing more.
+///   gauge::gauge alone does not compile or link it (a GEMM benchmark that does not trace compiles
+///   no CUPTI code), nor does gauge::host, for CPU programs;
 /// - **in a plain build**, include this header in the file that defines GAUGE_IMPLEMENTATION:
 /// \code
 ///   #define GAUGE_IMPLEMENTATION

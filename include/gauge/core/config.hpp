@@ -182,3 +182,15 @@ double to_seconds(std::chrono::duration<Rep, Period> d) {
 }
 
 }  // namespace gauge
+
+#if defined(GAUGE_LINKS_TRACING) && !defined(__CUDA_ARCH__)
+namespace gauge::detail {
+/// Registers kernel tracing's factories (the protocol's and the Timer's); defined in kernel
+/// tracing's compiled part (gauge/implementation/tracing.hpp), which CMake's gauge::tracing links
+/// as a static library. A library's file is linked only where something names it, so every file
+/// that configures an experiment or a Timer names it here; its start-up runs it as well.
+bool register_kernel_tracing();
+/// Set at start-up: true once kernel tracing is registered.
+inline const bool kernel_tracing_linked = register_kernel_tracing();
+}  // namespace gauge::detail
+#endif

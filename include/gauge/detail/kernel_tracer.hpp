@@ -66,10 +66,14 @@ inline KernelTracerFactory& kernel_tracer_factory() {
 }
 /// Kernel tracing's factory (CUPTI), defined in gauge/implementation/tracing.hpp.
 std::unique_ptr<KernelTracer> make_cupti_kernel_tracer();
+/// Sets kernel_tracer_factory() and the Timer's timer_trace_factory() to CUPTI's; returns true.
+/// Defined in gauge/implementation/tracing.hpp (run at start-up; gauge/core/config.hpp names it
+/// where the program links gauge::tracing).
+bool register_kernel_tracing();
 
 /// Why a program cannot trace: the text of `kernel_trace.reason` and of the Timer's summary.
 inline const char* tracing_not_compiled_in() {
-  return "kernel tracing is not compiled into this program: link gauge::gauge through CMake, or include "
+  return "kernel tracing is not compiled into this program: link gauge::tracing through CMake, or include "
          "<gauge/tracing.hpp> in the file that defines GAUGE_IMPLEMENTATION";
 }
 

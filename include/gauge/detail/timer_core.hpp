@@ -338,11 +338,6 @@ class TimerCore {
     };
     if (std::string_view(Backend::name) == "host") return not_traced("unavailable", "the host backend runs no GPU kernels");
     TimerTraceFactory make = timer_trace_factory();
-#if defined(GAUGE_LINKS_TRACING)
-    // Kernel tracing's compiled part is in a static library: its registration runs only where the
-    // linker took the file that holds it, so name its factory here, which makes the linker take it.
-    if (!make) make = &make_cupti_timer_trace_session;
-#endif
     if (!make) return not_traced("unavailable", tracing_not_compiled_in());
     trace_ = make();
     const std::string why = trace_->start();

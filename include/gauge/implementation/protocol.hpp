@@ -42,14 +42,6 @@ InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& back
   return run.run();
 }
 
-#if defined(GAUGE_IMPLEMENTATION_WITH_TRACING)
-// CMake's gauge_implementation holds kernel tracing's compiled part (src/tracing.cpp) too, and a
-// static library's file is linked only where something names it: naming its factories here takes
-// it wherever the protocol goes (its own start-up registers the same ones).
-const bool kernel_tracing_linked =
-    (kernel_tracer_factory() = &make_cupti_kernel_tracer, timer_trace_factory() = &make_cupti_timer_trace_session, true);
-#endif
-
 }  // namespace gauge::detail
 
 #endif  // !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_IMPLEMENTATION)

@@ -3,7 +3,7 @@
 /// Kernel tracing's compiled part: the CUPTI implementations of the protocol's KernelTracer
 /// (Config::trace_kernels) and of the Timer's TimerTraceSession (TimerConfig::trace_kernels),
 /// registered when the program starts. Included by <gauge/tracing.hpp> in the file that defines
-/// GAUGE_IMPLEMENTATION (src/tracing.cpp through CMake, in the library behind gauge::gauge); host
+/// GAUGE_IMPLEMENTATION (src/tracing.cpp through CMake, in the library behind gauge::tracing); host
 /// code only, and empty where the program links that library (GAUGE_LINKS_TRACING).
 
 #if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_TRACING)
@@ -152,9 +152,14 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
 };
 
 std::unique_ptr<TimerTraceSession> make_cupti_timer_trace_session() { return std::make_unique<CuptiTimerTraceSession>(); }
+
+bool register_kernel_tracing() {
+  kernel_tracer_factory() = &make_cupti_kernel_tracer;
+  timer_trace_factory() = &make_cupti_timer_trace_session;
+  return true;
+}
 /// Registers kernel tracing, the protocol's and the Timer's, when the program starts.
-const bool kernel_tracing_registered =
-    (kernel_tracer_factory() = &make_cupti_kernel_tracer, timer_trace_factory() = &make_cupti_timer_trace_session, true);
+const bool kernel_tracing_registered = register_kernel_tracing();
 
 }  // namespace gauge::detail
 

@@ -6,10 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <locale>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>

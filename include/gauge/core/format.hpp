@@ -2,12 +2,12 @@
 /// \file gauge/core/format.hpp
 /// Numbers for people: a time with a unit chosen for reading, a rate with an SI prefix, a number
 /// with a given count of significant digits. Used by warnings, the console summary, the exports
-/// and the Timer's log lines. Formatted by {fmt} without its `L` specifier, so the decimal point is
-/// always '.' and digits are never grouped, whatever the global C++ locale or the C locale
-/// (`std::locale::global`, `setlocale`) of the program is.
+/// and the Timer's log lines. Formatted by std::to_chars, which writes what printf writes in the
+/// "C" locale (C++17 [charconv]), so the decimal point is always '.' and digits are never grouped,
+/// whatever the global C++ locale or the C locale (`std::locale::global`, `setlocale`) of the
+/// program is; and neither {fmt} nor iostreams is compiled into every file that includes it.
 
-#include "gauge/detail/fmt.hpp"
-
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -16,7 +16,11 @@
 namespace gauge::detail {
 
 /// `v` with `digits` significant digits, as printf's "%.*g" in the "C" locale: "13.44", "1e-05".
-inline std::string format_general(double v, int digits) { return fmt::format("{:.{}g}", v, digits); }
+inline std::string format_general(double v, int digits) {
+  char buf[64];  // the longest "%.17g" is 24 characters
+  const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits < 0 ? 6 : digits);
+  return std::string(buf, w.ptr);
+}
 
 /// Seconds as "12.35 us" / "1.5 ms" / "2 s" with `digits` significant digits; "-" when absent or
 /// not finite.
@@ -32,10 +36,10 @@ inline double rounded_to_digits(double v, int digits) {
 inline std::string format_time(const std::optional<double>& seconds, int digits = 4) {
   if (!seconds || !std::isfinite(*seconds)) return "-";
   const double s = rounded_to_digits(*seconds, digits), a = std::fabs(s);
-  if (a >= 1) return fmt::format("{:.{}g} s", s, digits);
-  if (a >= 1e-3) return fmt::format("{:.{}g} ms", s * 1e3, digits);
-  if (a >= 1e-6) return fmt::format("{:.{}g} us", s * 1e6, digits);
-  return fmt::format("{:.{}g} ns", s * 1e9, digits);
+  if (a >= 1) return format_general(s, digits) + " s";
+  if (a >= 1e-3) return format_general(s * 1e3, digits) + " ms";
+  if (a >= 1e-6) return format_general(s * 1e6, digits) + " us";
+  return format_general(s * 1e9, digits) + " ns";
 }
 
 /// A rate with an SI prefix and 4 significant digits: "791 TFLOP/s"; "-" when absent or not finite.
@@ -48,7 +52,7 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
     x = rounded_to_digits(x / 1000, 4);
     ++i;
   }
-  return fmt::format("{:.4g} {}{}", x, prefixes[i], unit);
+  return format_general(x, 4) + " " + prefixes[i] + unit;
 }
 
 }  // namespace gauge::detail

@@ -17,9 +17,7 @@
 ///   read from the cache (gauge/env/peaks_cache.hpp): the achievable speed of light.
 
 #include <cstdint>
-#include <iomanip>
-#include <locale>
-#include <sstream>
+#include <charconv>
 #include <optional>
 #include <string>
 #include <vector>
@@ -216,10 +214,9 @@ inline bool name_matches(const std::string& name, const char* fragment) {
 }
 /// `v` with 6 significant digits in the classic locale ("1830", "2.52"), whatever the global one.
 inline std::string peak_number(double v) {
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os << std::setprecision(6) << v;
-  return os.str();
+  char buf[32];  // %.6g in the "C" locale (std::to_chars with a precision)
+  const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+  return std::string(buf, w.ptr);
 }
 
 /// The compute-table row for a device and type (a named product's row before the capability's

@@ -15,9 +15,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
-#include <locale>
+#include <charconv>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,17 +30,17 @@ namespace detail {
 inline std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // std::to_chars with a precision writes what printf's %.<digits>g writes in the "C" locale, and
+  // std::from_chars reads as strtod does there (C++17 [charconv]): no locale, and no iostreams to
+  // compile in every file.
+  char buf[32];
   std::string text;
   for (int digits = 15; digits <= 17; ++digits) {
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.precision(digits);
-    os << v;
-    text = os.str();
-    std::istringstream is(text);
-    is.imbue(std::locale::classic());
+    const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits);
+    text.assign(buf, w.ptr);
     double back = 0;
-    if (is >> back && back == v) break;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), back);
+    if (r.ec == std::errc() && back == v) break;
   }
   return text;
 }

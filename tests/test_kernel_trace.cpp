@@ -755,6 +755,75 @@ TEST_CASE("Timer kernel tracing: finish() during a traced step leaves CUPTI as i
   CHECK(scoped.fake.external.empty());
 }
 
+TEST_CASE("Timer kernel tracing: two Timers on one thread never take each other's regions", "[kernel_trace][timer]") {
+  // Two loops timed on one thread (a training step and an evaluation step, each with its own
+  // Timer), both tracing: CUPTI has one activity stream per process, so one traces at a time; the
+  // other's sampled step is refused while it does, or traced when it does not. Neither may put the
+  // other's kernels under its own region names (the ids each pushes are its own).
+  ScopedFakeCupti scoped;
+  gauge::testing::FakeTimerDevice dev;
+  auto c = traced_timer_config();
+  c.log_every = 3;
+  FakeTimer train("train", gauge::testing::FakeTimerBackend(&dev), c);
+  auto c_eval = c;
+  c_eval.log_every = static_cast<std::size_t>(GENERATE(3, 4, 5));  // samples at the same or other steps
+  FakeTimer eval("eval", gauge::testing::FakeTimerBackend(&dev), c_eval);
+  Launcher launch{scoped.fake, dev};
+  const auto fwd = train.region("forward");
+  const auto score = eval.region("score");
+  for (int i = 0; i < 14; ++i) {
+    launch.clock = dev.host;
+    train.start(fwd);
+    launch("_Z3fwdv", 100e-6);
+    train.stop(fwd);
+    eval.start(score);
+    launch("_Z5scorev", 30e-6);
+    eval.stop(score);
+    train.step();
+    eval.step();
+    dev.advance(1e-3);
+    train.poll();
+    eval.poll();
+  }
+  const auto a = train.finish();
+  const auto b = eval.finish();
+  REQUIRE(a.kernel_trace.has_value());
+  REQUIRE(b.kernel_trace.has_value());
+  INFO(a.kernel_trace->reason << " | " << b.kernel_trace->reason);
+  // Each Timer's last sampled step is traced, or refused with the reason while the other traces;
+  // at least one is traced (the first to sample).
+  CHECK((a.kernel_trace->status == "traced" || b.kernel_trace->status == "traced"));
+  for (const auto* t : {&*a.kernel_trace, &*b.kernel_trace}) {
+    if (t->status != "traced") {
+      CHECK(t->status == "unavailable");
+      CHECK(t->reason.find("another experiment or Timer of this process is tracing kernels now") != std::string::npos);
+      continue;
+    }
+    for (const auto& r : t->regions)
+      for (const auto& k : r.kernels) {
+        INFO(r.region << ": " << k.name);
+        // A region of this Timer holds only the kernels launched inside it; the other Timer's
+        // kernels, launched in this Timer's step but outside its regions, are "(outside regions)".
+        if (r.region == "forward") CHECK(k.name == "fwd()");
+        if (r.region == "score") CHECK(k.name == "score()");
+      }
+  }
+  if (a.kernel_trace->status == "traced") {
+    const auto* f = region_kernels(*a.kernel_trace, "forward");
+    REQUIRE(f);
+    CHECK(f->kernel_time_s == Approx(100e-6).epsilon(1e-9));
+    CHECK(region_kernels(*a.kernel_trace, "score") == nullptr);
+  }
+  if (b.kernel_trace->status == "traced") {
+    const auto* sc = region_kernels(*b.kernel_trace, "score");
+    REQUIRE(sc);
+    CHECK(sc->kernel_time_s == Approx(30e-6).epsilon(1e-9));
+    CHECK(region_kernels(*b.kernel_trace, "forward") == nullptr);
+  }
+  CHECK(scoped.fake.enabled.empty());
+  CHECK(scoped.fake.external.empty());
+}
+
 TEST_CASE("Timer kernel tracing: off below level 2, and bad settings or backends say why", "[kernel_trace][timer]") {
   ScopedFakeCupti scoped;
   gauge::testing::FakeTimerDevice dev;

@@ -3,6 +3,7 @@
 // reports written by gauge itself. Expected numbers come from SciPy/NumPy (the calls are in the
 // comments) or by hand, never from the code under test.
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
+#include "gauge/report/export.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
 
@@ -203,7 +205,7 @@ TEST_CASE("read_report: bad input gives a one-line reason naming what is wrong",
       {"malformed.json", {"invalid JSON at line 3, column 15", "expected '}'"}},
       {"truncated.json", {"invalid JSON at line", "unexpected end of input"}},
       {"nan.json", {"invalid JSON at line", "invalid literal"}},
-      {"newer-major.json", {"schema_version 2.0.0 is newer than this gauge", "major version 1", "update gauge"}},
+      {"newer-major.json", {"schema_version \"2.0.0\" is newer than this gauge", "major version 1", "update gauge"}},
       {"wrong-schema.json", {"not a gauge report", "\"nvbench.report\"", "expected \"gauge.report\""}},
       {"gbench.json", {"not a gauge report", "no \"schema\" key", "Google Benchmark"}},
       {"missing-key.json", {"experiments[0].gpu_time_s", "missing required key \"p50\""}},
@@ -221,8 +223,8 @@ TEST_CASE("read_report: bad input gives a one-line reason naming what is wrong",
   const std::string dir = error_of([&] { gauge::read_report(reports_dir); });
   CHECK(dir.find("is a directory") != std::string::npos);
   CHECK(error_of([] { gauge::parse_report("[1, 2]", "x"); }) == "x: not a gauge report: the top level is an array, expected an object");
-  CHECK(error_of([] { gauge::parse_report("{\"schema\": \"gauge.report\", \"schema_version\": \"1.0\"}", "x"); }) ==
-        "x: schema_version \"1.0\" is not MAJOR.MINOR.PATCH (semantic versioning)");
+  CHECK(error_of([] { gauge::parse_report("{\"schema\": \"gauge.report\", \"schema_version\": \"1.0\"}", "x"); })
+            .rfind("x: schema_version \"1.0\" is not MAJOR.MINOR.PATCH (semantic versioning): this gauge", 0) == 0);
 }
 
 TEST_CASE("read_report: newer minor versions with unknown keys are read and the keys kept in the document", "[read]") {
@@ -430,6 +432,209 @@ TEST_CASE("read_report: schema versions follow semantic versioning", "[read]") {
   for (const char* bad : {"", "1", "1.0", "1.0.0.0", "01.0.0", "1.a.0", "v1.0.0", "1.0.0x"})
     CHECK_THROWS_AS(gauge::detail::parse_schema_version(bad), gauge::ReportError);
   CHECK(gauge::detail::supported_report_major() == 1);
+}
+
+TEST_CASE("read_report: a NUL byte in a value is shown escaped in the message, not cut there", "[read][hardening]") {
+  // JSON "\u0000" is a NUL byte in the string read. A message is a C string (what()): before, it
+  // ended at the NUL ("experiments[0].config.measure.cache: \"ho"), losing the value's rest and
+  // the reason. Now the NUL shows as \0, as other control characters show as \n, \x01.
+  const std::string text = read_text(reports_dir / "base.json");
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  const std::string cache = error_of([&] { gauge::parse_report(with("\"cache\": \"hot\"", "\"cache\": \"ho\\u0000t\""), "r.json"); });
+  CHECK(cache == "r.json: experiments[0].config.measure.cache: \"ho\\0t\" is not one of hot, cold");
+  const std::string status = error_of([&] { gauge::parse_report(with("\"status\": \"ok\"", "\"status\": \"o\\u0000k\\u0001\""), "r.json"); });
+  CHECK(status == "r.json: experiments[0].status: \"o\\0k\\x01\" is not one of ok, failed");
+  const std::string version =
+      error_of([&] { gauge::parse_report(with("\"schema_version\": \"1.0.0\"", "\"schema_version\": \"1\\u0000.0.0\""), "r.json"); });
+  CHECK(version.rfind("r.json: schema_version \"1\\0.0.0\" is not MAJOR.MINOR.PATCH (semantic versioning): this gauge (", 0) == 0);
+  for (const std::string& m : {cache, status, version}) CHECK(m.find('\0') == std::string::npos);
+  // The exception type itself keeps a message with a NUL whole (what() is a C string).
+  CHECK(std::string(gauge::ReportError(std::string("a\0b", 3)).what()) == "a\\0b");
+  CHECK(std::string(gauge::ConfigError(std::string("\0\0", 2)).what()) == "\\0\\0");
+}
+
+TEST_CASE("read_report: an integer beyond its field's type is refused naming the key, never wrapped or rounded",
+          "[read][hardening]") {
+  gauge::Environment env;
+  env.gauge_version = gauge::version_string;
+  const nlohmann::json good = gauge::detail::report_json(env, {fake_result("gemm", 20e-6)}, "2026-11-30T00:00:00Z");
+  // A JSON text with `value` (written as is) at `pointer`: the parser sees the literal.
+  const auto text_with = [&](const char* pointer, const std::string& value) {
+    nlohmann::json d = good;
+    d[nlohmann::json::json_pointer(pointer)] = 987654321987654321;  // a marker, once in the text
+    std::string t = d.dump();
+    const auto at = t.find("987654321987654321");
+    REQUIRE(t.find("987654321987654321", at + 1) == std::string::npos);
+    return t.replace(at, 18, value);
+  };
+  const auto read = [&](const char* pointer, const std::string& value) { return gauge::parse_report(text_with(pointer, value), "r.json"); };
+  const auto refusal = [&](const char* pointer, const std::string& value) {
+    return error_of([&] { read(pointer, value); });
+  };
+  // Within the field's type: read exactly (size_t and uint64 hold 2^64 - 1, int64 holds -2^63).
+  CHECK(read("/experiments/0/sampling/steps_per_sample", "18446744073709551615").results[0].sampling.steps_per_sample ==
+        18446744073709551615ull);
+  CHECK(read("/experiments/0/memory/host_rss_peak_bytes", "18446744073709551615").results[0].memory.host_rss_peak_bytes ==
+        std::optional<std::uint64_t>(18446744073709551615ull));
+  CHECK(read("/experiments/0/memory/host_rss_growth_bytes", "-9223372036854775808").results[0].memory.host_rss_growth_bytes ==
+        std::optional<std::int64_t>(INT64_MIN));
+  CHECK(read("/experiments/0/config/device", "2147483647").results[0].config.device == 2147483647);
+  // 2^53 written as a float is exact; 2^53 + 2 written so is not a double's only integer: refused.
+  CHECK(read("/experiments/0/sampling/steps", "9007199254740992.0").results[0].sampling.steps == 9007199254740992ull);
+  CHECK(refusal("/experiments/0/sampling/steps", "9.007199254740994e15") ==
+        "r.json: experiments[0].sampling.steps: integer 9007199254740994 is written as a floating-point number beyond 2^53 "
+        "= 9007199254740992, where a double no longer holds every integer (its exact value is unknown): write it as an "
+        "integer literal, an integer from 0 to 18446744073709551615");
+  // Beyond the field's type: refused, the key, the value and the type's range named.
+  CHECK(refusal("/experiments/0/memory/host_rss_growth_bytes", "9223372036854775808") ==
+        "r.json: experiments[0].memory.host_rss_growth_bytes: integer 9223372036854775808 is out of range: expected an "
+        "integer from -9223372036854775808 to 9223372036854775807");
+  CHECK(refusal("/experiments/0/config/device", "2147483648") ==
+        "r.json: experiments[0].config.device: integer 2147483648 is out of range: expected an integer from -2147483648 "
+        "to 2147483647");
+  CHECK(refusal("/experiments/0/gpu_time_s/n", "-1") == "r.json: experiments[0].gpu_time_s.n: expected a non-negative integer, got -1");
+  // Beyond 64 bits (the parser would make it a double: 2^64 + 1 read as 2^64, -2^63 - 1 as -2^63,
+  // an integer dimension as a real one): refused wherever it is, naming the key.
+  const std::string beyond = " is beyond 64 bits: gauge reads integers from -9223372036854775808 to 18446744073709551615 "
+                             "exactly, and would read this one rounded to a double";
+  CHECK(refusal("/experiments/0/memory/host_rss_peak_bytes", "18446744073709551616")
+            .rfind("r.json: experiments[0].memory.host_rss_peak_bytes: integer 18446744073709551616" + beyond, 0) == 0);
+  CHECK(refusal("/experiments/0/memory/host_rss_growth_bytes", "-9223372036854775809")
+            .rfind("r.json: experiments[0].memory.host_rss_growth_bytes: integer -9223372036854775809" + beyond, 0) == 0);
+  CHECK(refusal("/experiments/0/dimensions/M", "18446744073709551617")
+            .rfind("r.json: experiments[0].dimensions.M: integer 18446744073709551617" + beyond, 0) == 0);
+  CHECK(refusal("/experiments/0/sampling/round_samples/1", "100000000000000000000000")
+            .rfind("r.json: experiments[0].sampling.round_samples[1]: integer 100000000000000000000000" + beyond, 0) == 0);
+  CHECK(refusal("/experiments/0/work/flop_per_step", "-100000000000000000000")
+            .rfind("r.json: experiments[0].work.flop_per_step: integer -100000000000000000000" + beyond, 0) == 0);
+  // A real number of that size, written as one, is not an integer literal.
+  CHECK(read("/experiments/0/work/flop_per_step", "1e30").results[0].work.flop == std::optional<double>(1e30));
+  // A document given as JSON (report_from_json): the 2^53 rule still refuses a rounded value.
+  nlohmann::json doc = good;
+  doc["experiments"][0]["memory"]["host_rss_peak_bytes"] = 18446744073709551616.0;
+  CHECK(error_of([&] { gauge::detail::report_from_json(doc, "r.json"); }).rfind(
+            "r.json: experiments[0].memory.host_rss_peak_bytes: integer 18446744073709551616 is written as a floating-point "
+            "number beyond 2^53", 0) == 0);
+}
+
+TEST_CASE("read_report: a negative host memory value is refused naming the key, as a negative GPU memory value is",
+          "[read][hardening]") {
+  gauge::Environment env;
+  env.gauge_version = gauge::version_string;
+  const nlohmann::json good = gauge::detail::report_json(env, {fake_result("gemm", 20e-6)}, "2026-11-30T00:00:00Z");
+  REQUIRE_NOTHROW(gauge::detail::report_from_json(good, "r.json"));
+  const std::vector<std::string> keys = {
+      "/experiments/0/memory/device_used_peak_bytes",  // GPU memory: the rule the others follow
+      "/experiments/0/memory/host_rss_peak_bytes",          "/experiments/0/memory/host_rss_at_measure_start_bytes",
+      "/experiments/0/memory/host_rss_at_measure_end_bytes", "/experiments/0/memory/host_memory_total_bytes",
+      "/environment/host/memory/total_bytes",               "/environment/host/memory/available_bytes",
+      "/environment/host/memory/swap_total_bytes",          "/environment/host/numa_nodes/0/memory_total_bytes"};
+  for (const auto& pointer : keys) {
+    nlohmann::json bad = good;
+    bad["environment"]["host"]["numa_nodes"] = nlohmann::json::array({{{"id", 0}, {"memory_total_bytes", 1 << 30}}});
+    bad[nlohmann::json::json_pointer(pointer)] = -5;
+    // The path as messages write it: experiments[0].memory.x, environment.host.numa_nodes[0].y.
+    std::string path;
+    std::stringstream parts(pointer.substr(1));
+    for (std::string part; std::getline(parts, part, '/');)
+      path += part.find_first_not_of("0123456789") == std::string::npos ? "[" + part + "]" : (path.empty() ? "" : ".") + part;
+    INFO(pointer);
+    CHECK(error_of([&] { gauge::detail::report_from_json(bad, "r.json"); }) ==
+          "r.json: " + path + ": expected a non-negative integer, got -5");
+    // Second route: the schema itself (what a JSON Schema validator applies) refuses it too.
+    CHECK(gauge::detail::schema_check::report_schema().check(bad) == path + ": -5 is below the schema's minimum 0");
+  }
+  // Growth is a difference (end - start): negative when the process shrank. Read as written.
+  nlohmann::json shrank = good;
+  shrank["experiments"][0]["memory"]["host_rss_growth_bytes"] = -4096;
+  CHECK(gauge::detail::report_from_json(shrank, "r.json").results[0].memory.host_rss_growth_bytes == std::optional<std::int64_t>(-4096));
+}
+
+TEST_CASE("read_report: every refusal of schema_version names the value seen and what is accepted", "[read]") {
+  const nlohmann::json base = nlohmann::json::parse(read_text(reports_dir / "base.json"));
+  const std::string accepted = std::string("this gauge (") + gauge::version_string + ") reads a string \"1.MINOR.PATCH\" " +
+                               "(semantic versioning, major version 1; it writes \"" + gauge::report_schema_version + "\")";
+  const auto message = [&](const nlohmann::json* value) {
+    nlohmann::json d = base;
+    if (value) d["schema_version"] = *value;
+    else d.erase("schema_version");
+    return error_of([&] { gauge::detail::report_from_json(d, "r.json"); });
+  };
+  const auto of = [&](const nlohmann::json& v) { return message(&v); };
+  CHECK(message(nullptr) == "r.json: missing required key \"schema_version\": " + accepted);
+  CHECK(of(1) == "r.json: schema_version is 1 (an integer), not a string: " + accepted);
+  CHECK(of(nullptr) == "r.json: schema_version is null (null), not a string: " + accepted);
+  CHECK(of(1.5) == "r.json: schema_version is 1.5 (a number), not a string: " + accepted);
+  for (const char* text : {"abc", "1", "1.x.0", "", "01.0.0", "1.0.0.0", "1.0.0\n"}) {
+    INFO(text);
+    std::string shown = text;
+    if (!shown.empty() && shown.back() == '\n') shown = shown.substr(0, shown.size() - 1) + "\\n";
+    CHECK(of(text) == "r.json: schema_version \"" + shown + "\" is not MAJOR.MINOR.PATCH (semantic versioning): " + accepted);
+  }
+  CHECK(of("2.0.0") == std::string("r.json: schema_version \"2.0.0\" is newer than this gauge (") + gauge::version_string +
+                           ") reads: it reads major version 1 (" + gauge::report_schema_version +
+                           " and later minor versions); update gauge to read this report");
+  CHECK(of("0.9.0") == "r.json: schema_version \"0.9.0\" is an older major version than this gauge reads: " + accepted);
+  // A long value is cut (80 bytes shown), so that what is accepted stays in the bounded line.
+  CHECK(of(std::string(1000, 'x')) == "r.json: schema_version \"" + std::string(77, 'x') +
+                                         "...\" is not MAJOR.MINOR.PATCH (semantic versioning): " + accepted);
+  std::string sevens = "[";  // the first 77 bytes of [7,7,...,7]: "[" and 38 times "7,"
+  for (int i = 0; i < 38; ++i) sevens += "7,";
+  CHECK(of(nlohmann::json(std::vector<int>(100, 7))) == "r.json: schema_version is " + sevens + "... (an array), not a string: " + accepted);
+  // Accepted: any minor and patch of major 1, with a pre-release or build suffix.
+  for (const char* text : {"1.0.0", "1.99.0", "1.8.0-rc.1", "1.8.0+build.5"}) {
+    INFO(text);
+    CHECK(of(text).empty());
+  }
+}
+
+TEST_CASE("read_report: keys of a summary are matched exactly; look-alikes of statistics are unknown keys, never p50",
+          "[read][schema]") {
+  // The rule (schema/gauge-report.schema.json, "summary"): the schema lists the statistics and
+  // does not forbid other keys (forward compatibility: a newer minor version may add one), so an
+  // unknown key is accepted and ignored, kept in StoredReport::document. A key is the statistic
+  // only when written exactly so: "P50", "p50 ", " p50", "p51", "median2", "Median" are unknown
+  // keys. Nothing reads them as p50 or median, and no consistency check looks at them.
+  nlohmann::json doc = nlohmann::json::parse(read_text(reports_dir / "base.json"));
+  nlohmann::json& g = doc["experiments"][0]["gpu_time_s"];
+  const double p50 = g.at("p50").get<double>();
+  const double p90 = g.at("p90").get<double>();
+  for (const char* key : {"P50", "p50 ", " p50", "p51", "median2", "Median", "p50\u200b", "p90x"}) g[key] = 1e9;  // far off
+  g["p50\t"] = "not even a number";
+  const auto r = gauge::detail::report_from_json(doc, "r.json");
+  CHECK(r.results[0].gpu_time.p50 == std::optional<double>(p50));
+  CHECK(r.results[0].gpu_time.p90 == std::optional<double>(p90));
+  CHECK(r.document["experiments"][0]["gpu_time_s"]["P50"] == 1e9);  // kept as read
+  // The exports take the median from p50, not a look-alike: CSV's time_median_s is p50.
+  const std::string csv = gauge::csv_table(r.results);
+  const auto cells = [](const std::string& line) {  // RFC 4180: a quoted cell may hold commas
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (const char c : line) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) out.emplace_back();
+      else out.back() += c;
+    }
+    return out;
+  };
+  const auto header = cells(csv.substr(0, csv.find('\n')));
+  const auto row = cells(csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1));
+  const auto column = std::find(header.begin(), header.end(), "time_median_s") - header.begin();
+  REQUIRE(static_cast<std::size_t>(column) < row.size());
+  CHECK(std::stod(row[static_cast<std::size_t>(column)]) == p50);
+  // A look-alike does not stand in for a missing p50, and the real `median` key is held to p50.
+  nlohmann::json missing = doc;
+  missing["experiments"][0]["gpu_time_s"].erase("p50");
+  CHECK(error_of([&] { gauge::detail::report_from_json(missing, "r.json"); }) ==
+        "r.json: experiments[0].gpu_time_s: missing required key \"p50\"");
+  nlohmann::json median = doc;
+  median["experiments"][0]["gpu_time_s"]["median"] = 2 * p50;
+  CHECK(error_of([&] { gauge::detail::report_from_json(median, "r.json"); }).find("differs from p50") != std::string::npos);
 }
 
 TEST_CASE("compare: Mann-Whitney U and its p-value equal SciPy's", "[compare]") {

@@ -700,6 +700,55 @@ TEST_CASE("serial: a wrong type names the key path and the expected type", "[ser
   CHECK_NOTHROW(gauge::detail::report_from_json(doc, "r.json"));
 }
 
+TEST_CASE("serial: every integer of a full report reads back exactly, or is refused naming its key", "[serial][read][hardening]") {
+  // Every integer the writer writes (in the first entry of each array), set to the edges of
+  // 64 bits: read back and written again, the same literal comes back (read exactly, within the
+  // field's type), or the read is refused with a message that starts with that key's path. Never
+  // another value: wrapped (2^64 - 1 as -1), clamped (-2^63 - 1 as -2^63) or rounded to a double.
+  const json doc = full_document();
+  std::vector<std::pair<std::string, std::string>> leaves;  // JSON pointer, the path messages name
+  std::vector<std::tuple<const json*, std::string, std::string>> stack{{&doc, "", ""}};
+  while (!stack.empty()) {
+    const auto [j, pointer, path] = stack.back();
+    stack.pop_back();
+    if (j->is_object()) {
+      for (auto it = j->begin(); it != j->end(); ++it)
+        if (it.key().find_first_of("/~.") == std::string::npos)
+          stack.emplace_back(&*it, pointer + "/" + it.key(), path.empty() ? it.key() : path + "." + it.key());
+    } else if (j->is_array()) {
+      for (std::size_t i = 0; i < j->size() && i < 1; ++i)
+        stack.emplace_back(&(*j)[i], pointer + "/" + std::to_string(i), path + "[" + std::to_string(i) + "]");
+    } else if (j->is_number_integer()) {
+      leaves.emplace_back(pointer, path);
+    }
+  }
+  REQUIRE(leaves.size() > 100);
+  // (Beyond 64 bits, 2^64 and -2^63 - 1, the text is refused before any field is read: the
+  // reader's tests check that apart, test_read_compare.cpp.)
+  const std::vector<std::string> literals = {"9223372036854775808", "18446744073709551615", "-1", "-9223372036854775808"};
+  std::size_t exact = 0, refused = 0;
+  for (const auto& [pointer, path] : leaves)
+    for (const std::string& literal : literals) {
+      json d = doc;
+      d[json::json_pointer(pointer)] = json::parse(literal);  // as the parser reads the literal
+      INFO(path << " = " << literal);
+      try {
+        const auto back = gauge::detail::report_from_json(d, "r.json");
+        const json again = gauge::detail::report_json(back.environment, back.results, back.timers, back.skipped, back.ranks,
+                                                      back.interleaved, back.created_utc);
+        REQUIRE(again.contains(json::json_pointer(pointer)));
+        CHECK(again[json::json_pointer(pointer)].dump() == literal);
+        ++exact;
+      } catch (const gauge::ReportError& e) {
+        CHECK(std::string(e.what()).rfind("r.json: " + path + ": ", 0) == 0);
+        ++refused;
+      }
+    }
+  // Both happen: size_t and uint64 fields hold 2^64 - 1, signed and narrower ones refuse it.
+  CHECK(exact > 0);
+  CHECK(refused > 0);
+}
+
 TEST_CASE("serial: a summary's median is its p50, and the reader holds them to it", "[serial][read]") {
   json doc = full_document();
   const json& g = doc["experiments"][0]["gpu_time_s"];

@@ -387,7 +387,7 @@ class CompareCli(unittest.TestCase):
             "truncated.json": "unexpected end of input",
             "nan.json": "invalid literal",
             "empty.json": "the file is empty",
-            "newer-major.json": "schema_version 2.0.0 is newer than this gauge",
+            "newer-major.json": "schema_version \"2.0.0\" is newer than this gauge",
             "wrong-schema.json": "not a gauge report",
             "missing-key.json": "experiments[0].gpu_time_s: missing required key \"p50\"",
             "wrong-type.json": "experiments[0].sampling.steps_per_sample: expected an integer, got a string",

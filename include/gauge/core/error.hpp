@@ -2,15 +2,30 @@
 /// \file gauge/core/error.hpp
 /// gauge's exception types. Every error says what failed and with which value.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
 namespace gauge {
 
-/// Base class of every exception gauge throws.
+namespace detail {
+/// `what` with every NUL byte written as the two characters `\0` (as detail::escape::visible
+/// writes it): `what()` is a C string, so a NUL would cut the message there (a report's value
+/// holding "\u0000" showed as `"o` instead of `"o\0k"`).
+inline std::string without_nul(std::string what) {
+  for (std::size_t at = what.find('\0'); at != std::string::npos; at = what.find('\0', at + 2)) what.replace(at, 1, "\\0");
+  return what;
+}
+}  // namespace detail
+
+/// Base class of every exception gauge throws. Its message is the whole text given, a NUL byte
+/// in it written as `\0` (what() is a C string and would end at the NUL).
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// \param what the message; a NUL byte in it is kept visible as `\0`.
+  explicit Error(const std::string& what) : std::runtime_error(detail::without_nul(what)) {}
+  /// \param what the message (a C string: it ends at its first NUL).
+  explicit Error(const char* what) : std::runtime_error(what) {}
 };
 
 /// A configuration value or argument is invalid; the message names it and the value given.

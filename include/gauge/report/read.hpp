@@ -11,7 +11,16 @@
 ///   time_clock and three settings of the configuration: 1.2) may be absent: the value keeps its
 ///   default, or is derived (`time_label` and `time_clock` from `backend`);
 /// - keys this version does not know (added by a later minor version, or by a user) are ignored,
-///   and kept in `StoredReport::document` for tools that want them;
+///   and kept in `StoredReport::document` for tools that want them. A key is known only as
+///   written, byte for byte: in a summary (`gpu_time_s`, ...) `P50`, `p50 `, `p51` or `median2`
+///   are unknown keys (the schema allows them), never read as `p50` or `median`, and no check of a
+///   summary looks at them;
+/// - an integer is read exactly or refused naming its key, never wrapped or rounded: it must fit
+///   the field's type (e.g. 2^63 in a signed 64-bit field is refused), an integer written as a
+///   float (`1e3`) must be at most 2^53, and an integer literal beyond 64 bits is refused
+///   anywhere in the document (parse_report);
+/// - every refusal of `schema_version` (missing, not a string, not MAJOR.MINOR.PATCH, another
+///   major version) names the value seen and what this gauge reads;
 /// - a report of a newer major version is refused with a clear message (semantic versioning:
 ///   a new major version may remove or rename keys).
 ///
@@ -78,7 +87,9 @@ inline SchemaVersion parse_schema_version(const std::string& text) {
     }
     const bool ok = i > start && !(i - start > 1 && text[start] == '0') &&
                     (last ? (i == text.size() || text[i] == '-' || text[i] == '+') : (i < text.size() && text[i] == '.'));
-    if (!ok) throw ReportError("schema_version \"" + text + "\" is not MAJOR.MINOR.PATCH (semantic versioning)");
+    if (!ok)
+      throw ReportError("schema_version \"" + (text.size() > 80 ? text.substr(0, 77) + "..." : text) +
+                        "\" is not MAJOR.MINOR.PATCH (semantic versioning)");
     out = static_cast<int>(value);
     if (!last) ++i;
   };
@@ -119,6 +130,68 @@ inline std::size_t json_too_deep_at(const std::string& text, std::size_t max_dep
     }
   }
   return std::string::npos;
+}
+
+/// An integer literal of `text` (valid JSON) beyond 64 bits, outside [-2^63, 2^64 - 1], with its
+/// key path ("experiments[0].dimensions.M"), as "<path>: <what>"; "" when there is none. The JSON
+/// parser reads such a literal as a double, which rounds it (18446744073709551617 becomes
+/// 1.8446744073709552e19) and makes it a real number where an integer was written: once parsed,
+/// it cannot be told from a float, so it is found in the text. Linear, without recursion.
+inline std::string integer_beyond_64_bits(const std::string& text) {
+  struct Frame {
+    bool object = false;
+    bool expect_key = false;
+    std::string key;        // the object's current key, as written (escapes kept)
+    std::size_t index = 0;  // the array's current index
+  };
+  std::vector<Frame> stack;
+  auto path = [&stack] {
+    std::string p;
+    for (const Frame& f : stack) p += f.object ? (p.empty() ? "" : ".") + f.key : "[" + std::to_string(f.index) + "]";
+    return p.empty() ? std::string("the document") : p;
+  };
+  // Digits (no sign, no leading zeros) above `limit` (both of the same length or longer).
+  auto above = [](const std::string& digits, const std::string& limit) {
+    return digits.size() != limit.size() ? digits.size() > limit.size() : digits > limit;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == '"') {
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+        stack.back().key = text.substr(i + 1, j - i - 1);
+        stack.back().expect_key = false;
+      }
+      i = j;
+    } else if (ch == '{' || ch == '[') {
+      stack.push_back(Frame{ch == '{', ch == '{', std::string(), 0});
+    } else if (ch == '}' || ch == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (ch == ',') {
+      if (!stack.empty()) {
+        if (stack.back().object) stack.back().expect_key = true;
+        else ++stack.back().index;
+      }
+    } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+      std::size_t j = i;
+      const auto in_number = [](char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; };
+      while (j < text.size() && in_number(text[j])) ++j;
+      const std::string token = text.substr(i, j - i);
+      i = j - 1;
+      if (token.find_first_of(".eE") != std::string::npos) continue;  // a float as written
+      const bool negative = token[0] == '-';
+      std::string digits = token.substr(negative ? 1 : 0);
+      digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+      if (negative ? above(digits, "9223372036854775808") : above(digits, "18446744073709551615")) {
+        const std::string shown = token.size() > 60 ? token.substr(0, 57) + "..." : token;
+        return path() + ": integer " + shown + " is beyond 64 bits: gauge reads integers from -9223372036854775808 to " +
+               "18446744073709551615 exactly, and would read this one rounded to a double (write a real number with a " +
+               "fraction or an exponent, e.g. 1.8e19, where a rounded value is meant)";
+      }
+    }
+  }
+  return {};
 }
 
 /// Whether `doc` nests deeper than `max_depth` arrays/objects (an explicit stack, no recursion).
@@ -359,24 +432,33 @@ inline StoredReport report_from_json(nlohmann::json doc, const std::string& sour
   if (!schema->is_string() || schema->get_ref<const std::string&>() != report_schema_name)
     throw fail("not a gauge report: \"schema\" is " + schema->dump() + ", expected \"" + report_schema_name + "\"");
   report.schema = schema->get<std::string>();
+  // Every refusal of schema_version names the key, the value seen and what this gauge accepts.
+  const int supported = supported_report_major();
+  const std::string accepted = "this gauge (" + std::string(version_string) + ") reads a string \"" +
+                               std::to_string(supported) + ".MINOR.PATCH\" (semantic versioning, major version " +
+                               std::to_string(supported) + "; it writes \"" + report_schema_version + "\")";
   const auto version = doc.find("schema_version");
-  if (version == doc.end()) throw fail("missing required key \"schema_version\"");
-  if (!version->is_string()) throw fail("schema_version: expected a string, got " + serial::describe_type(*version));
+  if (version == doc.end()) throw fail("missing required key \"schema_version\": " + accepted);
+  // The value as seen, at most 80 bytes of it (the message stays one bounded line, what is
+  // accepted included).
+  const auto shown = [](std::string text) { return text.size() > 80 ? text.substr(0, 77) + "..." : text; };
+  if (!version->is_string())
+    throw fail("schema_version is " + shown(version->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+               " (" + serial::describe_type(*version) + "), not a string: " + accepted);
   report.schema_version = version->get<std::string>();
   SchemaVersion v;
   try {
     v = parse_schema_version(report.schema_version);
   } catch (const ReportError& e) {
-    throw fail(e.what());
+    throw fail(std::string(e.what()) + ": " + accepted);
   }
-  const int supported = supported_report_major();
   if (v.major > supported)
-    throw fail("schema_version " + report.schema_version + " is newer than this gauge (" + version_string +
+    throw fail("schema_version \"" + shown(report.schema_version) + "\" is newer than this gauge (" + version_string +
                ") reads: it reads major version " + std::to_string(supported) + " (" + report_schema_version +
                " and later minor versions); update gauge to read this report");
   if (v.major < supported)
-    throw fail("schema_version " + report.schema_version + " is an older major version than this gauge (" +
-               version_string + ") reads (major version " + std::to_string(supported) + ")");
+    throw fail("schema_version \"" + shown(report.schema_version) + "\" is an older major version than this gauge reads: " +
+               accepted);
   try {
     serial::read_object(doc, report, serial::Mode::strict);
   } catch (const serial::FieldError& e) {
@@ -437,6 +519,8 @@ inline StoredReport parse_report(const std::string& text, const std::string& sou
   } catch (const nlohmann::json::exception& e) {  // any other error of the parser: still one ReportError
     throw ReportError(source + ": invalid JSON: " + std::string(e.what()));
   }
+  if (const std::string what = detail::read::integer_beyond_64_bits(text); !what.empty())
+    throw ReportError(source + ": " + detail::read::one_line(what));
   return gauge::detail::report_from_json(std::move(doc), source);
 }
 

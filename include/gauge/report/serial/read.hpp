@@ -31,6 +31,14 @@ inline std::string short_number(double v) {
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
+/// An integral double in messages: every digit up to 10^21 ("18446744073709551616", the value a
+/// reader holds, not "1.84467e+19"), else "%.17g" (round-trip precision).
+inline std::string exact_number(double v) {
+  char buf[64];
+  if (std::fabs(v) < 1e21 && std::floor(v) == v) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 }  // namespace detail
 namespace serial {
 
@@ -132,12 +140,23 @@ void decode(const nlohmann::json& v, T& out, Mode mode, Auto) {
     for (T e : EnumValues<T>::values)
       if (name == to_string(e)) out = e;
   } else if constexpr (std::is_integral_v<T>) {
+    // Read exactly or refused, never wrapped or rounded: the value must fit T (the message names
+    // T's range), and an integer written as a float must be one a double holds exactly.
+    const std::string range = "an integer from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                              std::to_string(std::numeric_limits<T>::max());
     if (v.is_number_float()) {
       // JSON Schema (draft-07) counts a number with a zero fractional part (1.0, 1e0) as an integer.
       const double d = v.get<double>();
       if (!std::isfinite(d) || std::floor(d) != d) wrong_type("an integer", v);
+      // Beyond 2^53 a double no longer holds every integer: 9.2233720368547758e18 may have been
+      // any of 1025 integers, and "-9223372036854775809" (too long for a 64-bit integer, so the
+      // parser made it a double) would read as -2^63. Its exact value is unknown: refused.
+      if (std::fabs(d) > 9007199254740992.0)
+        throw FieldError("", "integer " + gauge::detail::exact_number(d) + " is written as a floating-point number beyond "
+                             "2^53 = 9007199254740992, where a double no longer holds every integer (its exact value is "
+                             "unknown): write it as an integer literal, " + range);
       if (d < static_cast<double>(std::numeric_limits<T>::min()) || d >= std::ldexp(1.0, std::numeric_limits<T>::digits))
-        throw FieldError("", "integer " + gauge::detail::short_number(d) + " is out of range");
+        throw FieldError("", "integer " + gauge::detail::exact_number(d) + " is out of range: expected " + range);
       out = static_cast<T>(d);
       return;
     }
@@ -145,7 +164,7 @@ void decode(const nlohmann::json& v, T& out, Mode mode, Auto) {
     if (v.is_number_unsigned()) {
       const auto u = v.get<std::uint64_t>();
       if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
-        throw FieldError("", "integer " + std::to_string(u) + " is out of range");
+        throw FieldError("", "integer " + std::to_string(u) + " is out of range: expected " + range);
       out = static_cast<T>(u);
     } else {
       const auto s = v.get<std::int64_t>();
@@ -155,7 +174,7 @@ void decode(const nlohmann::json& v, T& out, Mode mode, Auto) {
       } else {
         if (s < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
             s > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
-          throw FieldError("", "integer " + std::to_string(s) + " is out of range");
+          throw FieldError("", "integer " + std::to_string(s) + " is out of range: expected " + range);
         out = static_cast<T>(s);
       }
     }

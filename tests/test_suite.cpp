@@ -3,6 +3,7 @@
 // keep what was measured, the tables, the progress line, --profile and --interleave (two points in
 // ABBA rounds, the paired ratio B/A), on the fake backend.
 
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -443,6 +445,81 @@ TEST_CASE("suite: --axis 'BENCH/AXIS=...' targets one of two benchmarks sharing 
   const Run no_axis = run_main(r, {"--list", "--axis", "k/C=[1]"});
   CHECK(no_axis.code == 2);
   CHECK(gauge::testing::contains(no_axis.err, "benchmark 'k' has no axis 'C' (its axes: 'A', 'B')"));
+}
+
+// Declarations with mistakes, in the program's registry, at static initialization (as
+// GAUGE_BENCHMARK declares): before, each threw there and ended gauge_tests before main
+// (std::terminate). Now they are recorded, and only a run over the global registry sees them.
+static std::size_t declared_bodies_run = 0;
+static void declared_body(gauge::Point& p) {
+  ++declared_bodies_run;
+  p.skip("never runs");
+}
+static void nan_axis(gauge::Point& p) { declared_body(p); }
+[[maybe_unused]] static gauge::Benchmark& unnamed_benchmark = gauge::register_benchmark("", declared_body);
+GAUGE_BENCHMARK(nan_axis).float64_axis("alpha", {0.5, std::nan("")});
+
+TEST_CASE("suite: a declaration with a mistake never ends the program at static initialization; the runner names it, exit 2",
+          "[suite][cli][hardening]") {
+  // The program's registry holds the two declarations above (an empty name, a NaN axis value).
+  const Run r = run_main(gauge::Registry::global(), {"--quiet"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "suite: error: benchmark 1 of 2 in registration order is declared wrongly: its name is empty: give it one "
+        "(GAUGE_BENCHMARK(fn) names it \"fn\", register_benchmark(name, body) by its first argument) (and 1 more "
+        "declaration problem); nothing was run (see --help)\n");
+  CHECK(r.out.empty());
+  CHECK(run_main(gauge::Registry::global(), {"--list"}).code == 2);  // --list plans the points too
+  CHECK(declared_bodies_run == 0);
+
+  // Each mistake alone, in a registry of its own: the benchmark, the axis and the value named.
+  struct Case {
+    std::function<void(gauge::Registry&)> declare;
+    std::string message;
+  };
+  const auto body = [](gauge::Point& p) { p.skip("never runs"); };
+  const std::vector<Case> cases = {
+      {[&](gauge::Registry& g) { g.add("k", body).float64_axis("alpha", {0.5, std::nan("")}); },
+       "benchmark 'k' is declared wrongly: axis 'alpha' has the value nan: an axis value must be a finite number"},
+      {[&](gauge::Registry& g) { g.add("k", body).float64_axis("alpha", {HUGE_VAL}); },
+       "benchmark 'k' is declared wrongly: axis 'alpha' has the value inf: an axis value must be a finite number"},
+      {[&](gauge::Registry& g) { g.add("k", body).float64_axis("alpha", {1.0, -HUGE_VAL}); },
+       "benchmark 'k' is declared wrongly: axis 'alpha' has the value -inf: an axis value must be a finite number"},
+      {[&](gauge::Registry& g) {
+         g.add("a", body);
+         g.add("", body);
+       },
+       "benchmark 2 of 2 in registration order (after 'a') is declared wrongly: its name is empty"},
+      {[&](gauge::Registry& g) {
+         g.add("k", body).int64_axis("N", {1});
+         g.add("k", body).int64_axis("N", {2});
+       },
+       "benchmark 'k' is declared wrongly: its name is registered twice: give each benchmark its own name"},
+      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("", {1}); },
+       "benchmark 'k' is declared wrongly: an axis name is empty: name the axis"},
+      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", std::vector<std::int64_t>{}); },
+       "benchmark 'k' is declared wrongly: axis 'N' has no values: give it at least one"},
+      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", {1}).string_axis("N", {"x"}); },
+       "benchmark 'k' is declared wrongly: axis 'N' is declared twice: give each axis its own name"},
+      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", gauge::pow2(10, 70)); },
+       "benchmark 'k' is declared wrongly: axis 'N': gauge::pow2(10, 70, 1): exponent '70' is outside [0, 62]"},
+      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", gauge::range(5, 1)); },
+       "benchmark 'k' is declared wrongly: axis 'N': gauge::range(5, 1, 1): range [5:1] is empty"},
+      {[&](gauge::Registry& g) { g.add("k", gauge::BenchmarkBody{}); },
+       "benchmark 'k' is declared wrongly: its body is empty: give it a function of a gauge::Point&"},
+      {[&](gauge::Registry& g) { gauge::register_benchmark_types<float, double>(g, "t", "T", {"float"}, [](auto, gauge::Point&) {}); },
+       "benchmark 't' is declared wrongly: 1 type names for 2 types: give one name per type"},
+  };
+  for (const auto& c : cases) {
+    gauge::Registry g;
+    REQUIRE_NOTHROW(c.declare(g));
+    const Run bad = run_main(g, {"--list"});
+    INFO(bad.err);
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err.rfind("suite: error: " + c.message, 0) == 0);
+    CHECK(gauge::testing::contains(bad.err, "; nothing was run (see --help)\n"));
+  }
 }
 
 TEST_CASE("suite: an axis value with '/' or '=', or 0 beside -0, is a usage error", "[suite][cli][hardening]") {
@@ -1052,6 +1129,120 @@ TEST_CASE("suite: --interleave with a point whose body fails or skips exits 1 na
   REQUIRE(doc["skipped"].size() == 1);
   CHECK(doc["skipped"][0]["reason"] == "A=2 does not fit");
   CHECK(doc["interleaved"].empty());
+}
+
+TEST_CASE("suite: --interleave stopped by SIGTERM records both points failed, interrupted, as a plain run does",
+          "[suite][interleave][signals]") {
+  // B's body asks for the stop (SIGTERM) before its run(): the warm-ups end, one ABBA block is
+  // measured, and the rounds stop. Both results keep their samples but are failed with stopping
+  // reason "interrupted" (they were "ok", stopped "interleaved": numbers that looked finished).
+  FakeSuite s;
+  s.hook = [](gauge::Point& p) {
+    if (p.get_int64("A") == 3) std::raise(SIGTERM);
+  };
+  const fs::path dir = fresh_dir("interleave-sigterm");
+  const std::string out = (dir / "r.json").string();
+  const Run r = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--out", out});
+  INFO(r.err);
+  CHECK(r.code == 128 + SIGTERM);
+  const auto report = gauge::read_report(out);
+  REQUIRE(report.results.size() == 2);
+  for (const auto& result : report.results) {
+    CHECK(result.status == gauge::Status::failed);
+    CHECK(result.stopping.reason == "interrupted");
+    CHECK(result.error == std::optional<std::string>("interrupted: a stop was requested (SIGTERM) before the stopping rule "
+                                                     "was met; the samples measured until then are kept"));
+    CHECK(result.gpu_samples_s.size() >= 2);  // one whole ABBA block: two rounds of each side, kept
+  }
+  REQUIRE(report.interleaved.size() == 1);
+  const auto& x = report.interleaved[0];
+  CHECK(x.stopping_reason == "interrupted");
+  CHECK(x.verdict == gauge::PairedVerdict::inconclusive);
+  CHECK(x.reason == "interrupted: a stop was requested after " + std::to_string(x.pair_ratios.size()) +
+                        " round pairs, before the stopping rule was met");
+  CHECK(gauge::testing::contains(r.err, "gauge: interrupted by SIGTERM: the interleaved rounds stopped early\n"));
+  CHECK(gauge::testing::contains(r.err, "gauge: interleaved 2 points (0 ok, 2 failed, 0 skipped)"));
+  CHECK(!gauge::stop_requested());  // cleared: the next run goes to its end
+}
+
+TEST_CASE("suite: a report that cannot be written names the real reason, and is never named as written",
+          "[suite][cli][hardening]") {
+  // /proc/version exists but no file can be created in /proc (the report is written to a new
+  // file beside it, then renamed): the message said "No such file or directory".
+  struct statfs proc {};
+  if (::statfs("/proc", &proc) == 0 && proc.f_type == 0x9fa0) {
+    FakeSuite s;
+    const Run r = run_main(s.registry, {"--out", "/proc/version", "--quiet"});
+    CHECK(r.code == 2);
+    CHECK(gauge::testing::contains(r.err, "suite: error: cannot write report to /proc/version: cannot create a file in /proc "
+                                          "(the report is written to a new file there, then renamed into place): "));
+    CHECK(gauge::testing::contains(r.err, " (/proc is on a proc file system, the kernel's own view of itself: no file can "
+                                          "be created there)\n"));
+    CHECK(s.ran.empty());  // refused before anything ran
+  }
+  // A write that fails during the run (the folder removed, then SIGTERM): the run ends with the
+  // reason and exit 74 semantics, and no line says "report: <path>" as if it had been written.
+  FakeSuite v;
+  const fs::path dir = fresh_dir("vanish-stop");
+  const std::string out = (dir / "r.json").string();
+  v.hook = [&](gauge::Point& p) {
+    fs::remove_all(dir);
+    if (p.get_int64("A") == 2) std::raise(SIGTERM);
+  };
+  const Run gone = run_main(v.registry, {"--out", out});
+  CHECK(gone.code == 74);
+  CHECK(gauge::testing::contains(gone.err, "gauge: error: the report was not written: cannot write report to " + out));
+  CHECK(gauge::testing::contains(gone.err, "gauge: interrupted by SIGTERM: 3 point runs measured, 3 not run\n"));
+  CHECK(!gauge::testing::contains(gone.err, "report: " + out));
+  CHECK(!gauge::testing::contains(gone.err, "the report holds what was measured"));
+  // The same for --interleave.
+  FakeSuite w;
+  const fs::path idir = fresh_dir("vanish-interleave");
+  const std::string iout = (idir / "r.json").string();
+  w.hook = [&](gauge::Point&) { fs::remove_all(idir); };
+  const Run il = run_main(w.registry, {"--interleave", "k/A=1/B=x", "k/A=2/B=x", "--out", iout});
+  CHECK(il.code == 74);
+  CHECK(gauge::testing::contains(il.err, "gauge: error: the report was not written: cannot write report to " + iout));
+  CHECK(gauge::testing::contains(il.err, "gauge: interleaved 2 points (2 ok, 0 failed, 0 skipped) in "));
+  CHECK(!gauge::testing::contains(il.err, "report: " + iout));
+}
+
+TEST_CASE("suite: --list --format json prints the points as JSON; other formats with --list exit 2 naming them",
+          "[suite][cli]") {
+  FakeSuite s;
+  const Run r = run_main(s.registry, {"--list", "--format", "json", "--axis", "A=[1,3]"});
+  CHECK(r.code == 0);
+  // By hand: A (slowest) x B, labels as the text list prints them, values typed as in the report.
+  CHECK(nlohmann::json::parse(r.out) == nlohmann::json::parse(R"([
+    {"label": "k/A=1/B=x", "benchmark": "k", "axes": {"A": 1, "B": "x"}, "device": null},
+    {"label": "k/A=1/B=y", "benchmark": "k", "axes": {"A": 1, "B": "y"}, "device": null},
+    {"label": "k/A=3/B=x", "benchmark": "k", "axes": {"A": 3, "B": "x"}, "device": null},
+    {"label": "k/A=3/B=y", "benchmark": "k", "axes": {"A": 3, "B": "y"}, "device": null}])"));
+  // The axes keep their declared order (A before B), as the labels do.
+  CHECK(r.out.find("\"A\": 1") < r.out.find("\"B\": \"x\""));
+  // The text list is the same points.
+  CHECK(run_main(s.registry, {"--list", "--axis", "A=[1,3]"}).out == "k/A=1/B=x\nk/A=1/B=y\nk/A=3/B=x\nk/A=3/B=y\n");
+  // A real axis, a device of --device all, and --interleave's two points.
+  gauge::Registry g;
+  g.add("f", [](gauge::Point& p) { p.skip("listed only"); }).float64_axis("F", {0.5});
+  const Run d = run_main(g, {"--list", "--format", "json", "--device", "all"});
+  CHECK(nlohmann::json::parse(d.out) == nlohmann::json::parse(R"([
+    {"label": "f/F=0.5/device=0", "benchmark": "f", "axes": {"F": 0.5}, "device": 0},
+    {"label": "f/F=0.5/device=1", "benchmark": "f", "axes": {"F": 0.5}, "device": 1}])"));
+  const Run il = run_main(s.registry, {"--list", "--format", "json", "--interleave", "k/A=3/B=y", "k/A=1/B=x"});
+  CHECK(il.code == 0);
+  CHECK(nlohmann::json::parse(il.out) == nlohmann::json::parse(R"([
+    {"label": "k/A=3/B=y", "benchmark": "k", "axes": {"A": 3, "B": "y"}, "device": null},
+    {"label": "k/A=1/B=x", "benchmark": "k", "axes": {"A": 1, "B": "x"}, "device": null}])"));
+  // A results format has nothing to hold for --list: refused, naming both.
+  for (const char* format : {"csv", "markdown", "gbench"}) {
+    const Run bad = run_main(s.registry, {"--list", "--format", format});
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == std::string("suite: error: --list prints the points as text, or as JSON with --format json: --format ") +
+                         format + " writes results, and --list runs nothing (see --help)\n");
+  }
+  CHECK(s.ran.empty());
 }
 
 }  // namespace gauge_test_suite

@@ -50,9 +50,12 @@ class InterleavedRun {
     }
     agree_on_steps_per_sample(out);
     measure(out);
-    // Ended in the reverse order of begin (the backends' device guards nest).
-    b_.end(out.b, "interleaved");
-    a_.end(out.a, "interleaved");
+    // Ended in the reverse order of begin (the backends' device guards nest). Stopped by a stop
+    // request (a signal): both results are `failed`, stopping reason "interrupted", their samples
+    // kept, as a plain run's (Protocol::run).
+    const char* stop = out.stopping_reason == "interrupted" ? "interrupted" : "interleaved";
+    b_.end(out.b, stop);
+    a_.end(out.a, stop);
     conclude(out);
     return out;
   }
@@ -179,6 +182,15 @@ class InterleavedRun {
       return codes;
     };
     out.verdict = PairedVerdict::inconclusive;
+    // Stopped by a stop request, each side failed by it alone (no other error): said so.
+    const auto only_stopped = [](const Result& r) {
+      return r.status == Status::ok || (r.error && r.error->rfind("interrupted:", 0) == 0);
+    };
+    if (out.stopping_reason == "interrupted" && only_stopped(out.a) && only_stopped(out.b)) {
+      out.reason = fmt::format("interrupted: a stop was requested after {} round pairs, before the stopping rule was met",
+                               out.pair_ratios.size());
+      return;
+    }
     const bool a_failed = out.a.status != Status::ok, b_failed = out.b.status != Status::ok;
     if (a_failed || b_failed) {
       out.reason = a_failed && b_failed ? "both failed: " + failed("A", out.a) + "; " + failed("B", out.b)
@@ -190,11 +202,6 @@ class InterleavedRun {
     if (const std::string ea = error_codes(out.a), eb = error_codes(out.b); !ea.empty() || !eb.empty()) {
       out.reason = (!ea.empty() ? "A carries an error warning (" + ea + ")" : "B carries an error warning (" + eb + ")") +
                    ": its time is likely wrong, so no verdict";
-      return;
-    }
-    if (out.stopping_reason == "interrupted") {
-      out.reason = fmt::format("interrupted: a stop was requested after {} round pairs, before the stopping rule was met",
-                               out.pair_ratios.size());
       return;
     }
     if (!out.ratio) {

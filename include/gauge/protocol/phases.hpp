@@ -100,13 +100,7 @@ class Protocol {
       measure(r, *sink_);
       finish_measuring(r);
     });
-    if (r.status == Status::ok && r.stopping.reason == "interrupted") {
-      // Measured until a stop request, not to the stopping rule: kept, but never a number to trust.
-      r.status = Status::failed;
-      const int signal = detail::stop_signal();
-      r.error = "interrupted: a stop was requested" + (signal ? " (" + detail::signal_name(signal) + ")" : std::string()) +
-                " before the stopping rule was met; the samples measured until then are kept";
-    }
+    fail_if_interrupted(r);
     conclude(r);
     return r;
   }
@@ -195,7 +189,8 @@ class Protocol {
   }
 
   /// Ends a run driven by measure_round(): the stopping record (its reason `stop_reason`), kernel
-  /// tracing, verification, then statistics and diagnosis as run() does.
+  /// tracing, verification, then statistics and diagnosis as run() does. A `stop_reason` of
+  /// "interrupted" (a stop request ended the rounds) fails the result as run() does, its samples kept.
   void end(Result& r, const std::string& stop_reason) {
     driven_ = true;
     stop_request_ = stop_reason;
@@ -203,6 +198,7 @@ class Protocol {
       measure(r, *sink_);
       finish_measuring(r);
     });
+    fail_if_interrupted(r);
     conclude(r);
   }
 
@@ -235,6 +231,16 @@ class Protocol {
   void record_cache_flush(Result& r);
   void record_gpm(Result& r) const;
   void record_streams(Result& r) const;
+
+  /// A result measured until a stop request (stopping reason "interrupted"), not to the stopping
+  /// rule: kept, but never a number to trust, so `failed` with the reason (and the signal).
+  static void fail_if_interrupted(Result& r) {
+    if (r.status != Status::ok || r.stopping.reason != "interrupted") return;
+    r.status = Status::failed;
+    const int signal = detail::stop_signal();
+    r.error = "interrupted: a stop was requested" + (signal ? " (" + detail::signal_name(signal) + ")" : std::string()) +
+              " before the stopping rule was met; the samples measured until then are kept";
+  }
 
   void fail_result(Result& r, const std::string& what) {
     r.status = Status::failed;

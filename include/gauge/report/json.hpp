@@ -11,6 +11,9 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
 
 #include <cerrno>
 #include <chrono>
@@ -158,6 +161,31 @@ inline std::filesystem::path follow_links(std::filesystem::path path) {
   throw ReportError("cannot write report to " + path.string() + ": too many levels of symbolic links");
 }
 
+/// The kind of a file system where no file can be created by design (the kernel's pseudo file
+/// systems: proc, sysfs, cgroup, ...) that holds `dir`, as " (/proc is a proc file system: ...)";
+/// "" for any other (or where statfs cannot tell). Said after a failed create, whose errno there
+/// (ENOENT for /proc) would otherwise read as if the directory were missing.
+inline std::string pseudo_file_system_note(const std::filesystem::path& dir) {
+#if defined(__linux__)
+  struct statfs fs {};
+  if (::statfs(dir.c_str(), &fs) != 0) return {};
+  static const struct {
+    unsigned long magic;
+    const char* name;
+  } kinds[] = {{0x9fa0, "proc"},          {0x62656572, "sysfs"},  {0x27e0eb, "cgroup"},   {0x63677270, "cgroup2"},
+               {0x64626720, "debugfs"},   {0x74726163, "tracefs"}, {0x73636673, "securityfs"}, {0x6165676c, "pstore"},
+               {0xcafe4a11, "bpf"},       {0x62656570, "configfs"}, {0xde5e81e4, "efivarfs"}, {0x1cd1, "devpts"},
+               {0xf97cff8c, "selinuxfs"}, {0x6e736673, "nsfs"}};
+  for (const auto& k : kinds)
+    if (static_cast<unsigned long>(fs.f_type) == k.magic)
+      return std::string(" (") + dir.string() + " is on a " + k.name +
+             " file system, the kernel's own view of itself: no file can be created there)";
+#else
+  (void)dir;
+#endif
+  return {};
+}
+
 /// Whether an anonymous file (O_TMPFILE) can later be linked in here: linkat needs its name
 /// under /proc/self/fd (without /proc, named temporary files are used instead).
 inline bool proc_fd_available() { return ::access("/proc/self/fd", X_OK) == 0; }
@@ -257,14 +285,19 @@ class PendingFile {
   ReportError error(const std::string& what) const {
     return ReportError("cannot write report to " + path_.string() + ": " + what);
   }
-  /// A named temporary file beside path_ (the fallback of the anonymous one).
+  /// A named temporary file beside path_ (the fallback of the anonymous one). Its failure names
+  /// what failed: creating a file in the directory (the report is written to a new file there,
+  /// then renamed over path_), with the system's reason and, on a pseudo file system, that no file
+  /// can be created there ("/proc/version: No such file or directory" read as if it did not exist).
   void open_named() {
     tmp_ = temporary_sibling(path_);
     fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       const int e = errno;
       tmp_.clear();
-      throw error(std::strerror(e));
+      const std::filesystem::path dir = directory_of(path_);
+      throw error("cannot create a file in " + dir.string() + " (the report is written to a new file there, then renamed " +
+                  "into place): " + std::strerror(e) + pseudo_file_system_note(dir));
     }
   }
   /// Appends everything in the open file `from` (read from its start) to fd_.

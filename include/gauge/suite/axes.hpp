@@ -64,6 +64,10 @@ struct Axis {
 struct Int64Values {
   std::vector<std::int64_t> values;  ///< the values, in sweep order
   bool power_of_two = false;         ///< every value is 2^k, declared so
+  /// Why there are no values ("" when the arguments were valid): gauge::pow2 and gauge::range
+  /// never throw (they run in static initializers, where an exception ends the program before
+  /// main); Benchmark::int64_axis records this, and the runner refuses to start, naming it.
+  std::string error;
 };
 
 namespace detail {
@@ -72,11 +76,12 @@ inline constexpr std::size_t max_axis_values = 100000;
 }  // namespace detail
 
 /// Powers of two 2^first_exponent, 2^(first_exponent + step), … up to 2^last_exponent inclusive.
-/// AxisError when an exponent is outside [0, 62], first > last or step < 1.
+/// Never throws: when an exponent is outside [0, 62], first > last or step < 1, no values and
+/// `error` says why (int64_axis records it; the runner then exits 2 naming the axis).
 Int64Values pow2(int first_exponent, int last_exponent, int step = 1);
 
-/// The integers first, first + step, … up to last inclusive. AxisError when step < 1, first > last
-/// or there would be more than max_axis_values.
+/// The integers first, first + step, … up to last inclusive. Never throws: when step < 1,
+/// first > last or there would be more than max_axis_values, no values and `error` says why.
 Int64Values range(std::int64_t first, std::int64_t last, std::int64_t step = 1);
 
 /// An `--axis` text split at its first '=': the axis name and the values' text.
@@ -172,28 +177,42 @@ inline std::string range_text(const std::vector<std::string>& parts) {
 }  // namespace detail::axes
 
 inline Int64Values pow2(int first_exponent, int last_exponent, int step) {
-  if (first_exponent < 0 || first_exponent > 62)
-    throw AxisError("exponent '" + std::to_string(first_exponent) + "' is outside [0, 62]");
-  if (last_exponent < 0 || last_exponent > 62)
-    throw AxisError("exponent '" + std::to_string(last_exponent) + "' is outside [0, 62]");
-  if (step < 1) throw AxisError("step '" + std::to_string(step) + "' must be positive");
-  if (first_exponent > last_exponent)
-    throw AxisError("range [" + std::to_string(first_exponent) + ":" + std::to_string(last_exponent) + "] is empty");
   Int64Values out;
   out.power_of_two = true;
+  const std::string call = "gauge::pow2(" + std::to_string(first_exponent) + ", " + std::to_string(last_exponent) + ", " +
+                           std::to_string(step) + "): ";
+  if (first_exponent < 0 || first_exponent > 62)
+    out.error = call + "exponent '" + std::to_string(first_exponent) + "' is outside [0, 62]";
+  else if (last_exponent < 0 || last_exponent > 62)
+    out.error = call + "exponent '" + std::to_string(last_exponent) + "' is outside [0, 62]";
+  else if (step < 1)
+    out.error = call + "step '" + std::to_string(step) + "' must be positive";
+  else if (first_exponent > last_exponent)
+    out.error = call + "range [" + std::to_string(first_exponent) + ":" + std::to_string(last_exponent) + "] is empty";
+  if (!out.error.empty()) return out;
   for (int e = first_exponent; e <= last_exponent; e += step) out.values.push_back(std::int64_t{1} << e);
   return out;
 }
 
 inline Int64Values range(std::int64_t first, std::int64_t last, std::int64_t step) {
-  if (step < 1) throw AxisError("step '" + std::to_string(step) + "' must be positive");
-  if (first > last) throw AxisError("range [" + std::to_string(first) + ":" + std::to_string(last) + "] is empty");
+  Int64Values out;
+  const std::string call =
+      "gauge::range(" + std::to_string(first) + ", " + std::to_string(last) + ", " + std::to_string(step) + "): ";
+  if (step < 1) {
+    out.error = call + "step '" + std::to_string(step) + "' must be positive";
+    return out;
+  }
+  if (first > last) {
+    out.error = call + "range [" + std::to_string(first) + ":" + std::to_string(last) + "] is empty";
+    return out;
+  }
   // (last - first) / step + 1 values, computed without overflow.
   const auto span = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first);
-  if (span / static_cast<std::uint64_t>(step) >= detail::max_axis_values)
-    throw AxisError("range [" + std::to_string(first) + ":" + std::to_string(last) + ":" + std::to_string(step) +
-                    "] has more than " + std::to_string(detail::max_axis_values) + " values");
-  Int64Values out;
+  if (span / static_cast<std::uint64_t>(step) >= detail::max_axis_values) {
+    out.error = call + "range [" + std::to_string(first) + ":" + std::to_string(last) + ":" + std::to_string(step) +
+                "] has more than " + std::to_string(detail::max_axis_values) + " values";
+    return out;
+  }
   // Count the values (span / step + 1, at most max_axis_values) instead of stepping an offset
   // that could wrap past span.
   const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
@@ -261,7 +280,9 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
       const std::int64_t step = parts.size() == 3 ? parse_int(parts[2]) : 1;
       if (step < 1) throw AxisError("step '" + parts[2] + "' must be positive");
       if (first > last) throw AxisError("range " + range_text(parts) + " is empty (first > last)");
-      for (std::int64_t v : range(first, last, step).values) add_int(v);
+      const Int64Values values = range(first, last, step);
+      if (!values.error.empty()) throw AxisError(values.error.substr(values.error.find("): ") + 3));
+      for (std::int64_t v : values.values) add_int(v);
     } else if (kind == AxisKind::float64) {
       const double first = parse_real(parts[0]), last = parse_real(parts[1]);
       const double step = parts.size() == 3 ? parse_real(parts[2]) : 1.0;

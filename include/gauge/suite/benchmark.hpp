@@ -4,11 +4,13 @@
 /// benchmarks that GAUGE_BENCHMARK adds to. Part of gauge/suite/registry.hpp. Light: no JSON,
 /// {fmt} or CLI11 here.
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "gauge/core/config.hpp"
@@ -25,30 +27,43 @@ class Point;
 using BenchmarkBody = std::function<void(Point&)>;
 
 /// A benchmark: a name, a body, and axes whose cartesian product are its points.
+///
+/// Declaring never throws: GAUGE_BENCHMARK declares in a static initializer, where an exception
+/// ends the program before main() (std::terminate, no report, no line naming the benchmark). A
+/// mistake (an empty name or body, an axis with no values, an empty or repeated axis name, a NaN
+/// or infinite value, bad arguments of gauge::pow2 or gauge::range, a name registered twice) is
+/// recorded in problems() instead, and the runner refuses to start while any benchmark has one:
+/// exit 2 with one line naming the benchmark and the axis, before anything runs.
 class Benchmark {
  public:
   /// \param name the benchmark's name (non-empty; the experiments' name in the report).
-  /// \param body called once per point. ConfigError for an empty name or body.
+  /// \param body called once per point. An empty name or body is recorded in problems().
   Benchmark(std::string name, BenchmarkBody body) : name_(std::move(name)), body_(std::move(body)) {
-    if (name_.empty()) throw ConfigError("a benchmark's name must not be empty");
-    if (!body_) throw ConfigError("benchmark '" + name_ + "': empty body");
+    if (name_.empty())
+      add_problem("its name is empty: give it one (GAUGE_BENCHMARK(fn) names it \"fn\", register_benchmark(name, body) by "
+                  "its first argument)");
+    if (!body_) add_problem("its body is empty: give it a function of a gauge::Point&");
   }
 
-  /// An integer axis with these values, in this order. AxisError for an empty list or a name
-  /// already used.
+  /// An integer axis with these values, in this order. An empty list or a name already used is
+  /// recorded in problems().
   Benchmark& int64_axis(const std::string& axis, std::vector<std::int64_t> values) {
-    return int64_axis(axis, Int64Values{std::move(values), false});
+    return int64_axis(axis, Int64Values{std::move(values), false, {}});
   }
-  /// An integer axis from gauge::pow2 or gauge::range (a power-of-two axis is plotted on a log axis).
+  /// An integer axis from gauge::pow2 or gauge::range (a power-of-two axis is plotted on a log
+  /// axis); their error (bad arguments) is recorded in problems().
   Benchmark& int64_axis(const std::string& axis, Int64Values values) {
+    if (!values.error.empty()) {
+      add_problem("axis '" + axis + "': " + values.error);
+      return *this;
+    }
     std::vector<DimensionValue> v(values.values.begin(), values.values.end());
     return add_axis(Axis{axis, AxisKind::int64, std::move(v), values.power_of_two});
   }
-  /// A real-valued axis.
+  /// A real-valued axis. A NaN or infinite value is recorded in problems() (a dimension is a
+  /// finite number: NaN would never equal itself in a report or a comparison).
   Benchmark& float64_axis(const std::string& axis, const std::vector<double>& values) {
-    std::vector<DimensionValue> v;
-    for (double x : values) v.emplace_back(detail::to_dimension_value(x));
-    return add_axis(Axis{axis, AxisKind::float64, std::move(v), false});
+    return add_axis(Axis{axis, AxisKind::float64, std::vector<DimensionValue>(values.begin(), values.end()), false});
   }
   /// A string axis (an algorithm, a layout).
   Benchmark& string_axis(const std::string& axis, const std::vector<std::string>& values) {
@@ -60,14 +75,38 @@ class Benchmark {
     configure_ = std::move(f);
     return *this;
   }
-  /// Adds an axis (any kind). AxisError for an empty name, no values, or a name used twice.
+  /// Adds an axis (any kind). An empty name, no values, a name used twice or a real value that
+  /// is NaN or infinite is recorded in problems(), and the axis is not added.
   Benchmark& add_axis(Axis axis) {
-    if (axis.name.empty()) throw AxisError("benchmark '" + name_ + "': an axis name must not be empty");
-    if (axis.values.empty()) throw AxisError("benchmark '" + name_ + "': axis '" + axis.name + "' has no values");
-    if (find_axis(axis.name)) throw AxisError("benchmark '" + name_ + "': axis '" + axis.name + "' declared twice");
+    if (axis.name.empty()) {
+      add_problem("an axis name is empty: name the axis");
+      return *this;
+    }
+    if (axis.values.empty()) {
+      add_problem("axis '" + axis.name + "' has no values: give it at least one");
+      return *this;
+    }
+    if (find_axis(axis.name)) {
+      add_problem("axis '" + axis.name + "' is declared twice: give each axis its own name");
+      return *this;
+    }
+    for (const auto& v : axis.values)
+      if (const double* d = std::get_if<double>(&v); d && !std::isfinite(*d)) {
+        add_problem("axis '" + axis.name + "' has the value " + (std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf") +
+                    ": an axis value must be a finite number");
+        return *this;
+      }
     axes_.push_back(std::move(axis));
     return *this;
   }
+  /// Records a mistake in this benchmark's declaration (what is wrong and how to mend it); the
+  /// runner refuses to start while any benchmark has one (exit 2, naming it). Never throws.
+  Benchmark& add_problem(std::string what) {
+    problems_.push_back(std::move(what));
+    return *this;
+  }
+  /// The mistakes of this benchmark's declaration, in the order they were made (empty: none).
+  const std::vector<std::string>& problems() const { return problems_; }
 
   /// The benchmark's name.
   const std::string& name() const { return name_; }
@@ -99,17 +138,19 @@ class Benchmark {
   BenchmarkBody body_;
   std::vector<Axis> axes_;
   std::function<void(Config&)> configure_;
+  std::vector<std::string> problems_;
 };
 
 /// The benchmarks of a program, in registration order.
 class Registry {
  public:
-  /// Adds a benchmark; the reference stays valid for the registry's lifetime. ConfigError when a
-  /// benchmark of that name exists.
+  /// Adds a benchmark; the reference stays valid for the registry's lifetime. Never throws (see
+  /// Benchmark): a name that a benchmark already has is recorded in the new one's problems().
   Benchmark& add(std::string name, BenchmarkBody body) {
-    for (const auto& b : benchmarks_)
-      if (b->name() == name) throw ConfigError("benchmark '" + name + "' registered twice");
+    bool taken = false;
+    for (const auto& b : benchmarks_) taken = taken || (!name.empty() && b->name() == name);
     benchmarks_.push_back(std::make_unique<Benchmark>(std::move(name), std::move(body)));
+    if (taken) benchmarks_.back()->add_problem("its name is registered twice: give each benchmark its own name");
     return *benchmarks_.back();
   }
   /// The benchmarks, in registration order.

@@ -10,6 +10,7 @@
 #if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_SUITE_IMPLEMENTATION)
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cerrno>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "gauge/detail/suite_points.hpp"
@@ -53,6 +55,27 @@ inline std::string parse_seconds(const std::string& text, Nanoseconds& out) {
   return "";
 }
 
+/// --list --format json: the points as a JSON array, one object per point in run order,
+/// `{"label": "k/A=1/B=x", "benchmark": "k", "axes": {"A": 1, "B": "x"}, "device": null}`: the
+/// label --filter matches and --interleave takes, the benchmark's name (the experiments' `name`),
+/// the axis values in axis order (integers and reals as numbers, strings and types as strings),
+/// and --device's ordinal for the point (null: the current device).
+inline std::string points_json(const std::vector<const PlannedPoint*>& points) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const PlannedPoint* p : points) {
+    nlohmann::ordered_json axes = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : p->values)
+      std::visit([&axes, &name = name](const auto& v) { axes[name] = v; }, value);
+    nlohmann::ordered_json point;
+    point["label"] = p->label;
+    point["benchmark"] = p->benchmark->name();
+    point["axes"] = std::move(axes);
+    point["device"] = p->device ? nlohmann::ordered_json(*p->device) : nlohmann::ordered_json(nullptr);
+    list.push_back(std::move(point));
+  }
+  return list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 /// The one-line reason of a CLI11 parse error (unknown options by name; no line breaks).
 inline std::string usage_reason(const CLI::App& app, const CLI::ParseError& e) {
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
@@ -73,7 +96,9 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   CLI::App app("Runs the benchmarks of this program over their axes (gauge " + std::string(version_string) + ")",
                argc > 0 && argv[0] ? std::string(argv[0]).substr(std::string(argv[0]).find_last_of('/') + 1) : "gauge");
   app.set_version_flag("--version", std::string("gauge ") + version_string, "Print gauge's version and exit");
-  app.add_flag("-l,--list", o.list, "List the points that would run (name/axis=value/...) and exit");
+  app.add_flag("-l,--list", o.list,
+               "List the points that would run (name/axis=value/...) and exit; with --format json as a JSON array of "
+               "{label, benchmark, axes, device}");
   std::string filter, device;
   CLI::Option* filter_option =
       app.add_option("-f,--filter", filter, "Only points whose name/axis=value/... matches REGEX (searched)")->type_name("REGEX");
@@ -185,6 +210,12 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (v < 1) return usage("--repetitions '" + repetitions + "': expected a whole number >= 1");
     o.repetitions = static_cast<std::size_t>(v);
   }
+  // --list prints points, not results: as text, or as JSON with --format json; a results format
+  // (csv, gbench, markdown, ...) has nothing to hold, and printing text instead would break the
+  // reader that asked for it.
+  if (o.list && o.format != "console" && o.format != "json")
+    return usage("--list prints the points as text, or as JSON with --format json: --format " + o.format +
+                 " writes results, and --list runs nothing");
   if (o.profile && o.repetitions > 1) return usage("--profile runs one step per point: --repetitions does not apply");
   if (o.profile && (!o.out.empty() || o.format != "console"))
     return usage("--profile times nothing: it writes no report (--out) and no table (--format)");
@@ -206,7 +237,7 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
       if (&a == &b) return usage("--interleave: A and B are the same point '" + a.label + "': name two different points");
       detail::suite::interleave_config(o);  // its settings, checked before anything runs
       if (o.list) {
-        detail::suite::write_text(io.out, a.label + "\n" + b.label + "\n");
+        detail::suite::write_text(io.out, o.format == "json" ? detail::suite::points_json({&a, &b}) : a.label + "\n" + b.label + "\n");
         return 0;
       }
       return run_interleaved_points(a, b, o, io).exit_code;
@@ -220,7 +251,13 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   // --list with a filter that matches nothing is the same mistake as a run with it (exit 2).
   if (o.list && !(points.empty() && o.filter)) {
     std::string text;
-    for (const auto& p : points) text += p.label + "\n";
+    if (o.format == "json") {
+      std::vector<const PlannedPoint*> listed;
+      for (const auto& p : points) listed.push_back(&p);
+      text = detail::suite::points_json(listed);
+    } else {
+      for (const auto& p : points) text += p.label + "\n";
+    }
     if (detail::suite::write_text(io.out, text)) return 0;
     std::fprintf(io.err, "%s: error: standard output could not be written: %s\n", app.get_name().c_str(),
                  std::strerror(errno ? errno : EIO));

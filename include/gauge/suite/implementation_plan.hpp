@@ -125,6 +125,26 @@ inline std::regex compile_filter(const std::string& text) {
 }  // namespace detail::suite
 
 std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& o, const SuiteIo& io) {
+  // Mistakes of the declarations (recorded at registration, which never throws: it runs in static
+  // initializers), before anything else: the first, naming its benchmark, and how many more.
+  std::size_t problems = 0;
+  std::string first;
+  for (std::size_t bi = 0; bi < registry.benchmarks().size(); ++bi) {
+    const Benchmark& b = *registry.benchmarks()[bi];
+    for (const std::string& what : b.problems()) {
+      if (problems++ > 0) continue;
+      std::string who = "benchmark '" + detail::escape::visible(b.name()) + "'";
+      if (b.name().empty()) {
+        who = fmt::format("benchmark {} of {} in registration order", bi + 1, registry.benchmarks().size());
+        if (bi > 0) who += " (after '" + detail::escape::visible(registry.benchmarks()[bi - 1]->name()) + "')";
+      }
+      first = who + " is declared wrongly: " + detail::escape::visible(what);
+    }
+  }
+  if (problems)
+    throw UsageError(first + (problems > 1 ? fmt::format(" (and {} more declaration problem{})", problems - 1, problems > 2 ? "s" : "")
+                                           : std::string()) +
+                     "; nothing was run");
   // --axis: each must name an axis of some benchmark; its values are parsed per benchmark's kind.
   std::vector<std::vector<Axis>> axes;
   for (const auto& b : registry.benchmarks()) axes.push_back(b->axes());

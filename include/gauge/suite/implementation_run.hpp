@@ -276,10 +276,13 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   write_report();
   const int stop_signal = detail::stop_signal();
   const bool interrupted = stop_requested();
+  // The report's path is named as written only when its last write succeeded (a failed write is
+  // said by report_output_errors below, with the reason).
+  const std::string written = o.out.empty() || write_error ? std::string() : o.out;
   if (interrupted)
     std::fprintf(io.err, "gauge: interrupted%s: %zu point runs measured, %zu not run%s\n",
                  stop_signal ? (" by " + detail::signal_name(stop_signal)).c_str() : "", results.size(), not_run,
-                 o.out.empty() ? "" : ("; the report holds what was measured: " + o.out).c_str());
+                 written.empty() ? "" : ("; the report holds what was measured: " + written).c_str());
 
   std::string text;
   std::optional<std::string> format_error;
@@ -333,7 +336,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
                  counted.c_str(), summary.ok, summary.failed, summary.skipped, detail::format_duration(summary.wall_time_s).c_str(),
                  detail::format_duration(summary.points_time_s).c_str(), detail::format_duration(overhead).c_str(),
                  summary.wall_time_s > 0 ? 100 * overhead / summary.wall_time_s : 0.0,
-                 o.out.empty() ? "" : ("; report: " + o.out).c_str());
+                 written.empty() ? "" : ("; report: " + written).c_str());
   }
   return summary;
 }

@@ -368,7 +368,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   if (!o.quiet)
     std::fprintf(io.err, "gauge: interleaved 2 points (%zu ok, %zu failed, %zu skipped) in %s%s\n", summary.ok,
                  summary.failed, summary.skipped, detail::format_duration(summary.wall_time_s).c_str(),
-                 o.out.empty() ? "" : ("; report: " + o.out).c_str());
+                 o.out.empty() || write_error ? "" : ("; report: " + o.out).c_str());
   return summary;
 }
 

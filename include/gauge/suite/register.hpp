@@ -38,17 +38,18 @@ struct type_tag {
 
 /// Registers in `registry` a benchmark instantiated over the types `Ts`, with a type axis `axis`
 /// whose values are `type_names` (one per type, e.g. {"float", "__half"}): `body(type_tag<T>{}, point)`
-/// runs a point of type T. ConfigError when the counts differ.
+/// runs a point of type T. Never throws (see Benchmark): counts that differ are recorded in the
+/// benchmark's problems().
 template <class... Ts, class F>
 Benchmark& register_benchmark_types(Registry& registry, std::string name, const std::string& axis,
                                     const std::vector<std::string>& type_names, F body) {
   static_assert(sizeof...(Ts) > 0, "a template benchmark needs at least one type");
-  if (type_names.size() != sizeof...(Ts))
-    throw ConfigError("benchmark '" + name + "': " + std::to_string(type_names.size()) + " type names for " +
-                      std::to_string(sizeof...(Ts)) + " types");
   std::vector<BenchmarkBody> bodies{BenchmarkBody([body](Point& p) { body(type_tag<Ts>{}, p); })...};
-  return registry.add(std::move(name), detail::make_type_dispatch(axis, type_names, std::move(bodies)))
-      .add_axis(Axis{axis, AxisKind::type, std::vector<DimensionValue>(type_names.begin(), type_names.end()), false});
+  Benchmark& b = registry.add(std::move(name), detail::make_type_dispatch(axis, type_names, std::move(bodies)));
+  if (type_names.size() != sizeof...(Ts))
+    return b.add_problem(std::to_string(type_names.size()) + " type names for " + std::to_string(sizeof...(Ts)) +
+                         " types: give one name per type");
+  return b.add_axis(Axis{axis, AxisKind::type, std::vector<DimensionValue>(type_names.begin(), type_names.end()), false});
 }
 
 }  // namespace gauge

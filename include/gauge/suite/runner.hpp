@@ -6,7 +6,8 @@
 /// writes one JSON report. Its command line (docs/suite.md has the table with Google Benchmark's
 /// and nvbench's flags):
 ///
-///   --list                      the points that would run, one per line, and exit
+///   --list                      the points that would run, one per line, and exit (--format json:
+///                               a JSON array of {label, benchmark, axes, device})
 ///   --filter REGEX              only points whose "name/axis=value/..." matches (ECMAScript regex, searched)
 ///   --axis 'N=[1024,4096]'      replace an axis's values (repeatable; see gauge/suite/axes.hpp)
 ///   --device N|all              run on device N, or every point on every device
@@ -25,8 +26,9 @@
 ///   --help, --version
 ///
 /// Exit status: 0 when every point ran (or was skipped), 1 when a point failed, 2 on bad usage
-/// (one line on stderr naming the bad text), 74 when the report could not be written (the tables
-/// are still printed).
+/// (one line on stderr naming the bad text) or a benchmark declared wrongly (Benchmark::problems(),
+/// named before anything runs), 74 when the report could not be written (the tables are still
+/// printed), 128 + N when stopped by signal N (the interrupted points `failed`, "interrupted").
 ///
 /// This header is light; the runner itself (CLI11, the report) is compiled in the file that
 /// defines GAUGE_IMPLEMENTATION and includes <gauge/suite.hpp> (gauge/suite/implementation.hpp).

@@ -3,6 +3,7 @@
 // compare.py reads the export is tested in tests/test_tools.py.
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -100,7 +101,7 @@ TEST_CASE("export: Google Benchmark JSON with one repetition per sample (60 <= 1
   CHECK(j["context"]["gpu"] == "NVIDIA H200");
   CHECK(j["context"]["num_cpus"] == 16);
   CHECK(j["context"]["library_build_type"] == "release");
-  CHECK(j["context"]["gauge_skipped"].empty());
+  CHECK(!j["context"].contains("gauge_skipped"));  // skips are entries, as Google Benchmark writes them
 }
 
 TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, units, wall time)", "[export]") {
@@ -129,7 +130,7 @@ TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, unit
   CHECK(f["benchmarks"][0]["error_message"] ==
         "step 3 of measurement: cublasGemmEx failed: CUBLAS_STATUS_EXECUTION_FAILED");  // failed.json's "error"
   CHECK(f["benchmarks"][0]["iterations"] == 0);
-  CHECK(f["context"]["gauge_skipped"].empty());
+  CHECK(!f["benchmarks"][0].contains("skipped"));  // an error, not a skip
 }
 
 TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 4180", "[export]") {
@@ -153,6 +154,63 @@ TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 418
   const std::string q = gauge::csv_table({r});
   CHECK(q.find("\"say \"\"hi\"\"\"") != std::string::npos);
   CHECK(q.find("\"line one\nline two\"") != std::string::npos);
+}
+
+TEST_CASE("export: Google Benchmark JSON writes a skipped point and a result without samples as Google Benchmark writes a skip",
+          "[export]") {
+  // Google Benchmark (1.8+) writes a benchmark that called State::SkipWithMessage as an entry
+  // with "skipped": true and "skip_message", no iterations and zero times (its json_reporter.cc);
+  // gauge used to leave such points out, naming them in a key of its own, context.gauge_skipped,
+  // which no reader of Google Benchmark JSON knows (compare.py reads only context.json_schema_version).
+  auto report = stored("multi-base.json");
+  REQUIRE(report.results.size() == 3);
+  report.results[2].gpu_samples_s.clear();  // copy: ok, but no samples
+  const std::vector<gauge::SkippedPoint> skipped = {
+      {"gemm", {{"M", std::int64_t{65536}}, {"dtype", std::string("fp64")}}, "does not fit in device memory"},
+      {"gemm", {{"M", std::int64_t{65536}}, {"dtype", std::string("fp64")}}, "again"}};
+  const nlohmann::json j = gauge::google_benchmark_json(report.environment, report.results, {}, "", skipped);
+  const auto& b = j["benchmarks"];
+  REQUIRE(b.size() == 2 * (30 + 4) + 1 + 2);  // two gemm results (30 samples and 4 aggregates), then 3 skips
+  CHECK(b[68] == nlohmann::json::parse(R"({"name": "copy/bytes:67108864", "family_index": 2,
+      "per_family_instance_index": 0, "run_name": "copy/bytes:67108864", "run_type": "iteration", "repetitions": 1,
+      "repetition_index": 0, "threads": 1, "skipped": true, "skip_message": "no samples", "iterations": 0,
+      "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"})"));
+  CHECK(b[69] == nlohmann::json::parse(R"({"name": "gemm/M:65536/dtype:fp64", "family_index": 3,
+      "per_family_instance_index": 0, "run_name": "gemm/M:65536/dtype:fp64", "run_type": "iteration", "repetitions": 1,
+      "repetition_index": 0, "threads": 1, "skipped": true, "skip_message": "does not fit in device memory",
+      "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"})"));
+  CHECK(b[70]["name"] == "gemm/M:65536/dtype:fp64/occurrence:2");  // names stay apart
+  CHECK(b[70]["family_index"] == 4);
+  CHECK(!j["context"].contains("gauge_skipped"));
+  // A report read back brings its skipped points (the suite runner's --format gbench, gauge-export).
+  report.skipped = skipped;
+  CHECK(gauge::google_benchmark_json(report)["benchmarks"] == b);
+}
+
+TEST_CASE("export: CSV and Markdown tell a point's repetitions apart by a repetition column", "[export]") {
+  // The suite runner's --repetitions 2 writes a point twice, with one name and the same
+  // dimensions: before, its two CSV rows differed in the numbers only.
+  const auto report = stored("multi-base.json");
+  gauge::Result first = report.results[2], second = report.results[2], once = report.results[1];
+  first.repetition = 0;
+  second.repetition = 1;
+  const std::string csv = gauge::csv_table({first, second, once});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  // After the dimensions, before status (dims: K, M, N, alignment_bytes, bytes, compute, dtype,
+  // epilogue, layout, library, transa, transb).
+  CHECK(header.find(",dim.transb,repetition,status,backend,device,steps_per_sample,time_n,") != std::string::npos);
+  std::vector<std::string> rows;
+  for (std::size_t at = csv.find('\n') + 1, end; (end = csv.find('\n', at)) != std::string::npos; at = end + 1)
+    rows.push_back(csv.substr(at, end - at));
+  REQUIRE(rows.size() == 3);
+  // The same point: the same cells up to the dimensions, then 0 and 1.
+  const std::string dims_of_copy = "copy,,,,,67108864,,,,,,,,";  // name, 12 dimension cells (only bytes set)
+  CHECK(rows[0].rfind(dims_of_copy + "0,ok,", 0) == 0);
+  CHECK(rows[1].rfind(dims_of_copy + "1,ok,", 0) == 0);
+  CHECK(rows[2].find(",n,n,,ok,") != std::string::npos);  // ran once: an empty repetition cell
+  const std::string md = gauge::markdown_table({first, second});
+  CHECK(md.find("| copy (bytes=67108864, repetition 0) | ok |") != std::string::npos);
+  CHECK(md.find("| copy (bytes=67108864, repetition 1) | ok |") != std::string::npos);
 }
 
 TEST_CASE("export: Markdown table with readable units and escaped bars", "[export]") {

@@ -91,7 +91,7 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   const auto rows = lines_of(csv);
   REQUIRE(rows.size() == 4);  // header, sort, train's step, train's forward
   CHECK(rows[0] ==
-        "name,status,backend,device,steps_per_sample,time_n,time_median_s,time_ci_low_s,time_ci_high_s,time_min_s,"
+        "name,repetition,status,backend,device,steps_per_sample,time_n,time_median_s,time_ci_low_s,time_ci_high_s,time_min_s,"
         "time_p5_s,time_p25_s,time_p75_s,time_p95_s,time_p99_s,time_max_s,time_mean_s,time_stddev_s,wall_n,"
         "wall_median_s,cpu_n,cpu_median_s,flop_per_s,bytes_per_s,tokens_per_s,wall_flop_per_s,wall_bytes_per_s,warnings,error,kind,"
         "time_label,share_of_step,peaks_status,peaks_reason,peak_dtype,roofline_bound,roofline_basis,"
@@ -101,15 +101,15 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   CHECK(rows[1].substr(rows[1].size() - 11) == ",none,,,,,,");      // status none, 6 empty cells
   CHECK(rows[2].substr(rows[2].size() - 18) == ",real time,,,,,,,,");  // no share, 7 empty cells
   CHECK(csv.find("gpu") == std::string::npos);
-  CHECK(rows[1].rfind("sort,ok,host,,1,2,0.001,", 0) == 0);
+  CHECK(rows[1].rfind("sort,,ok,host,,1,2,0.001,", 0) == 0);  // ran once: no repetition
   CHECK(rows[1].find(",experiment,real time,") != std::string::npos);
   // Its wall time: n 0, no median; its CPU time: n 3, median 2 ms.
   CHECK(rows[1].find(",0,,3,0.002,") != std::string::npos);
   // The step row: n 3, median 2 ms, wall n 3 and median 2 ms, 1e6 tokens/s, the Timer's warning.
-  CHECK(rows[2].rfind("timer:train/step,ok,host,,1,3,0.002,", 0) == 0);
+  CHECK(rows[2].rfind("timer:train/step,,ok,host,,1,3,0.002,", 0) == 0);
   CHECK(rows[2].find(",3,0.002,,,,,1000000,,,timer_unfinished,,timer_step,real time,") != std::string::npos);
   // The region row: median 0.6 ms, no wall time, its share of the step last.
-  CHECK(rows[3].rfind("timer:train/forward,ok,host,,1,3,0.0006,", 0) == 0);
+  CHECK(rows[3].rfind("timer:train/forward,,ok,host,,1,3,0.0006,", 0) == 0);
   CHECK(rows[3].find(",,,,,,,,,timer_region,real time,0.3") != std::string::npos);
 
   const std::string md = gauge::find_export_format("markdown").write(report, {});

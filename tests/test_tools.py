@@ -504,6 +504,58 @@ class ExportCli(unittest.TestCase):
         self.assertAlmostEqual(float(np.median(a)) * 1e9, float(fields[-4]), delta=1)
         self.assertTrue(any("_pvalue" in l and "U Test, Repetitions: 60 vs 60" in l for l in p.stdout.splitlines()), p.stdout)
 
+    def test_compare_py_reads_skipped_points_as_google_benchmark_writes_them(self):
+        # A point the suite skipped is an entry with "skipped": true and "skip_message", zero
+        # iterations and times, as Google Benchmark 1.8+ writes a SkipWithMessage (it was left out
+        # and named in context.gauge_skipped, a key no reader of this format knows).
+        out = scratch("gbench-skipped")
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        doc["schema_version"] = "1.3.0"
+        doc["skipped"] = [{"name": "gemm", "dimensions": {"M": 65536, "dtype": "fp64"}, "reason": "does not fit"}]
+        validator().validate(doc)
+        path = os.path.join(out, "skipped.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = run(EXPORT, path, "--format", "gbench")
+        self.assertEqual(0, p.returncode, p.stderr)
+        gb = json.loads(p.stdout)
+        self.assertNotIn("gauge_skipped", gb["context"])
+        self.assertEqual({"name": "gemm/M:65536/dtype:fp64", "family_index": 1, "per_family_instance_index": 0,
+                          "run_name": "gemm/M:65536/dtype:fp64", "run_type": "iteration", "repetitions": 1,
+                          "repetition_index": 0, "threads": 1, "skipped": True, "skip_message": "does not fit",
+                          "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"}, gb["benchmarks"][-1])
+        with open(os.path.join(out, "gbench.json"), "w") as f:
+            f.write(p.stdout)
+        if os.path.exists(COMPARE_PY):  # compare.py reads it, both sides skipped: no change
+            p = run(sys.executable, COMPARE_PY, "--no-color", "benchmarks", os.path.join(out, "gbench.json"),
+                    os.path.join(out, "gbench.json"))
+            self.assertEqual(0, p.returncode, p.stderr)
+            [line] = [l for l in p.stdout.splitlines() if l.startswith("gemm/M:65536/dtype:fp64 ")]
+            self.assertEqual(["+0.0000", "+0.0000", "0", "0", "0", "0"], line.split()[1:])
+
+    def test_csv_repetition_column_tells_a_points_repetitions_apart(self):
+        # The suite runner's --repetitions 2: two results of one name and dimensions. Each CSV row
+        # says its repetition (0-based, the report's "repetition"); a result that ran once, none.
+        out = scratch("csv-repetition")
+        with open(report("multi-base.json")) as f:
+            doc = json.load(f)
+        doc["schema_version"] = "1.5.0"
+        copy, gemm = doc["experiments"][2], doc["experiments"][0]
+        doc["experiments"] = [dict(copy, repetition=0), dict(copy, repetition=1), gemm]
+        path = os.path.join(out, "repeated.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = run(EXPORT, path, "--format", "csv")
+        self.assertEqual(0, p.returncode, p.stderr)
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        self.assertEqual(["0", "1", ""], [r["repetition"] for r in rows])
+        header = p.stdout.splitlines()[0].split(",")
+        self.assertEqual("repetition", header[header.index("status") - 1])  # after the dim.* columns
+        # Apart from it, the two rows of the point are the same.
+        self.assertEqual({k: v for k, v in rows[0].items() if k != "repetition"},
+                         {k: v for k, v in rows[1].items() if k != "repetition"})
+
     def test_csv_parses_with_the_numbers_of_the_report(self):
         rows = list(csv.DictReader(io.StringIO(self.export("multi-base.json", "--format", "csv"))))
         self.assertEqual(["gemm", "gemm", "copy"], [r["name"] for r in rows])
@@ -861,6 +913,13 @@ class HostSweepFormats(unittest.TestCase):
                                stderr=subprocess.PIPE, text=True, timeout=120)
         self.assertEqual(74, p.returncode, p.stderr)
         self.assertIn("standard output could not be written", p.stderr)
+        # --repetitions 2 --format csv: the point's two rows, told apart by the repetition column.
+        p = run(HOST_SWEEP, "--quick", "--max-time", "0.05", "--filter", "bytes=4096$", "--repetitions", "2",
+                "--format", "csv", "--quiet")
+        self.assertEqual(0, p.returncode, p.stderr)
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        self.assertEqual([("sum", "4096", "0"), ("sum", "4096", "1")],
+                         [(r["name"], r["dim.bytes"], r["repetition"]) for r in rows])
         # --interleave with a per-experiment format: the paired verdict goes to standard error.
         p = run(HOST_SWEEP, "--quick", "--interleave", "sum/bytes=4096", "sum/bytes=16384", "--format", "csv")
         self.assertIn(p.returncode, (0, 1), p.stderr)

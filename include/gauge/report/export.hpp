@@ -25,6 +25,7 @@
 #include "gauge/core/environment.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
+#include "gauge/core/skipped.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
@@ -156,18 +157,24 @@ inline constexpr std::size_t max_gbench_name_bytes = 65536;
 /// median is the number gauge reports.
 /// A failed experiment is one entry with Google Benchmark's `error_occurred: true` and
 /// `error_message` (its error), `iterations` 0 and times 0, as Google Benchmark writes a
-/// benchmark that called `SkipWithError`. An experiment that did not fail but has no samples is
-/// left out and named in `context.gauge_skipped`. `context` carries Google Benchmark's keys that
-/// gauge knows (date, host_name, num_cpus, mhz_per_cpu, library_build_type, and
-/// cpu_scaling_enabled only where the CPU governor is known) and gauge's (gauge_version, gpu,
-/// cuda_driver_version, cuda_runtime_version, time_source).
+/// benchmark that called `SkipWithError`. A point the suite runner skipped (`skipped`,
+/// Point::skip) and an experiment that did not fail but has no samples are each one entry with
+/// `skipped: true` and `skip_message` (the reason; "no samples"), `iterations` 0 and times 0, as
+/// Google Benchmark (1.8 and later) writes a benchmark that called `SkipWithMessage`; skipped
+/// points come after the results, in the report's order. (compare.py reads neither key: it
+/// compares such an entry's zero times, as it does Google Benchmark's own.) `context` carries
+/// Google Benchmark's keys that gauge knows (date, host_name, num_cpus, mhz_per_cpu,
+/// library_build_type, and cpu_scaling_enabled only where the CPU governor is known) and
+/// gauge's (gauge_version, gpu, cuda_driver_version, cuda_runtime_version, time_source).
 ///
-/// \param env the environment; \param results the results; \param created_utc the date written.
+/// \param env the environment; \param results the results; \param created_utc the date written;
+/// \param skipped the points a suite skipped (a report's `skipped`).
 /// \throws ConfigError for a time unit other than ns, us, ms, s, max_repetitions = 0, or a name
 /// (with its dimensions) longer than max_gbench_name_bytes.
 inline nlohmann::json google_benchmark_json(const Environment& env, const std::vector<Result>& results,
                                             const GoogleBenchmarkOptions& options = {},
-                                            const std::string& created_utc = "") {
+                                            const std::string& created_utc = "",
+                                            const std::vector<SkippedPoint>& skipped = {}) {
   using namespace detail::export_;
   const double unit = seconds_per_unit(options.time_unit);
   if (options.max_repetitions == 0) throw ConfigError("google_benchmark_json: max_repetitions must be >= 1");
@@ -192,10 +199,19 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   // Unknown governor: no claim either way (Google Benchmark itself omits nothing, but writing
   // `false` would say scaling is off when nobody looked).
   if (env.host.cpu.governor) context["cpu_scaling_enabled"] = !env.host.governor_is_performance();
-  nlohmann::json skipped = nlohmann::json::array();
   nlohmann::json benchmarks = nlohmann::json::array();
   std::size_t family = 0;
   std::set<std::string> taken;  // a suite's repetitions and repeated experiments get names of their own
+  // Google Benchmark's entry of a skipped benchmark (State::SkipWithMessage): no iterations, no time.
+  auto skipped_entry = [&](const std::string& name, const std::string& why) {
+    nlohmann::json b = {{"name", name},          {"family_index", family}, {"per_family_instance_index", 0},
+                        {"run_name", name},      {"run_type", "iteration"}, {"repetitions", 1},
+                        {"repetition_index", 0}, {"threads", 1},            {"skipped", true},
+                        {"skip_message", why},   {"iterations", 0},         {"real_time", 0.0},
+                        {"cpu_time", 0.0},       {"time_unit", options.time_unit}};
+    benchmarks.push_back(std::move(b));
+    ++family;
+  };
   for (const auto& r : results) {
     const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = detail::export_::unique_benchmark_name(r, taken);
@@ -238,7 +254,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       continue;
     }
     if (samples.empty()) {
-      skipped.push_back(name + ": no samples");
+      skipped_entry(name, "no samples");
       continue;
     }
     const std::size_t steps_per_sample = gpu ? std::max<std::size_t>(1, r.sampling.steps_per_sample)
@@ -301,7 +317,8 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
     ++family;
   }
-  context["gauge_skipped"] = skipped;
+  for (const SkippedPoint& p : skipped)
+    skipped_entry(detail::export_::unique_name(detail::export_::benchmark_name(p.name, p.dimensions), taken), p.reason);
   context["gauge_peak_counters"] =
       "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
       "(bytes/s) or <dtype>_dense (FLOP/s of the dtype dimension), <basis> theoretical (max boost clock), "
@@ -311,26 +328,47 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   return nlohmann::json{{"context", context}, {"benchmarks", benchmarks}};
 }
 
-/// google_benchmark_json of a report read back (its environment, results and creation time).
+/// google_benchmark_json of a report read back (its environment, results, skipped points and
+/// creation time).
 inline nlohmann::json google_benchmark_json(const StoredReport& report, const GoogleBenchmarkOptions& options = {}) {
-  return google_benchmark_json(report.environment, report.results, options, report.created_utc);
+  return google_benchmark_json(report.environment, report.results, options, report.created_utc, report.skipped);
 }
 
 /// Results and Timers as CSV (RFC 4180, "\n" line ends, header row first): one row per result,
 /// then per Timer a row for its steps and one per region (gauge/report/export_rows.hpp: named
-/// "timer:<timer>/step" and "timer:<timer>/<region>", over the Timer's rolling window). Columns:
-/// - `name`, one `dim.<key>` column per dimension key of any result (empty where a row lacks it),
-///   `status`, `backend`, `device`, `steps_per_sample`;
-/// - time per step, seconds, of the row's clock (`time_label`: GPU time from CUDA events, or real
-///   time on the host backend): `time_n`, `time_median_s`, `time_ci_low_s`, `time_ci_high_s`,
-///   `time_min_s`, `time_p5_s`, `time_p25_s`, `time_p75_s`, `time_p95_s`, `time_p99_s`,
-///   `time_max_s`, `time_mean_s`, `time_stddev_s`; wall time per step: `wall_n`, `wall_median_s`;
-///   process CPU time per step (host results; empty elsewhere): `cpu_n`, `cpu_median_s`;
-/// - throughput from the median time: `flop_per_s`, `bytes_per_s`, one `<item>_per_s` per item
-///   name; from the median wall time: `wall_flop_per_s`, `wall_bytes_per_s` (a Timer's throughput
-///   is its summed work over its summed step time);
-/// - `warnings` (codes joined by ';'), `error`, then `kind` ("experiment", "timer_step",
-///   "timer_region"), `time_label` and `share_of_step` (a region's share of the step's time);
+/// "timer:<timer>/step" and "timer:<timer>/<region>", over the Timer's rolling window). Which
+/// `dim.*`, `<item>_per_s` and `pct_of_peak_*` columns there are depends on the results: read
+/// the columns by name, not by position. Numbers at round-trip precision; an absent number (or
+/// one that is not finite) is an empty field, never 0. Columns, in order:
+/// - `name`: the experiment's name, or "timer:<timer>/step", "timer:<timer>/<region>";
+/// - `dim.<key>`: one per dimension key of any result, in key order; empty where a row lacks it;
+/// - `repetition`: the suite runner's round of this result with `--repetitions N` (N > 1),
+///   0-based (the report's `repetition`): the N rows of one point have one name and the same
+///   dimensions, and this tells them apart. Empty when the points ran once, and on Timer rows;
+/// - `status` ("ok", "failed"), `backend` ("cuda", "host", ...), `device` (its name; empty on
+///   Timer rows), `steps_per_sample` (k: the steps behind one time sample);
+/// - the time per step, seconds, on the row's clock (`time_label`: GPU time from CUDA events, or
+///   real time from the host's steady clock on the host backend): `time_n`, the number of
+///   samples, each the mean time per step of `steps_per_sample` consecutive steps between one
+///   pair of events or clock readings, several per measuring round (a Timer row: the steps of
+///   its window); over them `time_median_s`, the median's distribution-free confidence interval
+///   `time_ci_low_s`, `time_ci_high_s` (at the report's level, 95 % by default), `time_min_s`,
+///   `time_p5_s`, `time_p25_s`, `time_p75_s`, `time_p95_s`, `time_p99_s`, `time_max_s`,
+///   `time_mean_s`, `time_stddev_s` (n − 1);
+/// - the wall time per step: `wall_n`, the number of wall-time rounds, each a pipelined round of
+///   steps timed by the host clock as a whole (on a GPU up to a device-wide synchronize), divided
+///   by its steps, one after each measured round of samples; `wall_median_s`, their median.
+///   `wall_n` and `time_n` count different things, rounds and samples, so they differ (1365
+///   samples of 70 steps against 195 rounds in one host run): neither is the other's sample size.
+///   Empty on a Timer region's row (a Timer's step row: the steps of its window);
+/// - the process CPU time per step (all threads; host results, empty elsewhere): `cpu_n`, one per
+///   measured round (as `wall_n`), `cpu_median_s`;
+/// - throughput, work per step over `time_median_s`: `flop_per_s`, `bytes_per_s`, one
+///   `<item>_per_s` per item name; over `wall_median_s`: `wall_flop_per_s`, `wall_bytes_per_s` (a
+///   Timer's throughput is its summed work over its summed step time); empty without that work;
+/// - `warnings` (codes joined by ';'), `error` (why it failed), `kind` ("experiment",
+///   "timer_step", "timer_region"), `time_label` (what `time_*` is), `share_of_step` (a region's
+///   share of the step's time);
 /// - the speed of light (the result's `peaks`, gauge/report/export_peaks.hpp): `peaks_status`
 ///   ("known" or "none"), `peaks_reason` (why none, or what is missing), `peak_dtype` (the declared
 ///   type, canonical), the roofline with FLOP and bytes declared: `roofline_bound` ("memory",
@@ -339,8 +377,8 @@ inline nlohmann::json google_benchmark_json(const StoredReport& report, const Go
 ///   row has (GPU throughput as a percent of it, e.g. `pct_of_peak_bf16_dense_theoretical`,
 ///   `pct_of_peak_memory_bw_measured`), then the same for the wall throughput, `wall_pct_of_peak_*`.
 ///   Empty where a row has no such peak (the host backend, Timer rows): never 0.
-/// Numbers at round-trip precision; absent numbers are empty fields. (Before gauge 0.2 the time
-/// and throughput columns were named `gpu_*` whatever the backend.)
+/// (Before gauge 0.2 the time and throughput columns were named `gpu_*` whatever the backend,
+/// and there was no `repetition` column.)
 inline std::string csv_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
   using detail::export_::csv_field;
   using detail::export_::csv_number;
@@ -359,7 +397,7 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
   }
   std::vector<std::string> header = {"name"};
   for (const auto& d : dims) header.push_back("dim." + d);
-  for (const char* h : {"status", "backend", "device", "steps_per_sample", "time_n", "time_median_s", "time_ci_low_s",
+  for (const char* h : {"repetition", "status", "backend", "device", "steps_per_sample", "time_n", "time_median_s", "time_ci_low_s",
                         "time_ci_high_s", "time_min_s", "time_p5_s", "time_p25_s", "time_p75_s", "time_p95_s",
                         "time_p99_s", "time_max_s", "time_mean_s", "time_stddev_s", "wall_n", "wall_median_s",
                         "cpu_n", "cpu_median_s", "flop_per_s", "bytes_per_s"})
@@ -390,6 +428,7 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
     const Summary& w = r.wall ? *r.wall : none;
     const Throughput& t = r.throughput ? *r.throughput : no_rate;
     const Throughput& wt = r.wall_throughput ? *r.wall_throughput : no_rate;
+    f.push_back(r.repetition ? std::to_string(*r.repetition) : std::string());
     for (const std::string& v : {r.status, r.backend, r.device, std::to_string(r.steps_per_sample)}) f.push_back(v);
     f.push_back(std::to_string(g.n));
     f.push_back(csv_number(g.p50));

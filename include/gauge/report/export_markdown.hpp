@@ -23,7 +23,8 @@
 namespace gauge {
 
 /// Results and Timers as a GitHub-flavoured Markdown table (ends with a newline), rows as in
-/// csv_table: experiment (name and dimensions; a Timer row says "timer step" or "timer region"
+/// csv_table: experiment (name and dimensions, and "repetition i" for a run of the suite runner's
+/// `--repetitions`, 0-based; a Timer row says "timer step" or "timer region"
 /// and a region's share of the step), status, median time per step (the row's `time_label`: GPU
 /// or real time), its confidence interval, p99, wall time per step, where any row has it the
 /// median process CPU time per step ("cpu/step", host timing; "-" in other rows), throughput (FLOP/s, else
@@ -57,8 +58,12 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
     }
     std::string codes;
     for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ", ") + c;
+    // The dimensions and, for the suite runner's --repetitions, the repetition (0-based, as the
+    // report and the CSV write it): the runs of one point are told apart.
+    std::string qualifiers = r.dimensions && !r.dimensions->empty() ? detail::compare::dimensions_text(*r.dimensions) : "";
+    if (r.repetition) qualifiers += (qualifiers.empty() ? "" : ", ") + ("repetition " + std::to_string(*r.repetition));
     std::string label = r.name;
-    if (r.dimensions && !r.dimensions->empty()) label += " (" + detail::compare::dimensions_text(*r.dimensions) + ")";
+    if (!qualifiers.empty()) label += " (" + qualifiers + ")";
     if (r.kind == "timer_step") label += " (timer step)";
     if (r.kind == "timer_region")
       label += " (timer region" +

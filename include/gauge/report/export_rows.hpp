@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gauge/core/dimensions.hpp"
@@ -26,6 +27,9 @@ struct TableRow {
   std::string name;              ///< experiment name, or "timer:<timer>/step", "timer:<timer>/<region>"
   std::string kind;              ///< "experiment", "timer_step" or "timer_region"
   const Dimensions* dimensions = nullptr;  ///< the experiment's dimensions (none for Timer rows)
+  /// The suite runner's round of this result with `--repetitions N` (N > 1), 0-based: the
+  /// report's `repetition`; none when points ran once, and for Timer rows.
+  std::optional<std::size_t> repetition;
   std::string status = "ok";     ///< "ok" or "failed"
   std::optional<std::string> error;  ///< the failure, if any
   std::string backend;           ///< "cuda", "host", ...
@@ -44,9 +48,23 @@ struct TableRow {
 
 /// "gemm/K:8192/M:8192/dtype:bf16": the name and every dimension (in key order), Google
 /// Benchmark's named-argument form; the name of a result in the Google Benchmark and Bencher exports.
-inline std::string benchmark_name(const Result& r) {
-  std::string name = r.name;
-  for (const auto& [k, v] : r.dimensions) name += "/" + k + ":" + gauge::to_string(v);
+inline std::string benchmark_name(const std::string& experiment, const Dimensions& dimensions) {
+  std::string name = experiment;
+  for (const auto& [k, v] : dimensions) name += "/" + k + ":" + gauge::to_string(v);
+  return name;
+}
+/// benchmark_name of a result: its name and dimensions.
+inline std::string benchmark_name(const Result& r) { return benchmark_name(r.name, r.dimensions); }
+
+/// `name`, plus "/occurrence:<k>" (k = 2, 3, ...) while the name is in `taken`; the name returned
+/// is added to `taken`.
+inline std::string unique_name(std::string name, std::set<std::string>& taken) {
+  if (taken.count(name)) {
+    std::size_t k = 2;
+    while (taken.count(name + "/occurrence:" + std::to_string(k))) ++k;
+    name += "/occurrence:" + std::to_string(k);
+  }
+  taken.insert(name);
   return name;
 }
 
@@ -56,13 +74,7 @@ inline std::string benchmark_name(const Result& r) {
 inline std::string unique_benchmark_name(const Result& r, std::set<std::string>& taken) {
   std::string name = benchmark_name(r);
   if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
-  if (taken.count(name)) {
-    std::size_t k = 2;
-    while (taken.count(name + "/occurrence:" + std::to_string(k))) ++k;
-    name += "/occurrence:" + std::to_string(k);
-  }
-  taken.insert(name);
-  return name;
+  return unique_name(std::move(name), taken);
 }
 
 /// The codes of `warnings`, in order.
@@ -81,6 +93,7 @@ inline std::vector<TableRow> table_rows(const std::vector<Result>& results, cons
     row.name = r.name;
     row.kind = "experiment";
     row.dimensions = &r.dimensions;
+    row.repetition = r.repetition;
     row.status = to_string(r.status);
     row.error = r.error;
     row.backend = r.backend;

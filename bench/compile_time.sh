@@ -68,7 +68,7 @@ read -r a_impl_cu a_impl_cu_mb < <(measure A-impl-cu "$nvcc" -std=c++17 -O2 -DND
 # a time (cmake --build -j 2 on this machine). Trees from before the split have none.
 srcdir=$(cd "$include/.." && pwd)/src
 parts=() g_rows=""
-for p in protocol environment report tracing; do [ -f "$srcdir/$p.cpp" ] && parts+=("$p"); done
+for p in protocol environment report peaks_cache tracing; do [ -f "$srcdir/$p.cpp" ] && parts+=("$p"); done
 for p in "${parts[@]}"; do
   read -r t m < <(measure "G-$p" "${cxx[@]}" -c "$srcdir/$p.cpp" -o "$tmp/g_$p.o")
   g_rows+="| G: the compiled part's $p (src/$p.cpp) | g++ -O2 -c | $t | $m | ≤ 10 s | $(awk -v x="$t" 'BEGIN { print (x <= 10 ? "met" : "missed") }') |"$'\n'

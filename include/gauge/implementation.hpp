@@ -1,13 +1,13 @@
 #pragma once
 /// \file gauge/implementation.hpp
 /// gauge's compiled part: the measurement protocol, its diagnosis and monitoring (NVML), the
-/// environment capture, the JSON report and the console summary, in three parts
-/// (gauge/implementation/protocol.hpp, environment.hpp, report.hpp). Kernel tracing (CUPTI) is
-/// a fourth part, gauge/implementation/tracing.hpp, compiled only where the program asks for it
+/// environment capture, the JSON report and the console summary, in four parts
+/// (gauge/implementation/protocol.hpp, environment.hpp, report.hpp, peaks_cache.hpp). Kernel
+/// tracing (CUPTI) is a part of its own, gauge/implementation/tracing.hpp, compiled only where the program asks for it
 /// (gauge/tracing.hpp). Compiled once per program:
 /// - **through CMake** (`gauge::gauge`, `gauge::host`, from find_package, add_subdirectory or
 ///   FetchContent), gauge builds it for you as a static library in your build tree, with your
-///   compiler and flags (src/protocol.cpp, environment.cpp, report.cpp, compiled in parallel;
+///   compiler and flags (src/protocol.cpp, environment.cpp, report.cpp, peaks_cache.cpp, compiled in parallel;
 ///   gauge::tracing adds src/tracing.cpp). Those targets define
 ///   `GAUGE_LINKS_IMPLEMENTATION`, which makes this header (and `GAUGE_IMPLEMENTATION`) declare
 ///   nothing more, so a program that still defines the macro builds unchanged, without duplicate
@@ -31,5 +31,6 @@
 // Host code only (each part checks): nvcc's device pass skips them. Each part is empty where the
 // program links the library CMake built (GAUGE_LINKS_IMPLEMENTATION).
 #include "gauge/implementation/environment.hpp"
+#include "gauge/implementation/peaks_cache.hpp"
 #include "gauge/implementation/protocol.hpp"
 #include "gauge/implementation/report.hpp"

@@ -22,7 +22,6 @@
 #include "gauge/env/process.hpp"
 #include "gauge/env/telemetry.hpp"
 #include "gauge/protocol/seam.hpp"
-#include "gauge/report/peaks_cache.hpp"
 
 namespace gauge::detail {
 
@@ -38,21 +37,6 @@ std::string nvml_driver_version() {
   const auto& a = lib->api();
   if (lib->ok() && a.system_get_driver_version && a.system_get_driver_version(buf, sizeof buf) == nvml::success) return buf;
   return "";
-}
-
-std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source) {
-  if (!uuid || uuid->empty()) {
-    source = "no GPU UUID: measured peaks not looked up";
-    return {};
-  }
-  std::string why, path;
-  auto file = detail::read_peaks_cache(*uuid, nvml_driver_version(), why, &path);
-  if (!file) {
-    source = why;
-    return {};
-  }
-  source = path;
-  return file->peaks;
 }
 
 std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,

@@ -21,7 +21,7 @@
 
 #include "gauge/core/error.hpp"
 #include "gauge/core/peaks.hpp"
-#include "gauge/report/fields.hpp"
+#include "gauge/report/fields/measurement.hpp"  // Peak's fields
 #include "gauge/report/json.hpp"
 #include "gauge/report/serial.hpp"
 

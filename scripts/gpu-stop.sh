@@ -20,6 +20,14 @@ bash scripts/gpu-verify.sh "$@"
 B=build-h200
 T=$OUT/stop
 mkdir -p "$T"
+log "== gemm --kernels: kernel tracing through gauge::tracing"
+$B/examples/gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --kernels --require-gpu --max-time 2 --out "$T/gemm-kernels.json" > "$T/gemm-kernels.log" 2>&1
+log "exit $?"
+python3 - "$T/gemm-kernels.json" <<'PY' | tee -a "$S"
+import json, sys
+t = json.load(open(sys.argv[1]))["experiments"][0]["kernel_trace"]
+print("kernel_trace:", t["status"], (t.get("reason") or "")[:120], [k["name"][:48] for k in (t.get("kernels") or [])][:2])
+PY
 log "== sweep (CUDA), SIGTERM after 8 s"
 $B/examples/sweep --out "$T/sigterm.json" > "$T/sigterm.out" 2> "$T/sigterm.err" &
 pid=$!

@@ -556,6 +556,23 @@ class ExportCli(unittest.TestCase):
         self.assertEqual({k: v for k, v in rows[0].items() if k != "repetition"},
                          {k: v for k, v in rows[1].items() if k != "repetition"})
 
+    def test_every_csv_column_is_documented(self):
+        # docs/comparing.md explains each column in a table (`time_n` counts samples, `wall_n`
+        # rounds, ...): every column the export writes is there, the families by their pattern.
+        with open(os.path.join(SOURCE, "docs", "comparing.md")) as f:
+            docs = f.read()
+        table = docs[docs.index("| column | what it holds |"):]
+        table = table[:table.index("\n\n")]
+        documented = set(re.findall(r"`([a-z0-9_.<>*]+)`", table))
+        header = self.export("multi-base.json", "--format", "csv").splitlines()[0].split(",")
+        self.assertIn("repetition", header)
+        for column in header:
+            with self.subTest(column=column):
+                family = ("dim.<key>" if column.startswith("dim.") else
+                          "wall_pct_of_peak_*" if column.startswith("wall_pct_of_peak_") else
+                          "pct_of_peak_<quantity>_<basis>" if column.startswith("pct_of_peak_") else column)
+                self.assertIn(family, documented)
+
     def test_csv_parses_with_the_numbers_of_the_report(self):
         rows = list(csv.DictReader(io.StringIO(self.export("multi-base.json", "--format", "csv"))))
         self.assertEqual(["gemm", "gemm", "copy"], [r["name"] for r in rows])

@@ -593,7 +593,7 @@ TEST_CASE("read_report: every refusal of schema_version names the value seen and
   }
 }
 
-TEST_CASE("read_report: keys of a summary are matched exactly; look-alikes of statistics are unknown keys, never p50",
+TEST_CASE("read_report: keys of a summary are matched exactly, look-alikes of statistics are unknown keys, never p50",
           "[read][schema]") {
   // The rule (schema/gauge-report.schema.json, "summary"): the schema lists the statistics and
   // does not forbid other keys (forward compatibility: a newer minor version may add one), so an

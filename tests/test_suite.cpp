@@ -459,7 +459,7 @@ static void nan_axis(gauge::Point& p) { declared_body(p); }
 [[maybe_unused]] static gauge::Benchmark& unnamed_benchmark = gauge::register_benchmark("", declared_body);
 GAUGE_BENCHMARK(nan_axis).float64_axis("alpha", {0.5, std::nan("")});
 
-TEST_CASE("suite: a declaration with a mistake never ends the program at static initialization; the runner names it, exit 2",
+TEST_CASE("suite: a declaration with a mistake never ends the program at static initialization: the runner names it, exit 2",
           "[suite][cli][hardening]") {
   // The program's registry holds the two declarations above (an empty name, a NaN axis value).
   const Run r = run_main(gauge::Registry::global(), {"--quiet"});
@@ -1207,7 +1207,7 @@ TEST_CASE("suite: a report that cannot be written names the real reason, and is 
   CHECK(!gauge::testing::contains(il.err, "report: " + iout));
 }
 
-TEST_CASE("suite: --list --format json prints the points as JSON; other formats with --list exit 2 naming them",
+TEST_CASE("suite: --list --format json prints the points as JSON, other formats with --list exit 2 naming them",
           "[suite][cli]") {
   FakeSuite s;
   const Run r = run_main(s.registry, {"--list", "--format", "json", "--axis", "A=[1,3]"});

@@ -40,7 +40,8 @@ build_set=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev)
 # clang is 14, whose libFuzzer and sanitizer runtimes are in libclang-rt-14-dev (a recommendation,
 # which --no-install-recommends leaves out); elsewhere (Ubuntu 22.04) they come with clang.
 test_set=(catch2 libbenchmark-dev libbenchmark-tools python3 python3-jsonschema python3-numpy python3-scipy
-          python3-matplotlib python3-dev python3-pip python3-pytest dpkg-dev clang libopenmpi-dev openmpi-bin)
+          python3-matplotlib python3-dev python3-pip python3-pytest dpkg-dev clang libopenmpi-dev openmpi-bin
+          locales)  # locales: the sources of de_DE, which tests/test_locale.cpp compiles (localedef) for a comma decimal point
 if command -v apt-cache >/dev/null 2>&1 && apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then
   test_set+=(libclang-rt-14-dev)
 fi

@@ -5,6 +5,7 @@
 // de_DE.UTF-8 set with setlocale). Numbers are checked against values computed by hand.
 
 #include <clocale>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <locale>
@@ -161,6 +162,35 @@ void check_same(const Rendered& expected, const Rendered& got) {
 
 }  // namespace
 
+/// Where no comma locale is installed (a bare CI machine), de_DE.UTF-8 compiled by glibc's
+/// localedef from its sources into a temporary folder, read through LOCPATH (which glibc reads at
+/// each setlocale, and which this leaves set: the caller unsets it, LocpathGuard); null when that
+/// cannot be done. Compiled once per process.
+static const char* compiled_comma_locale() {
+  static const bool made = [] {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gauge-test-locales";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string command =
+        "localedef -i de_DE -f UTF-8 '" + (dir / "de_DE.UTF-8").string() + "' >/dev/null 2>&1";
+    if (!std::filesystem::exists(dir / "de_DE.UTF-8" / "LC_NUMERIC") && std::system(command.c_str()) != 0 &&
+        !std::filesystem::exists(dir / "de_DE.UTF-8" / "LC_NUMERIC"))
+      return false;
+    return true;
+  }();
+  if (!made) return nullptr;
+  const std::string dir = (std::filesystem::temp_directory_path() / "gauge-test-locales").string();
+  ::setenv("LOCPATH", dir.c_str(), 1);
+  const bool comma = std::setlocale(LC_ALL, "de_DE.UTF-8") && std::localeconv()->decimal_point == std::string(",");
+  std::setlocale(LC_ALL, "C");
+  return comma ? "de_DE.UTF-8" : nullptr;
+}
+
+/// Unsets LOCPATH when the test ends (with LOCPATH set, glibc looks for locales only there).
+struct LocpathGuard {
+  ~LocpathGuard() { ::unsetenv("LOCPATH"); }
+};
+
 TEST_CASE("locale: text output is the same under a comma decimal point", "[export][locale]") {
   LocaleGuard guard;
   std::locale::global(std::locale::classic());
@@ -199,7 +229,11 @@ TEST_CASE("locale: text output is the same under a comma decimal point", "[expor
     }
   }
   std::setlocale(LC_ALL, "C");
-  if (!found) WARN("no locale with a comma decimal point is installed (tried de_DE, fr_FR, nl_NL): C locale case not run");
+  LocpathGuard locpath;
+  if (!found) found = compiled_comma_locale();
+  if (!found)
+    WARN("no locale with a comma decimal point is installed (tried de_DE, fr_FR, nl_NL) and localedef could not make "
+         "de_DE.UTF-8 (Debian's package 'locales' has its sources): C locale case not run");
   if (found) {
     SECTION("a C locale with a comma decimal point (setlocale)") {
       INFO("C locale " << found);

@@ -484,10 +484,14 @@ TEST_CASE("read_report: an integer beyond its field's type is refused naming the
   CHECK(read("/experiments/0/memory/host_rss_growth_bytes", "-9223372036854775808").results[0].memory.host_rss_growth_bytes ==
         std::optional<std::int64_t>(INT64_MIN));
   CHECK(read("/experiments/0/config/device", "2147483647").results[0].config.device == 2147483647);
-  // 2^53 written as a float is exact; 2^53 + 2 written so is not a double's only integer: refused.
-  CHECK(read("/experiments/0/sampling/steps", "9007199254740992.0").results[0].sampling.steps == 9007199254740992ull);
+  // Below 2^53 a float holds the integer exactly; from 2^53 on it may be a rounded one (2^53 + 1,
+  // "9007199254740993e0", and 2^53 + 0.5 both read as 2^53): refused, 2^53 itself too.
+  CHECK(read("/experiments/0/sampling/steps", "9007199254740991.0").results[0].sampling.steps == 9007199254740991ull);
+  for (const char* rounded : {"9007199254740992.0", "9007199254740993e0", "9007199254740992.5"})
+    CHECK(refusal("/experiments/0/sampling/steps", rounded).find("is written as a floating-point number at or beyond 2^53") !=
+          std::string::npos);
   CHECK(refusal("/experiments/0/sampling/steps", "9.007199254740994e15") ==
-        "r.json: experiments[0].sampling.steps: integer 9007199254740994 is written as a floating-point number beyond 2^53 "
+        "r.json: experiments[0].sampling.steps: integer 9007199254740994 is written as a floating-point number at or beyond 2^53 "
         "= 9007199254740992, where a double no longer holds every integer (its exact value is unknown): write it as an "
         "integer literal, an integer from 0 to 18446744073709551615");
   // Beyond the field's type: refused, the key, the value and the type's range named.
@@ -519,7 +523,7 @@ TEST_CASE("read_report: an integer beyond its field's type is refused naming the
   doc["experiments"][0]["memory"]["host_rss_peak_bytes"] = 18446744073709551616.0;
   CHECK(error_of([&] { gauge::detail::report_from_json(doc, "r.json"); }).rfind(
             "r.json: experiments[0].memory.host_rss_peak_bytes: integer 18446744073709551616 is written as a floating-point "
-            "number beyond 2^53", 0) == 0);
+            "number at or beyond 2^53", 0) == 0);
 }
 
 TEST_CASE("read_report: a negative host memory value is refused naming the key, as a negative GPU memory value is",

@@ -223,6 +223,12 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   // is "1.798e+308", which strtod overflows.
   CHECK(gauge::detail::format_time(std::optional<double>(1.7976931348623157e308)) == "1.798e+308 s");
   CHECK(gauge::detail::format_rate(std::optional<double>(1.7976931348623157e308), "B/s").find("inf") == std::string::npos);
+  // More than 17 digits count as 17 (a double's), by hand from printf's "%.17g": 1e300 is
+  // 1.0000000000000001e+300; it printed "0 ns" at 60 digits, and stack bytes at INT_MAX.
+  CHECK(gauge::detail::format_time(std::optional<double>(1e300), 60) == "1.0000000000000001e+300 s");
+  CHECK(gauge::detail::format_general(1.5, 2147483647) == "1.5");
+  CHECK(gauge::detail::format_general(0.1, 40) == "0.10000000000000001");
+  CHECK(gauge::detail::format_general(1234.5, -3) == "1234.5");  // printf's default, 6
 }
 
 TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {

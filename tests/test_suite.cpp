@@ -160,6 +160,10 @@ TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
   CHECK(strings == std::vector<gauge::DimensionValue>{std::string("nn"), std::string("nt")});
   // gauge::pow2 and gauge::range as declarations
   CHECK(gauge::pow2(12, 16, 2).values == std::vector<std::int64_t>{4096, 16384, 65536});
+  // A step past the last exponent: the first value alone (the int sum overflowed at INT_MAX and
+  // listed 63 values, 2^62 down to 2^0).
+  CHECK(gauge::pow2(62, 62, 2147483647).values == std::vector<std::int64_t>{std::int64_t{1} << 62});
+  CHECK(gauge::pow2(0, 62, 2147483647).values == std::vector<std::int64_t>{1});
   CHECK(gauge::range(0, 10, 5).values == std::vector<std::int64_t>{0, 5, 10});
 }
 

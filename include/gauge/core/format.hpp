@@ -16,10 +16,13 @@
 namespace gauge::detail {
 
 /// `v` with `digits` significant digits, as printf's "%.*g" in the "C" locale: "13.44", "1e-05".
+/// `digits` above 17 count as 17 (a double holds 17 significant decimal digits; printf would go on
+/// with the binary value's exact expansion); below 0, as 6 (printf's default).
 inline std::string format_general(double v, int digits) {
   char buf[64];  // the longest "%.17g" is 24 characters
-  const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits < 0 ? 6 : digits);
-  return std::string(buf, w.ptr);
+  const int d = digits < 0 ? 6 : (digits > 17 ? 17 : digits);
+  const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, d);
+  return w.ec == std::errc() ? std::string(buf, w.ptr) : std::string("?");
 }
 
 /// Seconds as "12.35 us" / "1.5 ms" / "2 s" with `digits` significant digits; "-" when absent or
@@ -29,7 +32,11 @@ inline std::string format_general(double v, int digits) {
 /// A finite `v` stays finite: rounding up near the largest double (1.7977e308 at 4 digits) would
 /// overflow to infinity, and `v` itself is kept then.
 inline double rounded_to_digits(double v, int digits) {
-  const double r = std::strtod(format_general(v, digits).c_str(), nullptr);
+  // std::from_chars, not strtod: strtod reads in the C locale, where a decimal comma (setlocale
+  // "de_DE") read "1.5" as 1 and printed 1.5 ms as "0 ns".
+  const std::string text = format_general(v, digits);
+  double r = v;
+  if (std::from_chars(text.data(), text.data() + text.size(), r).ec != std::errc()) return v;
   return std::isfinite(v) && !std::isfinite(r) ? v : r;
 }
 

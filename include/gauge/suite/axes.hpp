@@ -190,7 +190,9 @@ inline Int64Values pow2(int first_exponent, int last_exponent, int step) {
   else if (first_exponent > last_exponent)
     out.error = call + "range [" + std::to_string(first_exponent) + ":" + std::to_string(last_exponent) + "] is empty";
   if (!out.error.empty()) return out;
-  for (int e = first_exponent; e <= last_exponent; e += step) out.values.push_back(std::int64_t{1} << e);
+  // Counted in 64 bits: `e += step` in int overflowed for a step near INT_MAX (and wrapped to
+  // smaller exponents, listing 63 values instead of one).
+  for (std::int64_t e = first_exponent; e <= last_exponent; e += step) out.values.push_back(std::int64_t{1} << e);
   return out;
 }
 

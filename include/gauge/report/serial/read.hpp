@@ -151,8 +151,9 @@ void decode(const nlohmann::json& v, T& out, Mode mode, Auto) {
       // Beyond 2^53 a double no longer holds every integer: 9.2233720368547758e18 may have been
       // any of 1025 integers, and "-9223372036854775809" (too long for a 64-bit integer, so the
       // parser made it a double) would read as -2^63. Its exact value is unknown: refused.
-      if (std::fabs(d) > 9007199254740992.0)
-        throw FieldError("", "integer " + gauge::detail::exact_number(d) + " is written as a floating-point number beyond "
+      // 2^53 itself too: "9007199254740993e0" and "9007199254740992.5" round to it.
+      if (std::fabs(d) >= 9007199254740992.0)
+        throw FieldError("", "integer " + gauge::detail::exact_number(d) + " is written as a floating-point number at or beyond "
                              "2^53 = 9007199254740992, where a double no longer holds every integer (its exact value is "
                              "unknown): write it as an integer literal, " + range);
       if (d < static_cast<double>(std::numeric_limits<T>::min()) || d >= std::ldexp(1.0, std::numeric_limits<T>::digits))

@@ -156,6 +156,43 @@ TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 418
   CHECK(q.find("\"line one\nline two\"") != std::string::npos);
 }
 
+TEST_CASE("export: CSV column names stay unique when a work item is named like another column", "[export]") {
+  // An item named "bytes" made a second "bytes_per_s" column (and "wall_flop" a second
+  // "wall_flop_per_s"): csv.DictReader then silently kept the item's value as bytes_per_s.
+  auto report = stored("multi-base.json");
+  gauge::Result r = report.results[0];
+  r.work.bytes = 1e6;
+  r.work.items = {{"bytes", 10.0}, {"wall_flop", 3.0}, {"tokens", 7.0}};
+  r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
+  const std::string csv = gauge::csv_table({r});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at <= header.size();) {
+    const std::size_t comma = std::min(header.find(',', at), header.size());
+    names.push_back(header.substr(at, comma - at));
+    at = comma + 1;
+  }
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+  for (const char* want : {"bytes_per_s", "item.bytes_per_s", "wall_flop_per_s", "item.wall_flop_per_s", "tokens_per_s"})
+    CHECK(std::count(names.begin(), names.end(), std::string(want)) == 1);
+  // The item's column holds the item's rate: 10 per step / the median (by hand).
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  std::vector<std::string> fields(1);  // RFC 4180: a quoted field may hold commas ("none (alpha=1, beta=0)")
+  bool quoted = false;
+  for (const char c : row) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) fields.emplace_back();
+    else if (c != '\n' || quoted) fields.back() += c;
+  }
+  REQUIRE(fields.size() == names.size());
+  const auto column = [&](const std::string& name) {
+    return fields.at(static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()));
+  };
+  CHECK(std::stod(column("item.bytes_per_s")) == Approx(10.0 / *r.gpu_time.p50).epsilon(1e-12));
+  CHECK(std::stod(column("bytes_per_s")) == Approx(1e6 / *r.gpu_time.p50).epsilon(1e-12));
+  CHECK(std::stod(column("tokens_per_s")) == Approx(7.0 / *r.gpu_time.p50).epsilon(1e-12));
+}
+
 TEST_CASE("export: Google Benchmark JSON writes a skipped point and a result without samples as Google Benchmark writes a skip",
           "[export]") {
   // Google Benchmark (1.8+) writes a benchmark that called State::SkipWithMessage as an entry

@@ -142,7 +142,11 @@ TEST_CASE("an unwritable report path is an error before anything is measured", "
   CHECK_THROWS_AS(gauge::Report(dir / "isdir.json", fixed_environment()), gauge::ReportError);
   // A regular file where a directory should be.
   std::ofstream(dir / "file.txt") << "x";
-  CHECK_THROWS_AS(gauge::Report(dir / "file.txt" / "r.json", fixed_environment()), gauge::ReportError);
+  CHECK(gauge::testing::error_of<gauge::ReportError>([&] { gauge::Report(dir / "file.txt" / "r.json", fixed_environment()); }) ==
+        "cannot write report to " + (dir / "file.txt" / "r.json").string() + ": " + (dir / "file.txt").string() +
+            " is not a directory");
+  CHECK(gauge::testing::error_of<gauge::ReportError>([&] { gauge::Report(dir / "file.txt" / "a" / "b" / "r.json", fixed_environment()); }).find(
+            ": " + (dir / "file.txt").string() + " is not a directory") != std::string::npos);
   // Nothing was left behind by the checks.
   std::size_t entries = 0;
   for (auto& e : fs::directory_iterator(dir)) { (void)e; ++entries; }

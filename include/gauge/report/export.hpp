@@ -402,11 +402,23 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
                         "time_p99_s", "time_max_s", "time_mean_s", "time_stddev_s", "wall_n", "wall_median_s",
                         "cpu_n", "cpu_median_s", "flop_per_s", "bytes_per_s"})
     header.push_back(h);
-  for (const auto& i : items) header.push_back(i + "_per_s");
+  const std::size_t items_at = header.size();
   for (const char* h : {"wall_flop_per_s", "wall_bytes_per_s", "warnings", "error", "kind", "time_label", "share_of_step",
                         "peaks_status", "peaks_reason", "peak_dtype", "roofline_bound", "roofline_basis",
                         "arithmetic_intensity_flop_per_byte", "ridge_point_flop_per_byte"})
     header.push_back(h);
+  // An item's column is "<item>_per_s", or "item.<item>_per_s" where that name is another column's
+  // (an item named "bytes" or "wall_flop"): every column name stays unique, so that a reader by name
+  // (csv.DictReader) never takes one for the other.
+  {
+    const std::set<std::string> taken(header.begin(), header.end());
+    std::vector<std::string> item_columns;
+    for (const auto& i : items) {
+      const std::string plain = i + "_per_s";
+      item_columns.push_back(taken.count(plain) ? "item." + plain : plain);
+    }
+    header.insert(header.begin() + static_cast<std::ptrdiff_t>(items_at), item_columns.begin(), item_columns.end());
+  }
   for (const auto& [rank, name] : gpu_peaks) header.push_back(name);
   for (const auto& [rank, name] : wall_peaks) header.push_back("wall_" + name);
   auto line = [](const std::vector<std::string>& fields) {

@@ -346,8 +346,22 @@ inline void check_writable(const std::filesystem::path& requested) {
   if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
     throw ReportError("cannot write report to " + path.string() + ": it exists and is not a regular file");
   const fs::path dir = detail::directory_of(path);
-  if (!fs::is_directory(dir, ec))
+  if (!fs::is_directory(dir, ec)) {
+    // The real reason: a component that is a file ("/tmp/afile/sub.json"), or a folder missing.
+    for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+      std::error_code e;
+      const auto st = fs::status(p, e);
+      if (st.type() == fs::file_type::not_found) {
+        if (p == p.parent_path()) break;
+        continue;
+      }
+      if (e) throw ReportError("cannot write report to " + path.string() + ": " + p.string() + ": " + e.message());
+      if (st.type() != fs::file_type::directory)
+        throw ReportError("cannot write report to " + path.string() + ": " + p.string() + " is not a directory");
+      break;
+    }
     throw ReportError("cannot write report to " + path.string() + ": directory " + dir.string() + " does not exist");
+  }
   detail::PendingFile probe(path);  // removed unpublished
 }
 

@@ -79,6 +79,33 @@ def header_version():
     return m.group(1)
 
 
+class ReleaseVersions(unittest.TestCase):
+    """A release is one version everywhere: gauge/version.hpp, CMake's project(), pyproject.toml and
+    the newest released heading of CHANGELOG.md (the git tag v<version> names the same)."""
+
+    def read(self, *parts):
+        with open(os.path.join(SOURCE, *parts), encoding="utf-8") as f:
+            return f.read()
+
+    def test_every_place_names_the_version_of_version_hpp(self):
+        version = header_version()
+        cmake = re.search(r"project\(gauge VERSION ([0-9.]+)", self.read("CMakeLists.txt"))
+        self.assertIsNotNone(cmake, "CMakeLists.txt: no project(gauge VERSION ...)")
+        self.assertEqual(version, cmake.group(1), "CMakeLists.txt's project version")
+        pyproject = re.search(r'^version = "([0-9.]+)"', self.read("pyproject.toml"), re.M)
+        self.assertIsNotNone(pyproject, "pyproject.toml: no version")
+        self.assertEqual(version, pyproject.group(1), "pyproject.toml's version")
+        headings = re.findall(r"^## \[([^\]]+)\]( - (\d{4}-\d{2}-\d{2}))?$", self.read("CHANGELOG.md"), re.M)
+        released = [(name, date) for name, _, date in headings if name != "Unreleased"]
+        self.assertTrue(released, "CHANGELOG.md has no released version heading")
+        self.assertEqual(version, released[0][0], "the newest released heading of CHANGELOG.md")
+        self.assertTrue(released[0][1], "the newest release heading has no date (## [X.Y.Z] - YYYY-MM-DD)")
+        # Newest first, each once.
+        key = [tuple(int(x) for x in name.split(".")) for name, _ in released]
+        self.assertEqual(sorted(key, reverse=True), key, "CHANGELOG.md's releases are not newest first")
+        self.assertEqual(len(set(key)), len(key), "a release heading is there twice")
+
+
 def header_schema_version():
     """The report schema version that include/gauge/version.hpp states (report_schema_version)."""
     with open(os.path.join(SOURCE, "include", "gauge", "version.hpp")) as f:

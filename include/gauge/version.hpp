@@ -3,13 +3,13 @@
 /// gauge's version (semantic versioning) and the report schema it writes.
 
 #define GAUGE_VERSION_MAJOR 0
-#define GAUGE_VERSION_MINOR 1
+#define GAUGE_VERSION_MINOR 2
 #define GAUGE_VERSION_PATCH 0
 
 namespace gauge {
 
 /// gauge's version as "MAJOR.MINOR.PATCH" (semantic versioning 2.0.0).
-inline constexpr const char* version_string = "0.1.0";
+inline constexpr const char* version_string = "0.2.0";
 
 /// Name of the JSON report format, written as the report's `schema` key.
 inline constexpr const char* report_schema_name = "gauge.report";

@@ -407,18 +407,12 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
                         "peaks_status", "peaks_reason", "peak_dtype", "roofline_bound", "roofline_basis",
                         "arithmetic_intensity_flop_per_byte", "ridge_point_flop_per_byte"})
     header.push_back(h);
-  // An item's column is "<item>_per_s", or "item.<item>_per_s" where that name is another column's
-  // (an item named "bytes" or "wall_flop"): every column name stays unique, so that a reader by name
-  // (csv.DictReader) never takes one for the other.
-  {
-    const std::set<std::string> taken(header.begin(), header.end());
-    std::vector<std::string> item_columns;
-    for (const auto& i : items) {
-      const std::string plain = i + "_per_s";
-      item_columns.push_back(taken.count(plain) ? "item." + plain : plain);
-    }
-    header.insert(header.begin() + static_cast<std::ptrdiff_t>(items_at), item_columns.begin(), item_columns.end());
-  }
+  // "<item>_per_s", or "item.<item>_per_s" where that is another column's name (an item "bytes"):
+  // unique names, so that a reader by name (csv.DictReader) never takes one for the other.
+  const std::set<std::string> taken(header.begin(), header.end());
+  std::vector<std::string> item_columns;
+  for (const auto& i : items) item_columns.push_back((taken.count(i + "_per_s") ? "item." : "") + i + "_per_s");
+  header.insert(header.begin() + static_cast<std::ptrdiff_t>(items_at), item_columns.begin(), item_columns.end());
   for (const auto& [rank, name] : gpu_peaks) header.push_back(name);
   for (const auto& [rank, name] : wall_peaks) header.push_back("wall_" + name);
   auto line = [](const std::vector<std::string>& fields) {

@@ -785,6 +785,11 @@ TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming t
     CHECK(r.err == "suite: error: --repetitions '" + bad + "': expected a whole number >= 1 (see --help)\n");
     CHECK(r.out.empty());
   }
+  // An empty --out would measure everything and write nothing.
+  const Run no_out = run_main(s.registry, {"--out", ""});
+  CHECK(no_out.code == 2);
+  CHECK(no_out.err == "suite: error: --out '': the report's path is empty (an unset variable?): name a file, or leave --out "
+                      "out to write no report (see --help)\n");
   const Run profile = run_main(s.registry, {"--profile", "--repetitions", "2"});
   CHECK(profile.code == 2);
   CHECK(profile.err == "suite: error: --profile runs one step per point: --repetitions does not apply (see --help)\n");

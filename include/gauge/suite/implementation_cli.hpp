@@ -107,7 +107,7 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
       ->type_name("AXIS")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* device_option =
       app.add_option("-d,--device", device, "Run on device N, or each point on every device (all)")->type_name("N|all");
-  app.add_option("-o,--out", o.out, "Write the JSON report to FILE")->type_name("FILE");
+  CLI::Option* out_option = app.add_option("-o,--out", o.out, "Write the JSON report to FILE")->type_name("FILE");
   app.add_option("--format", o.format, detail::runner_format_help())->check(CLI::IsMember(detail::runner_format_names()));
   std::string min_time, max_time, target_ci;
   app.add_option("--min-time", min_time, "Least measuring time per point, seconds (0.5, 0.5s, 500ms; default gauge's 40 ms)")->type_name("S");
@@ -200,6 +200,10 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (auto err = fraction(threshold, v); !err.empty()) return usage("--threshold '" + threshold + "' " + err + " (e.g. 0.02 or 2%)");
     o.threshold = v;
   }
+  // `--out ""` (an unset shell variable in `--out "$REPORT"`) would measure everything and write
+  // no report, saying nothing: refused before anything runs.
+  if (out_option->count() && o.out.empty())
+    return usage("--out '': the report's path is empty (an unset variable?): name a file, or leave --out out to write no report");
   if (repetitions_option->count()) {
     std::int64_t v = 0;
     try {

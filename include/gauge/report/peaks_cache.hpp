@@ -22,7 +22,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/core/peaks.hpp"
 #include "gauge/report/fields/measurement.hpp"  // Peak's fields
-#include "gauge/report/json.hpp"
+#include "gauge/report/atomic_file.hpp"
 #include "gauge/report/serial.hpp"
 
 namespace gauge {

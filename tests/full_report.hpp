@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/gpm_assessment.hpp"
+#include "gauge/core/peak_assessment.hpp"
 #include "gauge/core/peak_fractions.hpp"
 #include "gauge/core/peaks.hpp"
 #include "gauge/core/result.hpp"

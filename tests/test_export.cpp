@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gauge/core/peak_assessment.hpp"
 #include "gauge/report/export.hpp"
 #include "gauge/report/read.hpp"
 

@@ -18,7 +18,7 @@
 #include "fake_backend.hpp"
 #include "test_helpers.hpp"
 #include "gauge/core/environment.hpp"
-#include "gauge/core/interleaved.hpp"
+#include "gauge/core/interleaved_statistics.hpp"
 #include "gauge/interleave.hpp"
 #include "gauge/report.hpp"
 #include "gauge/report/compare.hpp"

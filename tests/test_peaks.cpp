@@ -16,6 +16,8 @@
 #include "catch.hpp"
 #include "fake_backend.hpp"
 #include "test_helpers.hpp"
+#include "gauge/core/gpm_assessment.hpp"
+#include "gauge/core/peak_assessment.hpp"
 #include "gauge/core/peak_fractions.hpp"
 #include "gauge/core/peaks.hpp"
 #include "gauge/experiment.hpp"

@@ -3,6 +3,7 @@
 // logging, errors, JSON and the report. Every expected value is derived by hand in a comment from
 // the script (kernel durations on the fake's virtual stream; host costs are zero unless said).
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -867,6 +869,37 @@ TEST_CASE("LogHistogram: buckets 1 % wide, quantiles within 0.5 % of the order s
   CHECK(*h.percentile(0, 1e-6, 100e-6) == Approx(1e-6).epsilon(0.005));
   CHECK(*h.percentile(100, 1e-6, 100e-6) == Approx(100e-6).epsilon(0.005));
   CHECK_FALSE(LogHistogram().percentile(50, 0, 1));
+}
+
+TEST_CASE("LogHistogram: the bucket of every edge and of random values, by the definition", "[timer]") {
+  using gauge::LogHistogram;
+  // Bucket k + 1 holds [1e-9 * 1.01^k, 1e-9 * 1.01^(k+1)) (1e-9 and 1.01 as doubles): with the
+  // edges computed a second way (long double, rounded), within an ulp of gauge's, the double one ulp
+  // above an edge is in its bucket and the one two ulps below in the bucket before.
+  std::size_t edge_misses = 0;
+  const long double lo = 1e-9, g = 1.01;
+  for (std::size_t k = 0; k < LogHistogram::regular_buckets(); ++k) {
+    const double edge = static_cast<double>(lo * std::pow(g, static_cast<long double>(k)));
+    if (LogHistogram::bucket(std::nextafter(edge, HUGE_VAL)) != k + 1) ++edge_misses;
+    if (k > 0 && LogHistogram::bucket(std::nextafter(std::nextafter(edge, 0.0), 0.0)) != k) ++edge_misses;
+  }
+  CHECK(edge_misses == 0);
+  // Log-uniform values from 1e-10 to 1e5 s against floor(ln(x / 1e-9) / ln(1.01)) + 1.
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> exponent(-10, 5);
+  std::size_t misses = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::pow(10.0, exponent(gen));
+    std::size_t expected = 0;
+    if (x >= 1e4) expected = 3010;
+    else if (x >= 1e-9) expected = std::min<std::size_t>(3009, static_cast<std::size_t>(std::floor(std::log(x / 1e-9) / std::log(1.01))) + 1);
+    if (LogHistogram::bucket(x) != expected) ++misses;
+  }
+  CHECK(misses == 0);
+  CHECK(LogHistogram::bucket(std::nan("")) == 0);
+  CHECK(LogHistogram::bucket(-1.0) == 0);
+  CHECK(LogHistogram::bucket(std::nextafter(1e4, 0.0)) == 3009);
+  CHECK(LogHistogram::bucket(1e4) == 3010);
 }
 
 TEST_CASE("RunningStats: Welford moments and exact extremes in fixed memory", "[timer]") {

@@ -14,6 +14,7 @@
 // The cache file is <dir>/<GPU UUID>.json (GAUGE_PEAKS_CACHE_DIR, else $XDG_CACHE_HOME/gauge/peaks,
 // else ~/.cache/gauge/peaks), keyed by the driver version (NVML's).
 #define GAUGE_IMPLEMENTATION
+#include <gauge/core/peak_tables.hpp>
 #include <gauge/gauge.hpp>
 #include <gauge/report/console.hpp>
 #include <gauge/report/peaks_cache.hpp>

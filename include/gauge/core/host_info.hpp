@@ -1,7 +1,8 @@
 #pragma once
 /// \file gauge/core/host_info.hpp
 /// Plain data describing the host a measurement was taken on: CPU, memory, NUMA layout, operating
-/// system, virtualization, and the compiler that built the benchmark.
+/// system, virtualization; the compiler that built the benchmark is gauge/core/compiler_info.hpp
+/// (included here).
 ///
 /// Every datum that could not be read is `std::nullopt` (JSON `null`); `HostInfo::notes` says why.
 /// Filled by `gauge::detect_host()` and `gauge::compiler_info()` (gauge/env/host.hpp); written to
@@ -12,6 +13,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "gauge/core/compiler_info.hpp"
 
 namespace gauge {
 
@@ -140,26 +143,6 @@ struct HostInfo {
   }
 };
 
-/// The compiler that built the translation unit calling `gauge::compiler_info()`.
-struct CompilerInfo {
-  /// Host C++ compiler: "gcc", "clang", "intel-llvm" or "unknown".
-  std::string id;
-  /// Host compiler version "MAJOR.MINOR.PATCH", e.g. "12.2.0"; empty when unknown.
-  std::string version;
-  /// CUDA compiler when the unit was compiled as CUDA: "nvcc" or "clang"; `nullopt` otherwise.
-  std::optional<std::string> cuda_compiler;
-  /// CUDA compiler version "MAJOR.MINOR.BUILD" from `__CUDACC_VER_MAJOR__` etc., e.g. "12.4.131";
-  /// `nullopt` when not compiled by a CUDA compiler that defines them.
-  std::optional<std::string> cuda_compiler_version;
-  /// C++ standard library: "libstdc++ 12", "libc++ 17000", or "unknown".
-  std::string standard_library;
-  /// Value of `__cplusplus`, e.g. 201703 for C++17.
-  long cplusplus = 0;
-  /// True when `NDEBUG` was defined (assertions off).
-  bool ndebug = false;
-  /// True when `__OPTIMIZE__` was defined (gcc/clang: any -O level above -O0).
-  bool optimized = false;
-};
 
 /// Field-wise equality.
 inline bool operator==(const CpuInfo& a, const CpuInfo& b) {
@@ -196,13 +179,6 @@ inline bool operator==(const HostInfo& a, const HostInfo& b) {
   return std::tie(a.cpu, a.memory, a.numa_nodes, a.os, a.virtualization, a.notes) ==
          std::tie(b.cpu, b.memory, b.numa_nodes, b.os, b.virtualization, b.notes);
 }
-/// Field-wise equality.
-inline bool operator==(const CompilerInfo& a, const CompilerInfo& b) {
-  return std::tie(a.id, a.version, a.cuda_compiler, a.cuda_compiler_version, a.standard_library,
-                  a.cplusplus, a.ndebug, a.optimized) ==
-         std::tie(b.id, b.version, b.cuda_compiler, b.cuda_compiler_version, b.standard_library,
-                  b.cplusplus, b.ndebug, b.optimized);
-}
 
 /// Field-wise inequality.
 inline bool operator!=(const CpuInfo& a, const CpuInfo& b) { return !(a == b); }
@@ -218,7 +194,5 @@ inline bool operator!=(const VirtualizationInfo& a, const VirtualizationInfo& b)
 }
 /// Field-wise inequality.
 inline bool operator!=(const HostInfo& a, const HostInfo& b) { return !(a == b); }
-/// Field-wise inequality.
-inline bool operator!=(const CompilerInfo& a, const CompilerInfo& b) { return !(a == b); }
 
 }  // namespace gauge

@@ -25,7 +25,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -100,21 +100,25 @@ class ClockProbe {
   /// After the stream was synchronized: the mean clock between the two probes of this round.
   std::optional<ClockReading> read() const {
     if (!host_) return std::nullopt;
-    std::map<std::uint32_t, const ClockProbeSlot*> first;
+    // The first start slot of each SM, indexed by SM id (%smid is below the device's SM count;
+    // an id of 2^16 or more is not an SM's and is ignored).
+    constexpr std::uint32_t max_sm = 1u << 16;
+    std::uint32_t top = 0;
     for (unsigned i = 0; i < blocks_; ++i)
-      if (host_[i].epoch == epoch_start_) first.emplace(host_[i].sm, &host_[i]);
+      if (host_[i].epoch == epoch_start_ && host_[i].sm < max_sm) top = std::max(top, host_[i].sm);
+    std::vector<const ClockProbeSlot*> first(static_cast<std::size_t>(top) + 1, nullptr);
+    for (unsigned i = 0; i < blocks_; ++i)
+      if (host_[i].epoch == epoch_start_ && host_[i].sm <= top && !first[host_[i].sm]) first[host_[i].sm] = &host_[i];
     std::vector<double> mhz;
     std::uint64_t span = 0;
     for (unsigned i = blocks_; i < 2 * blocks_; ++i) {
       const ClockProbeSlot& e = host_[i];
-      if (e.epoch != epoch_stop_) continue;
-      const auto it = first.find(e.sm);
-      if (it == first.end()) continue;
-      const ClockProbeSlot& s = *it->second;
+      if (e.epoch != epoch_stop_ || e.sm > top || !first[e.sm]) continue;
+      const ClockProbeSlot& s = *first[e.sm];
       if (e.global_ns <= s.global_ns || e.cycles <= s.cycles) continue;
       mhz.push_back(1e3 * static_cast<double>(e.cycles - s.cycles) / static_cast<double>(e.global_ns - s.global_ns));
       span = std::max(span, e.global_ns - s.global_ns);
-      first.erase(it);  // one pair per SM
+      first[e.sm] = nullptr;  // one pair per SM
     }
     if (mhz.empty()) return std::nullopt;
     std::sort(mhz.begin(), mhz.end());

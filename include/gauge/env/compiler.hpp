@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "gauge/core/host_info.hpp"
+#include "gauge/core/compiler_info.hpp"
 
 namespace gauge {
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gauge/core/environment.hpp"
+#include "gauge/core/peak_tables.hpp"
 #include "gauge/cuda/check.hpp"
 #include "gauge/cuda/device_attributes.hpp"
 

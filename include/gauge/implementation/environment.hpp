@@ -2,7 +2,8 @@
 /// \file gauge/implementation/environment.hpp
 /// The environment's compiled part: the environment a Report captures (with the measured peaks
 /// of gauge-peaks' cache), the process's memory (/proc), NVML's driver version and telemetry
-/// probe. Part of gauge/implementation.hpp
+/// probe; CudaBackend's device, streams and events (gauge/implementation/cuda_device.hpp). Part of
+/// gauge/implementation.hpp
 /// (src/environment.cpp through CMake); host code only, and empty where the program links the
 /// library CMake built (GAUGE_LINKS_IMPLEMENTATION).
 
@@ -22,6 +23,7 @@
 #include "gauge/env/process.hpp"
 #include "gauge/env/telemetry.hpp"
 #include "gauge/protocol/seam.hpp"
+#include "gauge/implementation/cuda_device.hpp"
 
 namespace gauge::detail {
 

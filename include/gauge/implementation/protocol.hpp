@@ -7,16 +7,38 @@
 
 #if !defined(__CUDA_ARCH__) && !defined(GAUGE_LINKS_IMPLEMENTATION)
 
+#include <cmath>
 #include <string>
 #include <utility>
 
 #include "gauge/backends/host_backend.hpp"
+#include "gauge/core/interleaved_statistics.hpp"
+#include "gauge/core/statistics.hpp"
 #include "gauge/detail/kernel_tracer.hpp"
 #include "gauge/detail/timer_trace.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/protocol/interleave.hpp"
 #include "gauge/protocol/protocol.hpp"
 #include "gauge/protocol/seam.hpp"
+
+namespace gauge {
+
+void validate(const InterleaveConfig& c) {
+  if (!(c.threshold > 0 && c.threshold < 1))
+    throw ConfigError("interleave: threshold must be a fraction in (0, 1) (0.02 = 2 %), got " + detail::format_number(c.threshold));
+  if (!(c.confidence_level > 0 && c.confidence_level < 1))
+    throw ConfigError("interleave: confidence_level must be in (0, 1), got " + detail::format_number(c.confidence_level));
+  if (!(c.target_relative_ci_width > 0) || !std::isfinite(c.target_relative_ci_width))
+    throw ConfigError("interleave: target_relative_ci_width must be > 0, got " + detail::format_number(c.target_relative_ci_width));
+  if (c.min_pairs < 4)
+    throw ConfigError("interleave: min_pairs must be >= 4 (two ABBA blocks), got " + std::to_string(c.min_pairs));
+  if (c.max_time <= Nanoseconds::zero()) throw ConfigError("interleave: max_time must be > 0");
+  if (c.resamples < 100)
+    throw ConfigError("interleave: resamples must be >= 100 (the percentile interval needs its tails), got " +
+                      std::to_string(c.resamples));
+}
+
+}  // namespace gauge
 
 namespace gauge::detail {
 

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "gauge/core/gpm_assessment.hpp"
+#include "gauge/core/peak_assessment.hpp"
 #include "gauge/detail/fmt.hpp"
 
 #include "gauge/core/config.hpp"

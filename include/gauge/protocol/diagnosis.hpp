@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gauge/core/peak_tables.hpp"
 #include "gauge/core/peaks.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"

@@ -14,7 +14,7 @@
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
-#include "gauge/core/interleaved.hpp"
+#include "gauge/core/interleaved_statistics.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/stop.hpp"

@@ -4,6 +4,7 @@
 /// time on the host backend; the confidence interval, wall time, throughput, warnings) and one
 /// line about the machine, through fmt.
 
+#include "gauge/core/peak_tables.hpp"
 #include "gauge/detail/fmt.hpp"
 
 #include <algorithm>

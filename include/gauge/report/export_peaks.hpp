@@ -16,6 +16,7 @@
 /// without peaks (host backend, no bytes or FLOP declared, an unknown dtype) has no such value:
 /// an empty cell, a missing counter, never 0.
 
+#include "gauge/core/peak_tables.hpp"
 #include "gauge/detail/fmt.hpp"
 
 #include <cstddef>

@@ -17,6 +17,7 @@
 #include <gauge/core/peak_tables.hpp>
 #include <gauge/gauge.hpp>
 #include <gauge/report/console.hpp>
+#include <gauge/report/json.hpp>
 #include <gauge/report/peaks_cache.hpp>
 
 #include <CLI/CLI.hpp>

@@ -1,8 +1,9 @@
 #pragma once
 /// \file gauge/report/compare/render.hpp
 /// The renderings of a Comparison (gauge/report/compare.hpp) for `gauge-compare`: text for a
-/// terminal (`to_text`), GitHub-flavoured Markdown (`to_markdown`) and JSON (`to_json`), with the
-/// verdict rule in words (detail::compare::rule_text).
+/// terminal (`to_text`), GitHub-flavoured Markdown (`to_markdown`) and JSON (the field
+/// descriptions of gauge/report/compare/fields.hpp), with the verdict rule in words
+/// (detail::compare::rule_text).
 
 #include "gauge/detail/fmt.hpp"
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include "gauge/report/escape.hpp"
 #include "gauge/report/compare/types.hpp"
 #include "gauge/report/compare/differences.hpp"
+#include "gauge/report/compare/fields.hpp"
 #include "gauge/report/compare/format.hpp"
 #include "gauge/report/dump.hpp"
 
@@ -200,146 +202,11 @@ inline std::string to_markdown(const Comparison& c) {
   return out;
 }
 
-/// EnvironmentDifference → {"what", "base", "new", "invalidates"}.
-inline void to_json(nlohmann::json& j, const EnvironmentDifference& d) {
-  j = nlohmann::json{{"what", d.what}, {"base", d.base}, {"new", d.candidate}, {"invalidates", d.invalidates}};
-}
-
-/// ExperimentComparison → every field; times in seconds (`_s`), null where undefined.
-inline void to_json(nlohmann::json& j, const ExperimentComparison& e) {
-  auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  nlohmann::json dims = nlohmann::json::object();
-  for (const auto& kv : e.dimensions) {
-    const std::string& key = kv.first;
-    std::visit([&](const auto& x) { dims[key] = x; }, kv.second);
-  }
-  // Over several runs per side the deciding intervals are the run level's (RunVariation::method).
-  auto interval = [&e](const RatioInterval& r) {
-    return nlohmann::json{{"estimate", r.estimate}, {"low", r.low},         {"high", r.high},
-                          {"level", r.level},       {"resamples", r.resamples}, {"seed", r.seed},
-                          {"method", e.run_variation ? RunVariation::method : RatioInterval::method}};
-  };
-  auto modes = [](const std::optional<Modes>& m) {
-    if (!m) return nlohmann::json(nullptr);
-    auto one = [](const Mode& x) {
-      return nlohmann::json{{"median_s", x.median}, {"weight", x.weight}, {"n", x.n}, {"low_s", x.low}, {"high_s", x.high}};
-    };
-    return nlohmann::json{{"bimodal", m->bimodal}, {"lower", one(m->lower)}, {"upper", one(m->upper)},
-                          {"middle_fraction", m->middle_fraction}, {"method", Modes::method}};
-  };
-  nlohmann::json ratio = nullptr, mw = nullptr, stats = nlohmann::json::array(), deciding = nlohmann::json::array();
-  if (e.ratio) ratio = interval(*e.ratio);
-  for (const auto& st : e.statistics) {
-    nlohmann::json one = interval(st.interval);
-    one["statistic"] = to_string(st.statistic);
-    stats.push_back(std::move(one));
-  }
-  for (Statistic st : e.deciding) deciding.push_back(to_string(st));
-  nlohmann::json shift = nullptr;
-  if (e.largest_decile_shift) shift = {{"percentile", e.largest_decile_shift->first}, {"change", e.largest_decile_shift->second}};
-  if (e.mann_whitney)
-    mw = {{"u", e.mann_whitney->u}, {"p_value", e.mann_whitney->p_value}, {"z", opt(e.mann_whitney->z)},
-          {"method", e.mann_whitney->method}, {"n1", e.mann_whitney->n1}, {"n2", e.mann_whitney->n2}};
-  nlohmann::json clock = nullptr, runs = nullptr, headline = nullptr;
-  if (e.clock)
-    clock = {{"source", e.clock->source},
-             {"base_sm_clock_mhz", e.clock->base_sm_clock_mhz},
-             {"new_sm_clock_mhz", e.clock->candidate_sm_clock_mhz},
-             {"relative_difference", e.clock->relative_difference},
-             {"scales_with_clock", e.clock->scales_with_clock},
-             {"rule", e.clock->rule},
-             {"explains_difference", e.clock->explains_difference}};
-  if (e.run_variation)
-    runs = {{"base_medians", e.run_variation->base_medians},
-            {"new_medians", e.run_variation->candidate_medians},
-            {"relative_sd", e.run_variation->relative_sd},
-            {"degrees_of_freedom", e.run_variation->degrees_of_freedom},
-            {"t_quantile", e.run_variation->t_quantile},
-            {"between_variance", e.run_variation->between_variance},
-            {"within_variance", e.run_variation->within_variance},
-            {"method", RunVariation::method}};
-  if (e.headline) {
-    headline = interval(e.headline->interval);
-    headline["statistic"] = to_string(e.headline->statistic);
-  }
-  j = nlohmann::json{{"name", e.name},
-                     {"label", e.label},
-                     {"dimensions", dims},
-                     {"dimension_differences", e.dimension_differences},
-                     {"metric", to_string(e.metric)},
-                     {"base_n", e.base_n},
-                     {"new_n", e.candidate_n},
-                     {"base_median_s", opt(e.base_median_s)},
-                     {"new_median_s", opt(e.candidate_median_s)},
-                     {"ratio", ratio},
-                     {"statistics", stats},
-                     {"deciding", deciding},
-                     {"largest_decile_shift", shift},
-                     {"bimodal", e.bimodal},
-                     {"base_modes", modes(e.base_modes)},
-                     {"new_modes", modes(e.candidate_modes)},
-                     {"from_summary", e.from_summary},
-                     {"stream_variance", opt(e.stream_variance)},
-                     {"stream_half_width", opt(e.stream_half_width)},
-                     {"mann_whitney", mw},
-                     {"base_runs", e.base_runs},
-                     {"new_runs", e.candidate_runs},
-                     {"decided_on", e.decided_on},
-                     {"clock_normalized_ratio", e.clock_normalized_ratio ? interval(*e.clock_normalized_ratio) : nlohmann::json(nullptr)},
-                     {"clock", clock},
-                     {"run_variation", runs},
-                     {"p_value", opt(e.p_value)},
-                     {"headline", headline},
-                     {"notes", e.notes},
-                     {"verdict", to_string(e.verdict)},
-                     {"reason", e.reason},
-                     {"base_failed", e.base_failed},
-                     {"new_failed", e.candidate_failed},
-                     {"regression", e.regression()},
-                     {"comparable", e.comparable()},
-                     {"differences", e.differences}};
-}
-
-/// Comparison → {"schema": "gauge.comparison", "options", "base", "new", "comparable",
-/// "any_regression", "environment_differences", "experiments", "only_in_base", "only_in_new", "rule"}.
-inline void to_json(nlohmann::json& j, const Comparison& c) {
-  const auto& o = c.options;
-  j = nlohmann::json{
-      {"schema", "gauge.comparison"},
-      {"schema_version", "1.3.0"},
-      {"options",
-       {{"threshold", o.threshold},
-        {"confidence_level", o.confidence_level},
-        {"resamples", o.resamples},
-        {"seed", o.seed},
-        {"metric", to_string(o.metric)},
-        {"ignored_dimensions", o.ignored_dimensions},
-        {"clock_tolerance", o.clock_tolerance},
-        {"clock_normalization", to_string(o.clock_normalization)},
-        {"run_spread", o.run_spread},
-        {"multiplicity", to_string(o.multiplicity)}}},
-      {"base", c.base_source},
-      {"new", c.candidate_source},
-      {"comparable", c.comparable()},
-      {"any_regression", c.any_regression()},
-      {"any_inconclusive", c.any_inconclusive()},
-      {"environment_differences", c.environment_differences},
-      {"experiments", c.experiments},
-      {"only_in_base", c.only_in_base},
-      {"only_in_new", c.only_in_candidate},
-      {"notes", c.notes},
-      {"base_reports", c.base_sources},
-      {"new_reports", c.candidate_sources},
-      {"multiplicity_rule", c.multiplicity_rule},
-      {"rule", detail::compare::rule_text(o)},
-  };
-}
-
 }  // namespace gauge
 
 // The three comparison formats of gauge-compare, registered (gauge/report/compare/format.hpp).
 namespace gauge::detail::compare {
-/// The comparison as JSON, indented by 2 (the document `to_json` describes).
+/// The comparison as JSON, indented by 2 (the document gauge/report/compare/fields.hpp describes).
 inline std::string write_json(const Comparison& c) { return detail::json_dump(nlohmann::json(c), 2) + "\n"; }
 /// to_text, through the registry.
 inline std::string write_text(const Comparison& c) { return to_text(c); }

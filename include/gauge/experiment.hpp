@@ -93,6 +93,7 @@ GAUGE_DETAIL_HAS(backend_has_clock_probe, std::declval<B&>().clock_probe_read())
 GAUGE_DETAIL_HAS(backend_has_device_attributes, std::declval<const B&>().device_attributes())
 GAUGE_DETAIL_HAS(backend_has_cache_flush_record, std::declval<B&>().cache_flush_record())
 GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
+GAUGE_DETAIL_HAS(backend_has_threads, std::declval<B&>().set_threads(1u))
 #undef GAUGE_DETAIL_HAS
 
 /// The backend half of the seam for a concrete backend: everything but the step. For
@@ -230,7 +231,20 @@ class BackendAdaptor final : public BackendAdaptorBase<Backend> {
   // Never inlined: every round (warm-up, gated, wall) runs the same machine code of the step.
   // Inlined at each call site, a host step was compiled differently per round (1.68 ms per step
   // in gated rounds vs 1.41 ms in wall rounds for the same CPU GEMM, g++ 12 -O3).
-  GAUGE_NOINLINE void call_step() override { step_(this->b_.stream()); }
+  GAUGE_NOINLINE void call_step() override {
+    if constexpr (backend_has_threads<Backend>::value)
+      if (this->b_.threads() > 1) return this->b_.run_threads(step_, 1);
+    step_(this->b_.stream());
+  }
+  unsigned threads() const override {
+    if constexpr (backend_has_threads<Backend>::value) return this->b_.threads();
+    else return 1;
+  }
+  void call_steps(std::size_t k) override {
+    if constexpr (backend_has_threads<Backend>::value)
+      if (this->b_.threads() > 1) return this->b_.run_threads(step_, k);
+    for (std::size_t i = 0; i < k; ++i) call_step();
+  }
   bool has_setup() const override { return static_cast<bool>(setup_); }
   void call_setup() override { setup_(this->b_.stream()); }
   void capture(std::size_t steps) override {
@@ -307,6 +321,22 @@ class Experiment {
       spec_.set_dimension(key, detail::to_dimension_value(std::forward<T>(value)));
     } catch (const ConfigError& e) {
       throw ConfigError("dimension '" + key + "': " + e.what());
+    }
+    return *this;
+  }
+  /// Runs every step on `n` threads at once (host backend): a step is n calls of the step, one per
+  /// thread, each given `HostStream{thread, n}`; its time runs from before the threads are woken
+  /// until the last one returned (in a batch of k steps per sample, each thread runs its k calls
+  /// between one wake-up and one wait). The declared work (flop, bytes, items) is per call: the
+  /// throughput counts n calls per step. Adds the dimension `threads`. An untimed setup runs once
+  /// per step, on the measuring thread. \throws ConfigError for 0 or more than 4096; a backend
+  /// without threads (CUDA) does not compile.
+  Experiment& threads(unsigned n) {
+    static_assert(detail::backend_has_threads<Backend>::value,
+                  "gauge::Experiment::threads: only the host backend (gauge::HostBackend) runs a step on several threads");
+    if constexpr (detail::backend_has_threads<Backend>::value) {
+      backend_.set_threads(n);
+      spec_.set_dimension("threads", static_cast<std::int64_t>(n));
     }
     return *this;
   }

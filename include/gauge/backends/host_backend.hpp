@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "gauge/backends/host_threads.hpp"
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
 #include "gauge/core/result.hpp"
@@ -17,13 +19,38 @@
 
 namespace gauge {
 
-/// The "stream" a host step receives: an empty tag (host steps run on the calling thread).
-struct HostStream {};
+/// The "stream" a host step receives. A step runs on the thread that measures it, or, with
+/// `Experiment::threads(n)`, once on each of n threads at a time: then `thread` is the calling
+/// thread's index in [0, threads) and `threads` is n (0 and 1 otherwise).
+struct HostStream {
+  unsigned thread = 0;   ///< this call's thread, 0 … threads − 1
+  unsigned threads = 1;  ///< threads running the step at once
+};
 
 /// Backend for CPU-only steps: host clock, no gate, no flush. See experiment.hpp for the
-/// backend interface every backend implements.
+/// backend interface every backend implements. With threads(n) > 1 (`Experiment::threads`), a
+/// step is n calls of the step at once, one per thread (detail::HostThreadTeam): its time runs
+/// from before the threads are woken until the last of them returned.
 class HostBackend {
  public:
+  /// One thread (the caller's).
+  HostBackend() = default;
+  /// Steps on `threads` threads at once. \throws ConfigError for 0.
+  explicit HostBackend(unsigned threads) { set_threads(threads); }
+  /// A copy has the same settings and starts its own threads at prepare().
+  HostBackend(const HostBackend& o) : threads_(o.threads_) {}
+  HostBackend& operator=(const HostBackend& o) {
+    if (this != &o) {
+      threads_ = o.threads_;
+      team_.reset();
+      markers_.clear();
+    }
+    return *this;
+  }
+  HostBackend(HostBackend&&) noexcept = default;
+  HostBackend& operator=(HostBackend&&) noexcept = default;
+  ~HostBackend() = default;
+
   using stream_type = HostStream;
   static constexpr const char* name = "host";
   /// What the per-step samples are (Result::time_label) and the clock behind them (time_clock):
@@ -36,17 +63,41 @@ class HostBackend {
   bool graph_supported() const { return false; }
   bool flush_supported() const { return false; }
 
-  /// Nothing to initialize; describes the host as the device.
+  /// Steps on `n` threads at once from the next prepare() on. \throws ConfigError for 0, or for
+  /// more than 4096.
+  void set_threads(unsigned n) {
+    if (n == 0 || n > 4096) throw ConfigError("threads must be in [1, 4096], got " + std::to_string(n));
+    threads_ = n;
+  }
+  /// The threads a step runs on at once.
+  unsigned threads() const { return threads_; }
+
+  /// Starts the threads (with threads() > 1); describes the host as the device.
   DeviceRecord prepare(const Config&) {
     markers_.clear();
     markers_.reserve(1024);
+    team_.reset();
+    if (threads_ > 1) team_ = std::make_unique<detail::HostThreadTeam>(threads_);
     DeviceRecord d;
     d.ordinal = -1;
     d.name = "host CPU";
     return d;
   }
-  void finish() noexcept {}
+  /// Joins the threads.
+  void finish() noexcept { team_.reset(); }
   stream_type stream() { return {}; }
+  /// Runs `steps` calls of `step` on each thread at once (after prepare(), threads() > 1); returns
+  /// when every thread finished them. Rethrows the first exception a call threw.
+  template <class Step>
+  void run_threads(Step& step, std::size_t steps) {
+    team_->run(
+        [](void* context, unsigned thread, unsigned threads, std::size_t n) {
+          Step& s = *static_cast<Step*>(context);
+          const HostStream stream{thread, threads};
+          for (std::size_t i = 0; i < n; ++i) s(stream);
+        },
+        &step, steps);
+  }
   /// Host steady clock, seconds since an arbitrary epoch.
   double now() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -84,6 +135,8 @@ class HostBackend {
 
  private:
   std::vector<double> markers_;
+  unsigned threads_ = 1;
+  std::unique_ptr<detail::HostThreadTeam> team_;  // with threads_ > 1, from prepare() to finish()
 };
 
 }  // namespace gauge

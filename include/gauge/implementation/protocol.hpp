@@ -17,6 +17,7 @@
 #include "gauge/detail/kernel_tracer.hpp"
 #include "gauge/detail/timer_trace.hpp"
 #include "gauge/experiment.hpp"
+#include "gauge/implementation/host_threads.hpp"
 #include "gauge/protocol/interleave.hpp"
 #include "gauge/protocol/protocol.hpp"
 #include "gauge/protocol/seam.hpp"
@@ -53,13 +54,36 @@ ExperimentSpec::~ExperimentSpec() = default;
 void ExperimentSpec::set_dimension(const std::string& key, DimensionValue value) { dimensions[key] = std::move(value); }
 void ExperimentSpec::set_item(const std::string& item, double per_step) { work.items[item] = per_step; }
 
+/// `spec` for a backend whose steps run on n > 1 threads at once: its work per step is the
+/// declared work (per call) times n, and it has the dimension `threads` (n, unless set).
+static ExperimentSpec work_per_step(const ExperimentSpec& spec, const ProtocolBackend& backend) {
+  ExperimentSpec s = spec;
+  const double n = backend.threads();
+  if (s.dimensions.find("threads") == s.dimensions.end())
+    s.dimensions["threads"] = static_cast<std::int64_t>(backend.threads());
+  if (s.work.flop) *s.work.flop *= n;
+  if (s.work.bytes) *s.work.bytes *= n;
+  for (auto& item : s.work.items) item.second *= n;
+  return s;
+}
+
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
+  if (backend.threads() > 1) {
+    const ExperimentSpec scaled = work_per_step(spec, backend);
+    Protocol protocol(scaled, backend);
+    return protocol.run();
+  }
   Protocol protocol(spec, backend);
   return protocol.run();
 }
 
 InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& backend_a, const ExperimentSpec& b,
                                   ProtocolBackend& backend_b, const InterleaveConfig& config) {
+  if (backend_a.threads() > 1 || backend_b.threads() > 1) {
+    const ExperimentSpec sa = work_per_step(a, backend_a), sb = work_per_step(b, backend_b);
+    InterleavedRun run(sa, backend_a, sb, backend_b, config);
+    return run.run();
+  }
   InterleavedRun run(a, backend_a, b, backend_b, config);
   return run.run();
 }

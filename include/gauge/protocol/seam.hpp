@@ -116,6 +116,13 @@ class ProtocolBackend {
   virtual ~ProtocolBackend() = default;
   /// Runs one step on the backend's stream.
   virtual void call_step() = 0;
+  /// Threads a step runs on at once (the host backend's Experiment::threads; 1 otherwise).
+  virtual unsigned threads() const { return 1; }
+  /// Runs `k` steps: with threads() > 1, k calls on each thread with one wake-up and one wait for
+  /// all of them (a sample's batch), else k × call_step().
+  virtual void call_steps(std::size_t k) {
+    for (std::size_t i = 0; i < k; ++i) call_step();
+  }
   /// Whether the experiment has an untimed setup (Experiment::setup), and runs it on the stream.
   virtual bool has_setup() const = 0;
   virtual void call_setup() = 0;

@@ -577,6 +577,36 @@ TEST_CASE("suite: an ignored signal stays ignored, and a second signal of anothe
   CHECK((WIFSIGNALED(status) ? WTERMSIG(status) : 0) == SIGTERM);
 }
 
+TEST_CASE("suite: the same signal twice at once is one stop request (timeout forwards it twice)", "[suite][run][signals]") {
+  // GNU timeout sends SIGTERM to the runner and then to its process group: two deliveries within
+  // microseconds. In a child: it must exit 143 with the report of what ran, not die of SIGTERM.
+  const fs::path dir = fresh_dir("double_signal");
+  const std::string out = (dir / "r.json").string();
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    FakeSuite c;
+    c.hook = [](gauge::Point& p) {
+      if (p.get_int64("A") == 2 && p.get_string("B") == "x") {
+        std::raise(SIGTERM);
+        std::raise(SIGTERM);
+      }
+    };
+    const Run r = run_main(c.registry, {"--quiet", "--out", out});
+    ::_exit(r.code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  // The points before the signal ran; the one that raised it was interrupted; none after started.
+  const auto report = gauge::read_report(out);
+  CHECK(report.results.size() >= 1);
+  CHECK(report.results.size() < 6);
+}
+
 TEST_CASE("suite: overrides of the common settings reach every point's Config", "[suite][run]") {
   FakeSuite s;
   const fs::path dir = fresh_dir("config");

@@ -148,6 +148,58 @@ TEST_CASE("threads: bad counts are refused, naming the value", "[threads][host]"
   }
   CHECK_THROWS_AS(exp.threads(4097), gauge::ConfigError);
   CHECK_THROWS_AS(gauge::HostBackend(0), gauge::ConfigError);
+  // A suite's int64 axis value is checked before it is narrowed: 2^32 + 1 is not 1 thread.
+  auto message = [](std::int64_t n) {
+    try {
+      gauge::HostBackend b(n);
+      return std::string("accepted, ") + std::to_string(b.threads()) + " threads";
+    } catch (const gauge::ConfigError& e) {
+      return std::string(e.what());
+    }
+  };
+  CHECK(message(4294967297LL) == "threads must be in [1, 4096], got 4294967297");
+  CHECK(message(4294967296LL) == "threads must be in [1, 4096], got 4294967296");
+  CHECK(message(-1) == "threads must be in [1, 4096], got -1");
+  CHECK(message(4096) == "accepted, 4096 threads");
+}
+
+TEST_CASE("threads: HostBackend(1) asked for is a dimension; the plain backend has none", "[threads][host]") {
+  auto step = [](gauge::HostStream) {};
+  auto asked = gauge::make_experiment<gauge::HostBackend>("asked", step, gauge::HostBackend(1));
+  asked.config(quick());
+  const gauge::Result a = asked.run();
+  REQUIRE(a.status == gauge::Status::ok);
+  CHECK(std::get<std::int64_t>(a.dimensions.at("threads")) == 1);
+  auto plain = gauge::make_experiment<gauge::HostBackend>("plain", step);
+  plain.config(quick());
+  const gauge::Result p = plain.run();
+  REQUIRE(p.status == gauge::Status::ok);
+  CHECK(p.dimensions.count("threads") == 0);
+}
+
+TEST_CASE("threads: a failure in a batch names the batch's steps", "[threads][host]") {
+  // Thread 0 calls the step once per step, so its 40th call is step 40: the error names step 40,
+  // or a batch of steps that holds it.
+  std::atomic<std::size_t> thread0_calls{0};
+  auto exp = gauge::make_experiment<gauge::HostBackend>("fails", [&](gauge::HostStream s) {
+    if (s.thread == 0 && ++thread0_calls == 40) throw std::runtime_error("call 40 failed");
+  });
+  exp.config(quick()).threads(2);
+  const gauge::Result r = exp.run();
+  REQUIRE(r.status == gauge::Status::failed);
+  REQUIRE(r.error);
+  const std::string& e = *r.error;
+  INFO(e);
+  CHECK(e.find("call 40 failed") != std::string::npos);
+  std::size_t first = 0, last = 0;
+  if (const auto at = e.find("(steps "); at != std::string::npos) {
+    CHECK(std::sscanf(e.c_str() + at, "(steps %zu-%zu, one batch on 2 threads)", &first, &last) == 2);
+  } else if (const auto one = e.find("(step "); one != std::string::npos) {
+    CHECK(std::sscanf(e.c_str() + one, "(step %zu)", &first) == 1);
+    last = first;
+  }
+  CHECK(first <= 40);
+  CHECK(last >= 40);
 }
 
 TEST_CASE("threads: a suite's thread-count axis", "[threads][host][suite]") {
@@ -163,7 +215,7 @@ TEST_CASE("threads: a suite's thread-count axis", "[threads][host][suite]") {
              auto indices = std::make_shared<std::set<unsigned>>();
              auto lock = std::make_shared<std::mutex>();
              p.config() = quick();
-             p.run_on(gauge::HostBackend(static_cast<unsigned>(n)), [indices, lock](gauge::HostStream s) {
+             p.run_on(gauge::HostBackend(n), [indices, lock](gauge::HostStream s) {
                std::lock_guard<std::mutex> g(*lock);
                indices->insert(s.thread);
              });

@@ -93,7 +93,7 @@ GAUGE_DETAIL_HAS(backend_has_clock_probe, std::declval<B&>().clock_probe_read())
 GAUGE_DETAIL_HAS(backend_has_device_attributes, std::declval<const B&>().device_attributes())
 GAUGE_DETAIL_HAS(backend_has_cache_flush_record, std::declval<B&>().cache_flush_record())
 GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
-GAUGE_DETAIL_HAS(backend_has_threads, std::declval<B&>().set_threads(1u))
+GAUGE_DETAIL_HAS(backend_has_threads, std::declval<B&>().threads_declared())
 #undef GAUGE_DETAIL_HAS
 
 /// The backend half of the seam for a concrete backend: everything but the step. For
@@ -240,6 +240,10 @@ class BackendAdaptor final : public BackendAdaptorBase<Backend> {
     if constexpr (backend_has_threads<Backend>::value) return this->b_.threads();
     else return 1;
   }
+  bool threads_declared() const override {
+    if constexpr (backend_has_threads<Backend>::value) return this->b_.threads_declared();
+    else return false;
+  }
   void call_steps(std::size_t k) override {
     if constexpr (backend_has_threads<Backend>::value)
       if (this->b_.threads() > 1) return this->b_.run_threads(step_, k);
@@ -331,7 +335,8 @@ class Experiment {
   /// throughput counts n calls per step. Adds the dimension `threads`. An untimed setup runs once
   /// per step, on the measuring thread. \throws ConfigError for 0 or more than 4096; a backend
   /// without threads (CUDA) does not compile.
-  Experiment& threads(unsigned n) {
+  template <class Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
+  Experiment& threads(Int n) {
     static_assert(detail::backend_has_threads<Backend>::value,
                   "gauge::Experiment::threads: only the host backend (gauge::HostBackend) runs a step on several threads");
     if constexpr (detail::backend_has_threads<Backend>::value) {

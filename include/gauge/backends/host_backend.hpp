@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gauge/backends/host_threads.hpp"
@@ -35,13 +36,18 @@ class HostBackend {
  public:
   /// One thread (the caller's).
   HostBackend() = default;
-  /// Steps on `threads` threads at once. \throws ConfigError for 0.
-  explicit HostBackend(unsigned threads) { set_threads(threads); }
+  /// Steps on `threads` threads at once (any integer type: a suite's int64 axis value is checked
+  /// before it is narrowed). \throws ConfigError outside [1, 4096], naming the value.
+  template <class Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
+  explicit HostBackend(Int threads) {
+    set_threads(threads);
+  }
   /// A copy has the same settings and starts its own threads at prepare().
-  HostBackend(const HostBackend& o) : threads_(o.threads_) {}
+  HostBackend(const HostBackend& o) : threads_(o.threads_), threads_declared_(o.threads_declared_) {}
   HostBackend& operator=(const HostBackend& o) {
     if (this != &o) {
       threads_ = o.threads_;
+      threads_declared_ = o.threads_declared_;
       team_.reset();
       markers_.clear();
     }
@@ -63,14 +69,22 @@ class HostBackend {
   bool graph_supported() const { return false; }
   bool flush_supported() const { return false; }
 
-  /// Steps on `n` threads at once from the next prepare() on. \throws ConfigError for 0, or for
-  /// more than 4096.
-  void set_threads(unsigned n) {
-    if (n == 0 || n > 4096) throw ConfigError("threads must be in [1, 4096], got " + std::to_string(n));
-    threads_ = n;
+  /// Steps on `n` threads at once from the next prepare() on (any integer type, checked before it
+  /// is narrowed). \throws ConfigError outside [1, 4096], naming the value.
+  template <class Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
+  void set_threads(Int n) {
+    bool ok = false;
+    if constexpr (std::is_signed_v<Int>) ok = static_cast<long long>(n) >= 1 && static_cast<long long>(n) <= 4096;
+    else ok = static_cast<unsigned long long>(n) >= 1 && static_cast<unsigned long long>(n) <= 4096;
+    if (!ok) throw ConfigError("threads must be in [1, 4096], got " + std::to_string(n));
+    threads_ = static_cast<unsigned>(n);
+    threads_declared_ = true;
   }
   /// The threads a step runs on at once.
   unsigned threads() const { return threads_; }
+  /// Whether the threads were asked for (a constructor or set_threads, 1 included): the result
+  /// then has the dimension `threads`.
+  bool threads_declared() const { return threads_declared_; }
 
   /// Starts the threads (with threads() > 1); describes the host as the device.
   DeviceRecord prepare(const Config&) {
@@ -136,6 +150,7 @@ class HostBackend {
  private:
   std::vector<double> markers_;
   unsigned threads_ = 1;
+  bool threads_declared_ = false;
   std::unique_ptr<detail::HostThreadTeam> team_;  // with threads_ > 1, from prepare() to finish()
 };
 

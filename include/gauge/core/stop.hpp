@@ -7,6 +7,7 @@
 /// signal's number; a program of its own can call request_stop() from its own handler.
 
 #include <signal.h>
+#include <time.h>
 
 #include <atomic>
 #include <csignal>
@@ -47,20 +48,35 @@ inline std::string signal_name(int signal) {
   }
 }
 
-/// The first of the four signals asks for a stop; any later one (the same or another) ends the
-/// process as its default action would. Async-signal-safe (an atomic, signal and raise).
+/// CLOCK_MONOTONIC in nanoseconds (clock_gettime: async-signal-safe, POSIX).
+inline long long monotonic_ns() noexcept {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+/// When the signal that asked for the stop arrived (monotonic_ns).
+inline std::atomic<long long> stop_signal_ns{0};
+
+/// The first of the four signals asks for a stop; a later one ends the process as its default
+/// action would, except the same signal again within a second: that is the same request delivered
+/// twice (GNU `timeout` and shells forward a signal to the child and then to its process group),
+/// and ending at once would lose the report. Async-signal-safe (atomics, clock_gettime, signal and
+/// raise).
 inline void stop_on_signal_handler(int signal) {
-  if (stop_state.load() != 0) {
+  const int first = stop_state.load();
+  if (first != 0) {
+    if (first == signal && monotonic_ns() - stop_signal_ns.load() < 1000000000LL) return;
     std::signal(signal, SIG_DFL);
     std::raise(signal);
     return;
   }
+  stop_signal_ns.store(monotonic_ns());
   request_stop(signal);
 }
 
 /// While it lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT ask for a stop (request_stop) instead of
-/// ending the process; a second one of them (the same or another) ends it as before. A signal
-/// the process was told to ignore (`nohup`, `trap '' INT`: SIG_IGN) stays ignored. The handlers it
+/// ending the process; a second one of them (another, or the same one a second or more later)
+/// ends it as before. A signal the process was told to ignore (`nohup`, `trap '' INT`: SIG_IGN) stays ignored. The handlers it
 /// replaced are put back, and the request cleared, when it ends. POSIX sigaction.
 class StopOnSignals {
  public:
@@ -71,7 +87,9 @@ class StopOnSignals {
       std::memset(&a, 0, sizeof a);
       a.sa_handler = &stop_on_signal_handler;
       sigemptyset(&a.sa_mask);
-      a.sa_flags = SA_RESETHAND | SA_RESTART;
+      // Not SA_RESETHAND: the handler itself decides what a second delivery means (the same
+      // signal within a second is a duplicate; anything else ends the process).
+      a.sa_flags = SA_RESTART;
       if (::sigaction(signals[i], nullptr, &old_[i]) != 0) continue;
       if (!(old_[i].sa_flags & SA_SIGINFO) && old_[i].sa_handler == SIG_IGN) continue;  // ignored: leave it so
       installed_[i] = ::sigaction(signals[i], &a, nullptr) == 0;

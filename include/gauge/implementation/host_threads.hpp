@@ -8,10 +8,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -63,8 +65,14 @@ HostThreadTeam::HostThreadTeam(unsigned threads) : threads_(threads), shared_(st
           if (++s.finished == threads - 1) s.done.notify_one();
         }
       });
-  } catch (...) {
+  } catch (const std::system_error& e) {
+    const std::size_t started = s.workers.size();
     stop();  // joins the workers started so far
+    throw Error("cannot start thread " + std::to_string(started + 1) + " of the " + std::to_string(threads - 1) +
+                " a step on " + std::to_string(threads) + " threads needs (std::thread: " + e.what() +
+                "); ask for fewer threads");
+  } catch (...) {
+    stop();
     throw;
   }
 }

@@ -54,8 +54,8 @@ ExperimentSpec::~ExperimentSpec() = default;
 void ExperimentSpec::set_dimension(const std::string& key, DimensionValue value) { dimensions[key] = std::move(value); }
 void ExperimentSpec::set_item(const std::string& item, double per_step) { work.items[item] = per_step; }
 
-/// `spec` for a backend whose steps run on n > 1 threads at once: its work per step is the
-/// declared work (per call) times n, and it has the dimension `threads` (n, unless set).
+/// `spec` for a backend whose steps run on n threads at once (asked for, 1 included): its work per
+/// step is the declared work (per call) times n, and it has the dimension `threads` (n, unless set).
 static ExperimentSpec work_per_step(const ExperimentSpec& spec, const ProtocolBackend& backend) {
   ExperimentSpec s = spec;
   const double n = backend.threads();
@@ -68,7 +68,7 @@ static ExperimentSpec work_per_step(const ExperimentSpec& spec, const ProtocolBa
 }
 
 Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
-  if (backend.threads() > 1) {
+  if (backend.threads() > 1 || backend.threads_declared()) {
     const ExperimentSpec scaled = work_per_step(spec, backend);
     Protocol protocol(scaled, backend);
     return protocol.run();
@@ -79,7 +79,7 @@ Result run_protocol(const ExperimentSpec& spec, ProtocolBackend& backend) {
 
 InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& backend_a, const ExperimentSpec& b,
                                   ProtocolBackend& backend_b, const InterleaveConfig& config) {
-  if (backend_a.threads() > 1 || backend_b.threads() > 1) {
+  if (backend_a.threads() > 1 || backend_b.threads() > 1 || backend_a.threads_declared() || backend_b.threads_declared()) {
     const ExperimentSpec sa = work_per_step(a, backend_a), sb = work_per_step(b, backend_b);
     InterleavedRun run(sa, backend_a, sb, backend_b, config);
     return run.run();

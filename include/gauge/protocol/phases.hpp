@@ -244,7 +244,13 @@ class Protocol {
 
   void fail_result(Result& r, const std::string& what) {
     r.status = Status::failed;
-    r.error = phase_ + (step_index_ ? " (step " + std::to_string(step_index_) + ")" : std::string()) + ": " + what;
+    std::string where;
+    if (batch_first_ && batch_first_ < step_index_)
+      where = " (steps " + std::to_string(batch_first_) + "-" + std::to_string(step_index_) + ", one batch on " +
+              std::to_string(b_.threads()) + " threads)";
+    else if (step_index_)
+      where = " (step " + std::to_string(step_index_) + ")";
+    r.error = phase_ + where + ": " + what;
     if (r.stopping.reason.empty()) r.stopping.reason = "failed";
     if (spec_.coordinator) spec_.coordinator->abandon(*r.error);
   }
@@ -323,6 +329,17 @@ class Protocol {
   void choose_steps_per_sample(Result& r, WarningSink& sink);
   void prepare_graph(Result& r);
 
+  /// k steps on the backend's threads at once (threads() > 1): one wake-up and one wait for the
+  /// batch. A failure inside it names the batch's steps.
+  void call_steps(std::size_t k) {
+    batch_first_ = step_index_ + 1;
+    step_index_ += k;
+    b_.call_steps(k);
+    batch_first_ = 0;
+  }
+  /// Whether rounds run steps in batches (call_steps): several threads, no tracer.
+  bool batched() const { return b_.threads() > 1 && !tracer_; }
+
   void capture_graph(std::size_t k) {
     b_.capture(k);
     step_index_ += k;
@@ -349,6 +366,7 @@ class Protocol {
 
   std::string phase_;
   std::size_t step_index_ = 0;
+  std::size_t batch_first_ = 0;  // the first step of the batch running (call_steps), else 0
   bool gated_ = false;
   double estimate_ = 0;          // GPU time per step at the end of warm-up, seconds
   double sizing_estimate_ = 0;   // max(GPU, host round trip) per step: sizes the rounds

@@ -108,10 +108,9 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
         launch_graph();
         step_index_ += k;
         if (b == 0) first_step_enqueue = b_.now() - t0;
-      } else if (b_.threads() > 1 && !tracer_) {
+      } else if (batched()) {
         // Several threads: each runs its k calls between one wake-up and one wait.
-        b_.call_steps(k);
-        step_index_ += k;
+        call_steps(k);
         if (b == 0) first_step_enqueue = (b_.now() - t0) / static_cast<double>(k);
       } else {
         for (std::size_t i = 0; i < k; ++i) {

@@ -118,6 +118,8 @@ class ProtocolBackend {
   virtual void call_step() = 0;
   /// Threads a step runs on at once (the host backend's Experiment::threads; 1 otherwise).
   virtual unsigned threads() const { return 1; }
+  /// Whether the threads were asked for (then the result has the dimension `threads`, 1 included).
+  virtual bool threads_declared() const { return false; }
   /// Runs `k` steps: with threads() > 1, k calls on each thread with one wake-up and one wait for
   /// all of them (a sample's batch), else k × call_step().
   virtual void call_steps(std::size_t k) {

@@ -211,7 +211,8 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   };
   // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the running point stops at its next round boundary (failed,
   // "interrupted", its samples kept), no other point starts, the report and tables are written and
-  // the run exits 128 + the signal's number. A second signal ends the process at once.
+  // the run exits 128 + the signal's number. A second signal ends the process at once (the same
+  // signal within a second is the first one delivered twice: GNU timeout forwards it twice).
   detail::StopOnSignals stop_on_signals;
   std::size_t not_run = 0;
   {

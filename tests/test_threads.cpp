@@ -110,6 +110,30 @@ TEST_CASE("threads: the calls of one step run at the same time", "[threads][host
   for (unsigned t = 0; t < n; ++t) CHECK(per_thread[t] == steps.load());
 }
 
+TEST_CASE("threads: an empty step on 2 threads is too short for them, and says so", "[threads][host]") {
+  // Waking a thread and waiting for it takes microseconds; an empty step, nanoseconds: at the
+  // most steps per sample (a round's 512) the wake-up is far above 5 % of a sample.
+  auto exp = gauge::make_experiment<gauge::HostBackend>("empty", [](gauge::HostStream) {});
+  exp.config(quick()).threads(2);
+  const gauge::Result r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  CHECK(r.has_warning("thread_wake_overhead"));
+  CHECK(r.sampling.steps_per_sample_reason.find("waking the 2 threads") != std::string::npos);
+  // A step of 2 ms on each thread is long enough: one wake-up per sample is well below 5 %.
+  auto slow = gauge::make_experiment<gauge::HostBackend>("slow", [](gauge::HostStream) {
+    const auto until = std::chrono::steady_clock::now() + 2ms;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  });
+  gauge::Config c = quick();
+  c.measure.max_time = 300ms;
+  c.measure.max_sample_time = 1s;  // room for k: a loaded machine's slow wake-up still fits under 5 %
+  slow.config(c).threads(2);
+  const gauge::Result s = slow.run();
+  REQUIRE(s.status == gauge::Status::ok);
+  CHECK_FALSE(s.has_warning("thread_wake_overhead"));
+}
+
 TEST_CASE("threads: one thread is the plain host step, and the dimension says 1", "[threads][host]") {
   Calls calls;
   auto exp = gauge::make_experiment<gauge::HostBackend>("one", [&](gauge::HostStream s) { calls.add(s); });

@@ -58,6 +58,8 @@ inline constexpr const char* drift_during_measurement = "drift_during_measuremen
 inline constexpr const char* samples_subsampled = "samples_subsampled";
 inline constexpr const char* work_not_every_step = "work_not_every_step";
 inline constexpr const char* steps_per_sample_ignored = "steps_per_sample_ignored";
+/// A step on several threads is too short for them: waking them and waiting is > 5 % of a sample.
+inline constexpr const char* thread_wake_overhead = "thread_wake_overhead";
 inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
 /// Config::trace_kernels was asked, but CUPTI is absent or failed (the report's kernel_trace says why).
 inline constexpr const char* kernel_trace_unavailable = "kernel_trace_unavailable";
@@ -135,6 +137,10 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::steps_per_sample_ignored, Severity::warning,
      "measure.steps_per_sample was set above 1 but every step needs its own event pair (an untimed setup, a cold cache)",
      "measure.steps_per_sample > 1 with Experiment::setup or a cold cache"},
+    {warning_code::thread_wake_overhead, Severity::warning,
+     "the step runs on several threads and is too short for them: waking the threads and waiting for them is more than "
+     "5 % of a sample even at the most steps per sample, and the time per step includes it",
+     "Experiment::threads(n > 1): the wake-up's measured cost / (steps per sample x time per step) > 0.05"},
     {warning_code::samples_subsampled, Severity::info,
      "the report stores a subsample of the GPU-time samples (whole rounds spread over the run); the summary and the "
      "diagnosis are of all of them, and comparisons decide from the summaries",

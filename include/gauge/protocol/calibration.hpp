@@ -193,12 +193,42 @@ inline void Protocol::choose_steps_per_sample(Result& r, WarningSink& sink) {
     const auto k_tick = tick > 0 ? static_cast<std::size_t>(std::ceil(thresholds::host_ticks_per_sample * tick / step)) : 1;
     std::size_t k_cap = floor_ratio(to_seconds(m.max_sample_time), step);
     k_cap = std::clamp<std::size_t>(k_cap, 1, max_round_);
-    const std::size_t k = std::clamp<std::size_t>(k_tick, 1, k_cap);
+    // Several threads: a sample wakes them and waits for them once. Its cost, measured as the
+    // event's is below (rr steps one per batch against one batch of rr), is kept at most
+    // thread_wake_fraction of a sample.
+    std::size_t k_wake = 1;
+    double wake_cost = 0;
+    if (batched()) {
+      std::size_t rr = floor_ratio(to_seconds(config_.warmup.round_time), step);
+      rr = std::clamp<std::size_t>(rr, 8, std::max<std::size_t>(8, max_round_ / 2));
+      if (spec_.coordinator) rr = spec_.coordinator->round_steps(rr);
+      const auto one_each = timed_round(rr, 1, false);
+      const auto one_batch = timed_round(rr, rr, false);
+      s.calibration_steps += one_each.steps + one_batch.steps;
+      double per_batch_of_one = 0;
+      for (double x : one_each.per_step_s) per_batch_of_one += x;
+      if (!one_each.per_step_s.empty()) per_batch_of_one /= static_cast<double>(one_each.per_step_s.size());
+      const double batched_step = one_batch.per_step_s.empty() ? 0 : one_batch.per_step_s[0];
+      wake_cost = std::max(0.0, per_batch_of_one - batched_step);
+      k_wake = static_cast<std::size_t>(std::ceil(wake_cost / (thresholds::thread_wake_fraction * step) * (1 - 1e-12)));
+    }
+    const std::size_t k = std::clamp<std::size_t>(std::max(k_tick, k_wake), 1, k_cap);
+    const std::string wake =
+        batched() ? fmt::format("; waking the {} threads and waiting for them costs {} a sample (one-step batches against "
+                                "one batch of the same steps), {:.3g} % of a sample",
+                                b_.threads(), human_time(wake_cost), 100 * wake_cost / (step * static_cast<double>(k)))
+                  : std::string();
+    if (batched() && wake_cost > 0.05 * step * static_cast<double>(k))
+      sink.add(warning_code::thread_wake_overhead, Severity::warning,
+               fmt::format("waking the {} threads and waiting for them costs {} a sample, {:.3g} % of a sample of {} steps "
+                           "of {}: the time per step includes it (a longer step, or fewer threads, reads the work)",
+                           b_.threads(), human_time(wake_cost), 100 * wake_cost / (step * static_cast<double>(k)), k,
+                           human_time(step)));
     s.steps_per_sample = k;
     s.steps_per_sample_reason = fmt::format(
-        "host clock: one tick ({}) is {:.3g} % of a step ({}); k = {} makes it {:.3g} % of a sample{}", human_time(tick),
-        100 * tick / step, human_time(step), k, 100 * tick / (step * static_cast<double>(k)),
-        k < k_tick ? fmt::format(", capped by max_sample_time {}", human_time(to_seconds(m.max_sample_time))) : "");
+        "host clock: one tick ({}) is {:.3g} % of a step ({}); k = {} makes it {:.3g} % of a sample{}{}", human_time(tick),
+        100 * tick / step, human_time(step), k, 100 * tick / (step * static_cast<double>(k)), wake,
+        k < std::max(k_tick, k_wake) ? fmt::format(", capped by max_sample_time {}", human_time(to_seconds(m.max_sample_time))) : "");
   } else {
     // Calibrate the event cost with one round of r steps each way, r sized like a warm-up round
     // (at least 8 steps, at most half the round limit).

@@ -39,6 +39,9 @@ inline constexpr double timer_resolution_ticks = 100;
 /// The host backend takes enough steps per sample that a sample spans this many ticks of the host
 /// clock (quantization then moves it <= 0.1 %), within measure.max_sample_time.
 inline constexpr double host_ticks_per_sample = 1000;
+/// A step on several threads (Experiment::threads): waking the threads and waiting for them, once
+/// per sample, is at most this fraction of the sample's time.
+inline constexpr double thread_wake_fraction = 0.01;
 /// The stream's events (or enqueuing) must see at least this fraction of the wall time...
 inline constexpr double on_stream_fraction = 0.5;
 /// ...after allowing this much host latency per wall round (launch and synchronize), seconds.

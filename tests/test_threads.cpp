@@ -187,7 +187,7 @@ TEST_CASE("threads: bad counts are refused, naming the value", "[threads][host]"
   CHECK(message(4096) == "accepted, 4096 threads");
 }
 
-TEST_CASE("threads: HostBackend(1) asked for is a dimension; the plain backend has none", "[threads][host]") {
+TEST_CASE("threads: HostBackend(1) asked for is a dimension, the plain backend has none", "[threads][host]") {
   auto step = [](gauge::HostStream) {};
   auto asked = gauge::make_experiment<gauge::HostBackend>("asked", step, gauge::HostBackend(1));
   asked.config(quick());

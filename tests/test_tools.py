@@ -887,7 +887,14 @@ class HostSweep(unittest.TestCase):
                 self.assertEqual(e["sampling"]["rounds"], cpu["n"])
                 self.assertEqual(cpu["n"], len(e["samples"]["cpu_time_per_step_s"]))
                 self.assertAlmostEqual(float(np.median(e["samples"]["cpu_time_per_step_s"])), cpu["p50"], delta=1e-15)
-                self.assertTrue(0 < cpu["p50"] <= 1.25 * real["p50"], (cpu["p50"], real["p50"]))
+                # A single thread uses no more CPU time than real time: over the same steps, the mean
+                # CPU time per step is at most the mean real time (10 % for the marker reads between
+                # samples). Means, not the CPU median against the real median: an interrupt on a
+                # loaded machine lengthens a round's CPU mean and not the steps' median (it failed
+                # so, 5.6 against 4.5 us, in one fresh-clone run).
+                cpu_mean = float(np.mean(e["samples"]["cpu_time_per_step_s"]))
+                real_mean = real["mean"]
+                self.assertTrue(0 < cpu["p50"] and cpu_mean <= 1.10 * real_mean, (cpu_mean, real_mean))
         png, data = os.path.join(d, "sweep.png"), os.path.join(d, "sweep.json")
         p = run(sys.executable, PLOT, "sweep", out, "--x", "bytes", "-o", png, "--data", data)
         self.assertEqual(0, p.returncode, p.stdout + p.stderr)

@@ -47,6 +47,7 @@
 #include "gauge/core/work.hpp"
 #include "gauge/protocol/seam.hpp"
 
+#include "gauge/detail/backend_traits.hpp"
 #include "gauge/detail/cuda_available.hpp"
 #if GAUGE_HAS_CUDA_RUNTIME
 #include "gauge/backends/cuda_backend.hpp"
@@ -76,25 +77,6 @@ template <class ExperimentA, class ExperimentB>
 class Interleave;  // gauge/interleave.hpp
 
 namespace detail {
-
-#define GAUGE_DETAIL_HAS(trait, expr)                                           \
-  template <class B, class = void>                                              \
-  struct trait : std::false_type {};                                            \
-  template <class B>                                                            \
-  struct trait<B, std::void_t<decltype(expr)>> : std::true_type {};
-GAUGE_DETAIL_HAS(backend_has_telemetry, std::declval<B&>().telemetry_probe(std::declval<std::string&>()))
-GAUGE_DETAIL_HAS(backend_has_memory, std::declval<B&>().memory_snapshot())
-GAUGE_DETAIL_HAS(backend_has_kernels, std::declval<B&>().kernel_binary(nullptr, std::string()))
-GAUGE_DETAIL_HAS(backend_has_reset_persisting_l2, std::declval<B&>().reset_persisting_l2())
-GAUGE_DETAIL_HAS(backend_has_host_memory, std::declval<B&>().host_memory())
-GAUGE_DETAIL_HAS(backend_has_time_label, B::time_label)
-GAUGE_DETAIL_HAS(backend_has_streams, std::declval<B&>().select_stream(std::size_t{}))
-GAUGE_DETAIL_HAS(backend_has_clock_probe, std::declval<B&>().clock_probe_read())
-GAUGE_DETAIL_HAS(backend_has_device_attributes, std::declval<const B&>().device_attributes())
-GAUGE_DETAIL_HAS(backend_has_cache_flush_record, std::declval<B&>().cache_flush_record())
-GAUGE_DETAIL_HAS(backend_has_adopt_stream, std::declval<B&>().adopt_stream(std::declval<typename B::stream_type>()))
-GAUGE_DETAIL_HAS(backend_has_threads, std::declval<B&>().threads_declared())
-#undef GAUGE_DETAIL_HAS
 
 /// The backend half of the seam for a concrete backend: everything but the step. For
 /// HostBackend it is compiled once, with the implementation (explicit instantiation below); for

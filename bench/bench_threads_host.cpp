@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   }
 #if GAUGE_BENCH_GBENCH
   int gb_argc = 2;
-  char arg0[] = "bench_threads_host", arg1[] = "--benchmark_min_time=0.5";
+  char arg0[] = "bench_threads_host", arg1[] = "--benchmark_min_time=0.5s";
   char* gb_argv[] = {arg0, arg1, nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
 #endif

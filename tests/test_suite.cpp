@@ -132,6 +132,23 @@ struct FakeSuite {
   }
 };
 
+/// Runs gauge::main over a FakeSuite with `hook` in a forked child, which exits with the runner's
+/// code; returns the child's wait status (so a test can see it die of a signal).
+int status_of_child_run(std::function<void(gauge::Point&)> hook, std::vector<std::string> args) {
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    FakeSuite c;
+    c.hook = std::move(hook);
+    const Run r = run_main(c.registry, std::move(args));
+    ::_exit(r.code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  return status;
+}
+
 }  // namespace
 
 TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
@@ -556,23 +573,16 @@ TEST_CASE("suite: an ignored signal stays ignored, and a second signal of anothe
   ::sigaction(SIGHUP, &old, &after);
   CHECK(ignored.code == 0);  // all 6 points ran
   CHECK(after.sa_handler == SIG_IGN);  // and the disposition was left as it was
-  // SIGINT asks for a stop, then SIGTERM ends the process at once (in a child: it dies of SIGTERM).
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    FakeSuite c;
-    c.hook = [](gauge::Point& p) {
-      if (p.get_int64("A") == 2) {
-        std::raise(SIGINT);
-        std::raise(SIGTERM);
-      }
-    };
-    run_main(c.registry, {"--quiet"});
-    ::_exit(0);  // not reached when the second signal ends the process
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
+  // SIGINT asks for a stop, then SIGTERM ends the process at once (in a child: it dies of SIGTERM;
+  // the child's exit code 0 is not reached).
+  const int status = status_of_child_run(
+      [](gauge::Point& p) {
+        if (p.get_int64("A") == 2) {
+          std::raise(SIGINT);
+          std::raise(SIGTERM);
+        }
+      },
+      {"--quiet"});
   CHECK(WIFSIGNALED(status));
   CHECK((WIFSIGNALED(status) ? WTERMSIG(status) : 0) == SIGTERM);
 }
@@ -582,22 +592,14 @@ TEST_CASE("suite: the same signal twice at once is one stop request (timeout for
   // microseconds. In a child: it must exit 143 with the report of what ran, not die of SIGTERM.
   const fs::path dir = fresh_dir("double_signal");
   const std::string out = (dir / "r.json").string();
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    FakeSuite c;
-    c.hook = [](gauge::Point& p) {
-      if (p.get_int64("A") == 2 && p.get_string("B") == "x") {
-        std::raise(SIGTERM);
-        std::raise(SIGTERM);
-      }
-    };
-    const Run r = run_main(c.registry, {"--quiet", "--out", out});
-    ::_exit(r.code);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
+  const int status = status_of_child_run(
+      [](gauge::Point& p) {
+        if (p.get_int64("A") == 2 && p.get_string("B") == "x") {
+          std::raise(SIGTERM);
+          std::raise(SIGTERM);
+        }
+      },
+      {"--quiet", "--out", out});
   INFO("died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 143);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_helpers.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/core/environment.hpp"
 #include "gauge/report/read.hpp"
@@ -30,13 +31,10 @@ namespace gauge_test_threads {
 using namespace std::chrono_literals;
 
 namespace {
+/// Real host time: at least 10 ms and at most 200 ms of measuring per experiment.
 gauge::Config quick() {
-  gauge::Config c;
-  c.warmup.min_time = 0ms;
-  c.warmup.round_time = 1ms;
-  c.measure.min_time = 10ms;
+  gauge::Config c = gauge::testing::fast_config(10ms);
   c.measure.max_time = 200ms;
-  c.measure.round_time = 2ms;
   return c;
 }
 

@@ -102,13 +102,14 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
       if (i == 0) first_step_enqueue = b_.now() - t0;
     }
   } else {
+    const bool batch = batched();  // once per round: not a virtual call between the events
     std::size_t prev = b_.record();
     for (std::size_t b = 0; b < batches; ++b) {
       if (graph_mode) {
         launch_graph();
         step_index_ += k;
         if (b == 0) first_step_enqueue = b_.now() - t0;
-      } else if (batched()) {
+      } else if (batch) {
         // Several threads: each runs its k calls between one wake-up and one wait.
         call_steps(k);
         if (b == 0) first_step_enqueue = (b_.now() - t0) / static_cast<double>(k);

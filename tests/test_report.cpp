@@ -235,6 +235,24 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
   CHECK(gauge::detail::format_general(1234.5, -3) == "1234.5");  // printf's default, 6
 }
 
+TEST_CASE("the console summary tells same-named results apart by the dimensions that differ", "[report]") {
+  // One experiment run at 1, 2 and 4 threads into one report (KiB the same in all), beside
+  // another experiment of its own name: the rows read "fnv1a [threads=1]" ... and "gemm".
+  std::vector<gauge::Result> results;
+  for (std::int64_t n : {1, 2, 4}) {
+    auto r = fake_result("fnv1a");
+    r.dimensions = {{"KiB", std::int64_t{256}}, {"threads", n}};
+    results.push_back(r);
+  }
+  results.push_back(fake_result("gemm"));
+  const std::string table = gauge::summary_table(results);
+  CHECK(table.find("\nfnv1a [threads=1] ") != std::string::npos);
+  CHECK(table.find("\nfnv1a [threads=2] ") != std::string::npos);
+  CHECK(table.find("\nfnv1a [threads=4] ") != std::string::npos);
+  CHECK(table.find("KiB=") == std::string::npos);  // the same in all three: not shown
+  CHECK(table.find("\ngemm ") != std::string::npos);
+}
+
 TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {
   CHECK(gauge::summary_table({}).empty());
   CHECK(gauge::summary_table({fake_result("gemm")}).rfind("experiment ", 0) == 0);

@@ -132,6 +132,24 @@ TEST_CASE("threads: an empty step on 2 threads is too short for them, and says s
   CHECK_FALSE(s.has_warning("thread_wake_overhead"));
 }
 
+TEST_CASE("threads: threads that take turns on a lock are named as not parallel", "[threads][host]") {
+  // Each call holds one mutex while it spins 200 us: the calls of a step run one after the other
+  // whatever the cores, and the waiting threads sleep, so CPU time per step is about its real time.
+  std::mutex lock;
+  auto exp = gauge::make_experiment<gauge::HostBackend>("locked", [&](gauge::HostStream) {
+    std::lock_guard<std::mutex> held(lock);
+    const auto until = std::chrono::steady_clock::now() + 200us;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  });
+  exp.config(quick()).threads(3);
+  const gauge::Result r = exp.run();
+  REQUIRE(r.status == gauge::Status::ok);
+  REQUIRE(r.cpu_time.p50);
+  CHECK(*r.cpu_time.p50 < 1.5 * *r.gpu_time.p50);
+  CHECK(r.has_warning("threads_not_parallel"));
+}
+
 TEST_CASE("threads: one thread is the plain host step, and the dimension says 1", "[threads][host]") {
   Calls calls;
   auto exp = gauge::make_experiment<gauge::HostBackend>("one", [&](gauge::HostStream s) { calls.add(s); });

@@ -60,6 +60,8 @@ inline constexpr const char* work_not_every_step = "work_not_every_step";
 inline constexpr const char* steps_per_sample_ignored = "steps_per_sample_ignored";
 /// A step on several threads is too short for them: waking them and waiting is > 5 % of a sample.
 inline constexpr const char* thread_wake_overhead = "thread_wake_overhead";
+/// A step on several threads whose threads did not run at once (CPU time per step ≈ real time).
+inline constexpr const char* threads_not_parallel = "threads_not_parallel";
 inline constexpr const char* unknown_silenced_code = "unknown_silenced_code";
 /// Config::trace_kernels was asked, but CUPTI is absent or failed (the report's kernel_trace says why).
 inline constexpr const char* kernel_trace_unavailable = "kernel_trace_unavailable";
@@ -141,6 +143,10 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "the step runs on several threads and is too short for them: waking the threads and waiting for them is more than "
      "5 % of a sample even at the most steps per sample, and the time per step includes it",
      "Experiment::threads(n > 1): the wake-up's measured cost / (steps per sample x time per step) > 0.05"},
+    {warning_code::threads_not_parallel, Severity::warning,
+     "the step ran on several threads, but its process CPU time per step is not clearly above its real time: the "
+     "threads took turns rather than running at once (fewer free cores than threads, or a lock in the step)",
+     "Experiment::threads(n > 1): median CPU time per step / median real time per step < 1.5"},
     {warning_code::samples_subsampled, Severity::info,
      "the report stores a subsample of the GPU-time samples (whole rounds spread over the run); the summary and the "
      "diagnosis are of all of them, and comparisons decide from the summaries",

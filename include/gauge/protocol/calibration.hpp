@@ -213,11 +213,15 @@ inline void Protocol::choose_steps_per_sample(Result& r, WarningSink& sink) {
       k_wake = static_cast<std::size_t>(std::ceil(wake_cost / (thresholds::thread_wake_fraction * step) * (1 - 1e-12)));
     }
     const std::size_t k = std::clamp<std::size_t>(std::max(k_tick, k_wake), 1, k_cap);
-    const std::string wake =
-        batched() ? fmt::format("; waking the {} threads and waiting for them costs {} a sample (one-step batches against "
-                                "one batch of the same steps), {:.3g} % of a sample",
-                                b_.threads(), human_time(wake_cost), 100 * wake_cost / (step * static_cast<double>(k)))
-                  : std::string();
+    std::string wake;
+    if (batched() && wake_cost > 0)
+      wake = fmt::format("; waking the {} threads and waiting for them costs {} a sample (one-step batches against one "
+                         "batch of the same steps), {:.3g} % of a sample",
+                         b_.threads(), human_time(wake_cost), 100 * wake_cost / (step * static_cast<double>(k)));
+    else if (batched())
+      wake = fmt::format("; waking the {} threads and waiting for them was not measurable (one-step batches read no "
+                         "slower than one batch of the same steps)",
+                         b_.threads());
     if (batched() && wake_cost > 0.05 * step * static_cast<double>(k))
       sink.add(warning_code::thread_wake_overhead, Severity::warning,
                fmt::format("waking the {} threads and waiting for them costs {} a sample, {:.3g} % of a sample of {} steps "

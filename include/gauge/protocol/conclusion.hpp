@@ -88,6 +88,18 @@ inline Result& Protocol::conclude(Result& r) {
     }
   }
   if (!r.cpu_samples_s.empty()) r.cpu_time = summarize(r.cpu_samples_s, config_.measure.confidence_level);
+  // A step on n threads whose process CPU time per step is not clearly above its real time: the
+  // threads took turns instead of running at once (fewer free cores than threads, a lock).
+  if (b_.threads() > 1 && r.cpu_time.p50 && r.gpu_time.p50 && *r.gpu_time.p50 > 0) {
+    const double parallel = *r.cpu_time.p50 / *r.gpu_time.p50;
+    if (parallel < thresholds::threads_parallel_min)
+      sink.add(warning_code::threads_not_parallel, Severity::warning,
+               fmt::format("the step ran on {} threads, but its process CPU time per step ({}) is only {:.2f} x its "
+                           "real time ({}): the threads took turns rather than running at once (fewer free cores "
+                           "than threads, or a lock in the step), so the time per step is not that of {} calls at once",
+                           b_.threads(), human_time(*r.cpu_time.p50), parallel, human_time(*r.gpu_time.p50),
+                           b_.threads()));
+  }
   r.gpu_throughput = throughput(r.work, r.gpu_time.p50);
   r.wall_throughput = throughput(r.work, r.wall_time.p50);
   // Host overhead and busy fraction compare device time with wall time: meaningless where the

@@ -39,6 +39,9 @@ inline constexpr double timer_resolution_ticks = 100;
 /// The host backend takes enough steps per sample that a sample spans this many ticks of the host
 /// clock (quantization then moves it <= 0.1 %), within measure.max_sample_time.
 inline constexpr double host_ticks_per_sample = 1000;
+/// A step on n > 1 threads whose process CPU time per step is below this multiple of its real
+/// time warns `threads_not_parallel`: at least half of a second thread's time must overlap.
+inline constexpr double threads_parallel_min = 1.5;
 /// A step on several threads (Experiment::threads): waking the threads and waiting for them, once
 /// per sample, is at most this fraction of the sample's time.
 inline constexpr double thread_wake_fraction = 0.01;

@@ -25,8 +25,8 @@ namespace gauge {
 /// p99 time per step (each result's `time_label`: GPU time, or real time on the host backend),
 /// half-width of the CI of the median in %, wall time per step, then, when some result has it
 /// (host timing), its median process CPU time per step ("cpu/step"), throughput (FLOP/s from
-/// the median, else bytes/s, else the first item rate), warning codes; then a legend line. Empty
-/// without results.
+/// the median, else bytes/s, else the first item rate), warning codes; then a legend line. Results
+/// that share a name show the dimensions that tell them apart. Empty without results.
 inline std::string summary_table(const std::vector<Result>& results) {
   if (results.empty()) return {};  // a Timer-only report: no empty table header above the Timers
   const bool cpu = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.cpu_time.p50.has_value(); });
@@ -34,8 +34,23 @@ inline std::string summary_table(const std::vector<Result>& results) {
   std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11}{} {:>16}  {}\n", "experiment", "status",
                                 "median", "p99", "ci +-%", "wall/step", cpu ? fmt::format(" {:>11}", "cpu/step") : "",
                                 "throughput", "warnings");
+  // Results that share a name are told apart by the dimensions whose values differ among them
+  // ("fnv1a [threads=2]"), in the dimensions' order.
+  auto label_of = [&results](const Result& r) {
+    std::string dims;
+    for (const auto& [key, value] : r.dimensions) {
+      bool varies = false;
+      for (const auto& o : results) {
+        if (o.name != r.name) continue;
+        const auto it = o.dimensions.find(key);
+        varies = varies || it == o.dimensions.end() || !(it->second == value);
+      }
+      if (varies) dims += (dims.empty() ? "" : ", ") + key + "=" + gauge::to_string(value);
+    }
+    return dims.empty() ? r.name : r.name + " [" + dims + "]";
+  };
   for (const auto& r : results) {
-    std::string label = detail::escape::visible(r.name);  // a NUL or newline cannot cut or break the line
+    std::string label = detail::escape::visible(label_of(r));  // a NUL or newline cannot cut or break the line
     std::string rate = "-";
     if (r.gpu_throughput.flop_per_second) rate = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
     else if (r.gpu_throughput.bytes_per_second) rate = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");

@@ -17,6 +17,7 @@
 #include "gauge/core/format.hpp"
 #include "gauge/core/result.hpp"
 #include "gauge/report/escape.hpp"
+#include "gauge/report/labels.hpp"
 
 namespace gauge {
 
@@ -34,23 +35,13 @@ inline std::string summary_table(const std::vector<Result>& results) {
   std::string out = fmt::format("{:<34} {:<6} {:>11} {:>11} {:>8} {:>11}{} {:>16}  {}\n", "experiment", "status",
                                 "median", "p99", "ci +-%", "wall/step", cpu ? fmt::format(" {:>11}", "cpu/step") : "",
                                 "throughput", "warnings");
-  // Results that share a name are told apart by the dimensions whose values differ among them
-  // ("fnv1a [threads=2]"), in the dimensions' order.
-  auto label_of = [&results](const Result& r) {
-    std::string dims;
-    for (const auto& [key, value] : r.dimensions) {
-      bool varies = false;
-      for (const auto& o : results) {
-        if (o.name != r.name) continue;
-        const auto it = o.dimensions.find(key);
-        varies = varies || it == o.dimensions.end() || !(it->second == value);
-      }
-      if (varies) dims += (dims.empty() ? "" : ", ") + key + "=" + gauge::to_string(value);
-    }
-    return dims.empty() ? r.name : r.name + " [" + dims + "]";
-  };
+  // Results that share a name are told apart by the dimensions that differ among them.
+  std::vector<const Result*> rows;
+  for (const auto& r : results) rows.push_back(&r);
+  const std::vector<std::string> labels = detail::distinguishing_labels(rows);
+  std::size_t row = 0;
   for (const auto& r : results) {
-    std::string label = detail::escape::visible(label_of(r));  // a NUL or newline cannot cut or break the line
+    std::string label = detail::escape::visible(labels[row++]);  // a NUL or newline cannot cut or break the line
     std::string rate = "-";
     if (r.gpu_throughput.flop_per_second) rate = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
     else if (r.gpu_throughput.bytes_per_second) rate = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");

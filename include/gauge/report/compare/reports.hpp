@@ -23,6 +23,7 @@
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
 #include "gauge/core/verdict.hpp"
+#include "gauge/report/labels.hpp"
 #include "gauge/report/read.hpp"
 #include "gauge/report/speedup_check.hpp"
 #include "gauge/report/compare/runs.hpp"
@@ -260,19 +261,10 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
   }
   // Labels: the name alone, unless other matched experiments share it; then the dimensions that
   // tell them apart.
-  for (std::size_t i = 0; i < out.experiments.size(); ++i) {
-    std::set<std::string> varying;
-    for (std::size_t j = 0; j < out.experiments.size(); ++j) {
-      if (j == i || matched_base[j]->name != matched_base[i]->name) continue;
-      for (const auto& [k, v] : matched_base[i]->dimensions) {
-        const auto it = matched_base[j]->dimensions.find(k);
-        if (it == matched_base[j]->dimensions.end() || !(it->second == v)) varying.insert(k);
-      }
-      for (const auto& [k, v] : matched_base[j]->dimensions)
-        if (!matched_base[i]->dimensions.count(k)) varying.insert(k);
-    }
-    if (!varying.empty())
-      out.experiments[i].label = matched_base[i]->name + " [" + dimensions_text(matched_base[i]->dimensions, varying) + "]";
+  {
+    const std::vector<std::string> labels = detail::distinguishing_labels(matched_base);  // one per experiment compared
+    for (std::size_t i = 0; i < out.experiments.size(); ++i)
+      if (labels[i] != matched_base[i]->name) out.experiments[i].label = labels[i];
   }
   apply_multiplicity(out, options);
   // A speed-up beyond 10x: check that the step still does its work (issue "Speed of light").

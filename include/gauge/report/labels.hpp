@@ -1,0 +1,52 @@
+#pragma once
+/// \file gauge/report/labels.hpp
+/// The label of each result in a list or a table: its name, and, where other results share the
+/// name, the dimensions that tell them apart ("fnv1a [threads=2]"). The console summary and
+/// gauge-compare both label rows so. Light: core types and the standard library only.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gauge/core/dimensions.hpp"
+#include "gauge/core/result.hpp"
+
+namespace gauge::detail {
+
+/// One label per result, in order: the name alone, unless another result has the same name; then
+/// "name [k=v, ...]" with each of its dimensions whose value differs among the results of that
+/// name (a key some of them lack counts as differing), in the dimensions' order. The name alone
+/// when nothing differs. Grouped by name: O(n · dimensions · log n). Null pointers are not allowed.
+inline std::vector<std::string> distinguishing_labels(const std::vector<const Result*>& results) {
+  std::vector<std::string> labels(results.size());
+  std::map<std::string, std::vector<std::size_t>> by_name;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    labels[i] = results[i]->name;
+    by_name[results[i]->name].push_back(i);
+  }
+  for (const auto& [name, members] : by_name) {
+    if (members.size() < 2) continue;
+    // Per key: in how many members it is, and whether its value differs between two of them.
+    std::map<std::string, std::pair<std::size_t, bool>> keys;
+    std::map<std::string, const DimensionValue*> first;
+    for (std::size_t i : members)
+      for (const auto& [k, v] : results[i]->dimensions) {
+        auto& [count, differs] = keys[k];
+        ++count;
+        const auto [it, added] = first.emplace(k, &v);
+        if (!added && !(*it->second == v)) differs = true;
+      }
+    for (std::size_t i : members) {
+      std::string dims;
+      for (const auto& [k, v] : results[i]->dimensions) {
+        const auto& [count, differs] = keys[k];
+        if (differs || count < members.size()) dims += (dims.empty() ? "" : ", ") + k + "=" + gauge::to_string(v);
+      }
+      if (!dims.empty()) labels[i] = name + " [" + dims + "]";
+    }
+  }
+  return labels;
+}
+
+}  // namespace gauge::detail

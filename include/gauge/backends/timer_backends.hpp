@@ -64,6 +64,9 @@ class HostTimerBackend {
   void wait(marker_type) {}
   /// Seconds from `a` to `b`.
   double elapsed(marker_type a, marker_type b) const { return times_.at(b) - times_.at(a); }
+  /// The host clock (now()'s) that record() stored in `m`: the Timer's step end reads it instead
+  /// of the clock a second time. Optional in a TimerBackend.
+  double host_time(marker_type m) const { return times_.at(m); }
   /// Gives the slot back (never allocates).
   void release(marker_type m) noexcept { free_.push_back(m); }
   /// Slots created so far.

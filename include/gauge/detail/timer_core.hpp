@@ -104,7 +104,7 @@ class TimerCore {
   void end_step(const StepWork& work) {
     begin_if_needed();
     const marker_type m = record_new(backend_.stream());
-    const double now = backend_.now();
+    const double now = host_time_of(m);
     if (state_.open_phase() != no_region) end_phase(m);
     PendingStep ps;
     ps.step = state_.end_step(work, now);
@@ -253,6 +253,17 @@ class TimerCore {
     TimerStepRecord step;
     marker_type start{}, end{};
   };
+
+  /// The host clock at marker `m`, just recorded: the backend's own record of it where it keeps one
+  /// (the host backend's marker is a reading of now()), else a reading of now().
+  template <class B = Backend>
+  auto host_time_of(marker_type m) -> decltype(std::declval<const B&>().host_time(m)) {
+    return backend_.host_time(m);
+  }
+  template <class... Ignored>
+  double host_time_of(marker_type, Ignored...) {
+    return backend_.now();
+  }
 
   void begin_if_needed() {
     if (started_) return;

@@ -7,9 +7,11 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gauge/core/config.hpp"
 #include "gauge/core/error.hpp"
+#include "gauge/report/document.hpp"
 
 namespace gauge::testing {
 
@@ -50,6 +52,18 @@ inline gauge::Config fast_config(std::chrono::nanoseconds min_measure = std::chr
   c.measure.min_time = min_measure;
   c.measure.round_time = std::chrono::milliseconds(1);
   return c;
+}
+
+/// A report document of `results` and `timers` measured in `env`, created at `created_utc` (now
+/// when empty), for gauge::detail::report_json.
+inline gauge::StoredReport document(gauge::Environment env, std::vector<gauge::Result> results,
+                                    std::vector<gauge::TimerSummary> timers = {}, std::string created_utc = "") {
+  gauge::StoredReport doc;
+  doc.environment = std::move(env);
+  doc.results = std::move(results);
+  doc.timers = std::move(timers);
+  doc.created_utc = std::move(created_utc);
+  return doc;
 }
 
 }  // namespace gauge::testing

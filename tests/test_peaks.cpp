@@ -392,7 +392,7 @@ TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warni
   d.name = "NVIDIA H100 80GB HBM3";
   d.peaks = gauge::device_peaks(hopper());
   env.cuda.devices.push_back(d);
-  const std::string text = gauge::detail::report_json(env, {r, n}).dump();
+  const std::string text = gauge::detail::report_json(gauge::testing::document(env, {r, n})).dump();
   const auto back = gauge::parse_report(text, "peaks.json");
   REQUIRE(back.results.size() == 2);
   CHECK(back.results[0].peaks.fractions.size() == r.peaks.fractions.size());
@@ -549,10 +549,10 @@ TEST_CASE("GPM through the protocol: two samples around the measured rounds, the
   for (const auto& w : r.warnings)
     if (w.code == gauge::warning_code::gpm_bandwidth_mismatch) CHECK_THAT(w.message, Catch::Contains("hot cache"));
   // The record reads back from the report, with its meaning.
-  const auto back = gauge::parse_report(gauge::detail::report_json(gauge::Environment{}, {r}).dump(), "gpm.json");
+  const auto back = gauge::parse_report(gauge::detail::report_json(gauge::testing::document(gauge::Environment{}, {r})).dump(), "gpm.json");
   CHECK(back.results[0].telemetry.gpm.declared_to_gpm_ratio == r.telemetry.gpm.declared_to_gpm_ratio);
   CHECK(back.results[0].telemetry.gpm.cross_check == "declared_above_gpm");
-  CHECK_THAT(gauge::detail::report_json(gauge::Environment{}, {r}).dump(), Catch::Contains("NVML_GPM_METRIC_DRAM_BW_UTIL"));
+  CHECK_THAT(gauge::detail::report_json(gauge::testing::document(gauge::Environment{}, {r})).dump(), Catch::Contains("NVML_GPM_METRIC_DRAM_BW_UTIL"));
 
   // No GPM on the device: the probe's reason, no numbers.
   dev.gpm.reset();
@@ -602,7 +602,7 @@ TEST_CASE("Cold cache: the report says how L2 was flushed, and the flush's bytes
   CHECK(*r.telemetry.gpm.declared_bytes_per_s ==
         Approx((1e9 + 104857600.0) * steps / (dev.gpm_end_host - dev.gpm_begin_host)));
   // Written and read back.
-  const auto back = gauge::parse_report(gauge::detail::report_json(gauge::Environment{}, {r}).dump(), "cold.json");
+  const auto back = gauge::parse_report(gauge::detail::report_json(gauge::testing::document(gauge::Environment{}, {r})).dump(), "cold.json");
   REQUIRE(back.results[0].sampling.cache_flush);
   CHECK(back.results[0].sampling.cache_flush->description == f.description);
   CHECK(back.results[0].sampling.cache_flush->l2_cache_bytes == std::optional<std::uint64_t>(52428800));

@@ -180,7 +180,7 @@ TEST_CASE("read_report: a report gauge writes reads back to the same JSON", "[re
   failed.error = "step 3: it broke";
   std::vector<gauge::Result> results = {fake_result("gemm", 20e-6), failed};
   results[0].gpu_samples_s.push_back(std::nan(""));  // a non-finite sample is written as null
-  const nlohmann::json doc = gauge::detail::report_json(env, results, "2026-11-30T00:00:00Z");
+  const nlohmann::json doc = gauge::detail::report_json(gauge::testing::document(env, results, {}, "2026-11-30T00:00:00Z"));
   const auto back = gauge::parse_report(doc.dump(2), "written");
   REQUIRE(back.results.size() == 2);
   CHECK(back.results[0].config.measure.min_time == 1500us);
@@ -191,8 +191,41 @@ TEST_CASE("read_report: a report gauge writes reads back to the same JSON", "[re
   CHECK(back.results[1].status == gauge::Status::failed);
   CHECK(back.results[1].error == std::optional<std::string>("step 3: it broke"));
   CHECK(back.environment.environment_variables[1].second == std::optional<std::string>("4"));
-  const nlohmann::json again = gauge::detail::report_json(back.environment, back.results, back.created_utc);
+  const nlohmann::json again = gauge::detail::report_json(back);
   CHECK(without_newer_keys(again) == without_newer_keys(doc));
+}
+
+TEST_CASE("read_report: a key twice in one object is refused naming the key and where, anywhere in the document",
+          "[read][hardening]") {
+  const nlohmann::json good = gauge::detail::report_json(gauge::testing::document(gauge::Environment{}, {fake_result("gemm", 20e-6)}, {}, "2026-11-30T00:00:00Z"));
+  const std::string text = good.dump();
+  REQUIRE_NOTHROW(gauge::parse_report(text, "r.json"));
+  // nlohmann keeps the last of two values: "p50": 1 then "p50": <the true median> would read as
+  // the median silently. Each case inserts a second key by hand right after an object opens.
+  struct Case {
+    std::string after;   // the text the duplicate goes after (the object's first key, as dumped)
+    std::string insert;  // the duplicate, with its comma
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"{\"created_utc\":", "\"2026-11-30T00:00:00Z\",\"created_utc\":", "r.json: duplicate key \"created_utc\" at the top level"},
+      {"\"gpu_time_s\":{", "\"p50\":1.0,", "r.json: duplicate key \"p50\" in experiments[0].gpu_time_s"},
+      {"\"dimensions\":{", "\"x\":1,\"x\":2,", "r.json: duplicate key \"x\" in experiments[0].dimensions"},
+      // A key spelled with escapes is the same key: "p\u0035\u0030" is "p50".
+      {"\"gpu_time_s\":{", "\"p\\u0035\\u0030\":1.0,", "r.json: duplicate key \"p50\" in experiments[0].gpu_time_s"},
+  };
+  for (const auto& c : cases) {
+    std::string bad = text;
+    const auto at = bad.find(c.after);
+    REQUIRE(at != std::string::npos);
+    bad.insert(at + c.after.size(), c.insert);
+    INFO(c.expected);
+    const std::string error = gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(bad, "r.json"); });
+    CHECK(error.rfind(c.expected, 0) == 0);
+    CHECK(error.find("refused") != std::string::npos);
+  }
+  // The same key in two different objects is no duplicate.
+  CHECK(text.find("\"p50\"") != text.rfind("\"p50\""));
 }
 
 TEST_CASE("read_report: bad input gives a one-line reason naming what is wrong", "[read]") {
@@ -296,7 +329,7 @@ TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in 
   results[0].streams.count = 2;
   results[0].streams.samples = {3, 2};
   results[0].streams.medians_s = {20e-6, 21e-6};
-  const nlohmann::json good = gauge::detail::report_json(env, results, "2026-11-30T00:00:00Z");
+  const nlohmann::json good = gauge::detail::report_json(gauge::testing::document(env, results, {}, "2026-11-30T00:00:00Z"));
   REQUIRE_NOTHROW(gauge::detail::report_from_json(good, "r.json"));
   // Each change breaks one thing the schema (or a record's own fields) rules out; the message
   // names the path, the bad value and the rule. The expected texts are the schema's own values.
@@ -462,7 +495,7 @@ TEST_CASE("read_report: an integer beyond its field's type is refused naming the
           "[read][hardening]") {
   gauge::Environment env;
   env.gauge_version = gauge::version_string;
-  const nlohmann::json good = gauge::detail::report_json(env, {fake_result("gemm", 20e-6)}, "2026-11-30T00:00:00Z");
+  const nlohmann::json good = gauge::detail::report_json(gauge::testing::document(env, {fake_result("gemm", 20e-6)}, {}, "2026-11-30T00:00:00Z"));
   // A JSON text with `value` (written as is) at `pointer`: the parser sees the literal.
   const auto text_with = [&](const char* pointer, const std::string& value) {
     nlohmann::json d = good;
@@ -530,7 +563,7 @@ TEST_CASE("read_report: a negative host memory value is refused naming the key, 
           "[read][hardening]") {
   gauge::Environment env;
   env.gauge_version = gauge::version_string;
-  const nlohmann::json good = gauge::detail::report_json(env, {fake_result("gemm", 20e-6)}, "2026-11-30T00:00:00Z");
+  const nlohmann::json good = gauge::detail::report_json(gauge::testing::document(env, {fake_result("gemm", 20e-6)}, {}, "2026-11-30T00:00:00Z"));
   REQUIRE_NOTHROW(gauge::detail::report_from_json(good, "r.json"));
   const std::vector<std::string> keys = {
       "/experiments/0/memory/device_used_peak_bytes",  // GPU memory: the rule the others follow

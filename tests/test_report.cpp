@@ -15,7 +15,9 @@
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/report/formats.hpp"
 #include "gauge/report/json.hpp"
+#include "gauge/report/read.hpp"
 #include "gauge/version.hpp"
 
 // This file's own namespace: the unity build compiles several test files as one.
@@ -117,7 +119,7 @@ TEST_CASE("non-finite numbers are written as null and the text parses strictly",
 
 TEST_CASE("the report round-trips through its text unchanged", "[report]") {
   auto r = fake_result("gemm");
-  nlohmann::json doc = gauge::detail::report_json(fixed_environment(), {r}, "2026-11-30T00:00:00Z");
+  nlohmann::json doc = gauge::detail::report_json(gauge::testing::document(fixed_environment(), {r}, {}, "2026-11-30T00:00:00Z"));
   nlohmann::json back = nlohmann::json::parse(doc.dump(2));
   CHECK(back == doc);
   // Doubles survive the text exactly (nlohmann writes the shortest round-trip form).
@@ -125,6 +127,46 @@ TEST_CASE("the report round-trips through its text unchanged", "[report]") {
   CHECK(back["schema"] == "gauge.report");
   CHECK(back["schema_version"] == gauge::report_schema_version);
   CHECK(back["created_utc"] == "2026-11-30T00:00:00Z");
+}
+
+TEST_CASE("Report builds one document: its file, its export formats and its summary all come from it", "[report][export]") {
+  const auto dir = fresh_dir("one-document");
+  gauge::Report report((dir / "r.json").string(), fixed_environment());
+  report.add(fake_result("gemm"));
+  report.add(gauge::SkippedPoint{"gemm", {{"M", std::int64_t{4}}}, "too small"});
+  report.write();
+  const gauge::StoredReport back = gauge::read_report(dir / "r.json");
+  REQUIRE(back.results.size() == 1);
+  REQUIRE(back.skipped.size() == 1);
+  CHECK(back.skipped[0].reason == "too small");
+  CHECK(report.skipped().size() == 1);
+  // The registry from a Report: every format writes what it writes from the report read back
+  // (created_utc aside: both are "now"), and the summary is the console format.
+  gauge::StoredReport doc = report.document();
+  CHECK(doc.schema_version == gauge::report_schema_version);
+  CHECK(doc.source == (dir / "r.json").string());
+  for (const char* format : {"csv", "markdown", "sweep", "sweep_markdown", "console", "bencher"})
+    CHECK(gauge::export_text(report, format) == gauge::find_export_format(format).write(back, {}));
+  CHECK(report.summary() == gauge::export_text(report, "console"));
+  CHECK(report.summary().find("gemm") != std::string::npos);
+  // The sweep view holds the skipped point's row with its reason, by hand from the add() above.
+  CHECK(gauge::export_text(report, "sweep").find("too small") != std::string::npos);
+  // json: the same document as the file, up to created_utc.
+  nlohmann::json a = nlohmann::json::parse(gauge::export_text(report, "json")), b = nlohmann::json::parse(gauge::testing::read_text((dir / "r.json").string()));
+  a.erase("created_utc");
+  b.erase("created_utc");
+  CHECK(a == b);
+  gauge::ExportOptions wall;
+  wall.metric = "wall";
+  CHECK(gauge::export_text(report, "gbench", wall) == gauge::find_export_format("gbench").write(back, wall));
+  // An unknown format names itself and the registered ones; nothing is lost (the report stays).
+  try {
+    (void)gauge::export_text(report, "xml");
+    FAIL("no error for an unknown format");
+  } catch (const gauge::ConfigError& e) {
+    CHECK(std::string(e.what()).rfind("no export format 'xml' (registered: gbench, csv,", 0) == 0);
+  }
+  CHECK(report.results().size() == 1);
 }
 
 TEST_CASE("an unwritable report path is an error before anything is measured", "[report]") {

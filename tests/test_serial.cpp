@@ -19,6 +19,7 @@
 
 #include "catch.hpp"
 #include "full_report.hpp"
+#include "test_helpers.hpp"
 #include "gauge/backends/host_backend.hpp"
 #include "gauge/report/compare.hpp"
 #include "gauge/report/json.hpp"
@@ -48,8 +49,8 @@ json load(const fs::path& p) {
 /// The full report of tests/full_report.hpp as gauge writes it.
 json full_document() {
   using namespace gauge::testing;
-  return gauge::detail::report_json(full_environment(), {full_result(), failed_host_result()}, {full_timer()},
-                            "2026-11-30T13:58:08Z");
+  return gauge::detail::report_json(document(full_environment(), {full_result(), failed_host_result()}, {full_timer()},
+                                              "2026-11-30T13:58:08Z"));
 }
 
 // ---- completeness: every member written, at its key --------------------------------------------
@@ -341,7 +342,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
   const gauge::StoredReport back = gauge::parse_report(text, "full.json");
 
   // Written again from what was read: the same document, key for key, value for value.
-  CHECK(gauge::detail::report_json(back.environment, back.results, back.timers, back.created_utc) == doc);
+  CHECK(gauge::detail::report_json(back) == doc);
   CHECK(back.schema_version == "1.8.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
@@ -734,8 +735,7 @@ TEST_CASE("serial: every integer of a full report reads back exactly, or is refu
       INFO(path << " = " << literal);
       try {
         const auto back = gauge::detail::report_from_json(d, "r.json");
-        const json again = gauge::detail::report_json(back.environment, back.results, back.timers, back.skipped, back.ranks,
-                                                      back.interleaved, back.created_utc);
+        const json again = gauge::detail::report_json(back);
         REQUIRE(again.contains(json::json_pointer(pointer)));
         CHECK(again[json::json_pointer(pointer)].dump() == literal);
         ++exact;

@@ -25,6 +25,7 @@
 #include "fake_cupti.hpp"
 #include "test_helpers.hpp"
 #include "gauge/report/read.hpp"
+#include "gauge/report/formats.hpp"
 #include "gauge/suite.hpp"
 #include "gauge/suite/implementation.hpp"
 
@@ -374,6 +375,51 @@ TEST_CASE("suite: skipped points are listed in the report, not failed, and the r
   INFO(r.out);
   CHECK(gauge::testing::contains(table[7], "3  y  ok"));
   CHECK(gauge::testing::contains(table[7], "333.3 MB/s"));
+}
+
+TEST_CASE("suite: the runner's console and markdown views are the registered sweep formats of the report it wrote",
+          "[suite][run][export]") {
+  // Axes declared Z (int, descending) then B (text): neither alphabetical nor ascending.
+  FakeDevice dev;
+  gauge::Registry registry;
+  registry
+      .add("t",
+           [&dev](gauge::Point& p) {
+             if (p.get_int64("Z") == 2 && p.get_string("B") == "y") return p.skip("no room");
+             const double us = static_cast<double>(p.get_int64("Z"));
+             p.run_on(FakeBackend(&dev), [us](FakeStream s) { s.kernel(us * 1e-6); });
+           })
+      .int64_axis("Z", {3, 2, 1})
+      .string_axis("B", {"y", "x"})
+      .configure([](gauge::Config& c) { c = gauge::testing::fast_config(); });
+  const fs::path dir = fresh_dir("sweep-format");
+  const std::string out = (dir / "r.json").string();
+  const Run console = run_main(registry, {"--out", out, "--quiet"});
+  REQUIRE(console.code == 0);
+  const auto doc = gauge::read_report(out);
+  gauge::ExportOptions options;
+  options.axes["t"] = {"Z", "B"};
+  // The same text from the report read back, through the registry.
+  CHECK(gauge::find_export_format("sweep").write(doc, options) == console.out);
+  const Run markdown = run_main(registry, {"--format", "markdown", "--quiet"});
+  REQUIRE(markdown.code == 0);
+  CHECK(gauge::find_export_format("sweep_markdown").write(doc, options) == markdown.out);
+  // Columns in the declared order; rows by Z ascending, then B as declared (y before x), the
+  // skipped point in its place; without the declared order, the columns are alphabetical.
+  const auto table = lines(console.out);
+  REQUIRE(table.size() == 9);
+  CHECK(table[0] == "t");
+  CHECK(table[1].rfind("Z  B  status", 0) == 0);
+  const char* order[] = {"1  y  ok", "1  x  ok", "2  y  skipped", "2  x  ok", "3  y  ok", "3  x  ok"};
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(console.out);
+    CHECK(table[2 + i].rfind(order[i], 0) == 0);
+  }
+  const auto alphabetical = lines(gauge::find_export_format("sweep").write(doc, gauge::ExportOptions{}));
+  REQUIRE(alphabetical.size() == 9);
+  CHECK(alphabetical[1].rfind("B  Z  status", 0) == 0);
+  CHECK(alphabetical[2].rfind("y  1  ok", 0) == 0);
+  CHECK(alphabetical[3].rfind("y  2  skipped", 0) == 0);
 }
 
 TEST_CASE("suite: a failing point exits 1 and the points before it stay in the report", "[suite][run]") {

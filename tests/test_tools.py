@@ -781,8 +781,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {time,gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -794,7 +794,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json} (see --help)", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:
@@ -1394,7 +1394,7 @@ class PlotSweep(unittest.TestCase):
         with open(os.path.join(self.out, "gemm.png"), "rb") as f:
             self.assertEqual(b"\x89PNG\r\n\x1a\n", f.read(8))
         [panel] = data["panels"]
-        # gemm declares FLOP and bytes: FLOP/s, as the runner's table (gauge/suite/table.hpp)
+        # gemm declares FLOP and bytes: FLOP/s, as the runner's table (gauge/report/sweep_table.hpp)
         self.assertEqual(("gemm", "FLOP/s", "TFLOP/s", 1e-12), (panel["benchmark"], panel["quantity"], panel["unit"], panel["scale"]))
         self.assertEqual(("linear", "linear"), (panel["xscale"], panel["yscale"]))  # 1000..3000; 3x
         [line] = panel["lines"]

@@ -23,6 +23,8 @@ struct Result;        // gauge/core/result.hpp
 struct TimerSummary;  // gauge/core/timer_summary.hpp (the Timer's state)
 struct InterleavedResult;  // gauge/core/interleaved.hpp (gauge::interleave's outcome)
 struct InterleavedRecord;  // gauge/core/interleaved.hpp
+struct SkippedPoint;       // gauge/core/skipped.hpp (a point a suite skipped)
+struct StoredReport;       // gauge/report/document.hpp (the report document)
 
 /// Collects results and writes the report.
 ///
@@ -55,6 +57,8 @@ class Report {
   /// experiments, and its paired ratio, verdict and settings to the report's `interleaved` list,
   /// naming A and B by their index in the experiments.
   void add(InterleavedResult interleaved);
+  /// Adds a point a suite skipped (the report's `skipped` list).
+  void add(SkippedPoint skipped);
 
   /// The results added so far.
   const std::vector<Result>& results() const;
@@ -62,6 +66,8 @@ class Report {
   const std::vector<TimerSummary>& timers() const;
   /// The interleaved runs added so far (their results are in results()).
   const std::vector<InterleavedRecord>& interleaved() const;
+  /// The skipped points added so far.
+  const std::vector<SkippedPoint>& skipped() const;
   /// The environment recorded.
   const Environment& environment() const;
   /// Where write() writes.
@@ -72,14 +78,19 @@ class Report {
   /// error message becomes U+FFFD instead of losing the whole report.
   std::string json_text(int indent = 2) const;
 
+  /// The report document as write() would write it now (this version's schema, `created_utc`
+  /// now, `source` the path): what every export format writes (gauge::export_text in
+  /// gauge/report/formats.hpp, `gauge::find_export_format(name).write(doc, options)`).
+  StoredReport document() const;
+
   /// Writes the report atomically (temporary file, then rename; see write_file_atomic: a kill -9
   /// leaves no temporary file where the file system has O_TMPFILE). A symbolic link at the path is
   /// followed: its target is written and the link kept. Throws ReportError naming the path and the
   /// system error.
   void write() const;
 
-  /// The console summary: the machine line, the table, then every warning in full, then the
-  /// Timers' summaries.
+  /// The console summary: the export format `console` of document() (the machine line, the
+  /// table, every warning in full, the interleaved verdicts, then the Timers' summaries).
   std::string summary() const;
 
  private:

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Read: gauge's writer must write it, and the reader read that back.
   const std::string written =
-      gauge::detail::report_json(report.environment, report.results, report.timers, report.created_utc).dump(2);
+      gauge::detail::report_json(report).dump(2);
   (void)gauge::parse_report(written, "fuzz (written back)");
   return 0;
 }

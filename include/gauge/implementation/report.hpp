@@ -21,6 +21,7 @@
 #include "gauge/report.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/dump.hpp"
+#include "gauge/report/export_console.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/timer_json.hpp"
 
@@ -28,17 +29,16 @@ namespace gauge {
 
 struct Report::Data {
   std::string path;
-  Environment env;
-  std::vector<Result> results;
-  std::vector<TimerSummary> timers;
-  std::vector<InterleavedRecord> interleaved;
+  StoredReport doc;  // source, schema and versions stay empty: report_json writes this version's
 };
 
 Report::Report(std::string path, CapturedWith captured)
     : Report(std::move(path), detail::capture_report_environment(std::move(captured.compiler))) {}
 
 Report::Report(std::string path, Environment environment)
-    : d_(std::make_unique<Data>(Data{std::move(path), std::move(environment), {}, {}, {}})) {
+    : d_(std::make_unique<Data>()) {
+  d_->path = std::move(path);
+  d_->doc.environment = std::move(environment);
   detail::check_writable(d_->path);
 }
 
@@ -51,29 +51,39 @@ Report& Report::operator=(const Report& o) {
 Report& Report::operator=(Report&&) noexcept = default;
 Report::~Report() = default;
 
-void Report::add(Result result) { d_->results.push_back(std::move(result)); }
-void Report::add(TimerSummary timer) { d_->timers.push_back(std::move(timer)); }
+void Report::add(Result result) { d_->doc.results.push_back(std::move(result)); }
+void Report::add(TimerSummary timer) { d_->doc.timers.push_back(std::move(timer)); }
+void Report::add(SkippedPoint skipped) { d_->doc.skipped.push_back(std::move(skipped)); }
 void Report::add(InterleavedResult interleaved) {
   InterleavedRecord record;
   static_cast<InterleavedOutcome&>(record) = std::move(static_cast<InterleavedOutcome&>(interleaved));
-  record.a = d_->results.size();
+  record.a = d_->doc.results.size();
   record.b = record.a + 1;
-  d_->results.push_back(std::move(interleaved.a));
-  d_->results.push_back(std::move(interleaved.b));
-  d_->interleaved.push_back(std::move(record));
+  d_->doc.results.push_back(std::move(interleaved.a));
+  d_->doc.results.push_back(std::move(interleaved.b));
+  d_->doc.interleaved.push_back(std::move(record));
 }
-const std::vector<InterleavedRecord>& Report::interleaved() const { return d_->interleaved; }
-const std::vector<Result>& Report::results() const { return d_->results; }
-const std::vector<TimerSummary>& Report::timers() const { return d_->timers; }
-const Environment& Report::environment() const { return d_->env; }
+const std::vector<InterleavedRecord>& Report::interleaved() const { return d_->doc.interleaved; }
+const std::vector<Result>& Report::results() const { return d_->doc.results; }
+const std::vector<TimerSummary>& Report::timers() const { return d_->doc.timers; }
+const std::vector<SkippedPoint>& Report::skipped() const { return d_->doc.skipped; }
+const Environment& Report::environment() const { return d_->doc.environment; }
 const std::string& Report::path() const { return d_->path; }
 
-std::string Report::json_text(int indent) const {
-  static const std::optional<RanksRecord> one_process;
-  const nlohmann::json j =
-      detail::report_json(d_->env, d_->results, d_->timers, {}, one_process, d_->interleaved, detail::utc_timestamp());
-  return detail::json_dump(j, indent) + "\n";
+StoredReport Report::document() const {
+  StoredReport doc = d_->doc;
+  doc.source = d_->path;
+  doc.schema = report_schema_name;
+  doc.schema_version = report_schema_version;
+  doc.gauge_version = version_string;
+  doc.created_utc = detail::utc_timestamp();
+  return doc;
 }
+
+std::string Report::json_text(int indent) const {
+  return detail::json_dump(detail::report_json(d_->doc), indent) + "\n";
+}
+
 
 void Report::write() const {
   std::string text;
@@ -85,16 +95,7 @@ void Report::write() const {
   detail::write_file_atomic(d_->path, text);
 }
 
-std::string Report::summary() const {
-  std::string timers;
-  for (const auto& t : d_->timers) timers += detail::timer_summary_text(t);
-  std::string interleaved;
-  for (const auto& x : d_->interleaved)
-    interleaved += "interleaved A/B, B \"" + d_->results.at(x.b).name + "\" / A \"" + d_->results.at(x.a).name +
-                   "\": " + to_string(x.verdict) + ": " + x.reason + "\n";
-  return environment_line(d_->env) + summary_table(d_->results) + peaks_table(d_->results) + kernel_table(d_->results) +
-         warnings_text(d_->results, d_->env) + interleaved + timers;
-}
+std::string Report::summary() const { return detail::export_::write_console(document(), ExportOptions{}); }
 
 }  // namespace gauge
 

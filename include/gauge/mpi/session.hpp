@@ -340,9 +340,12 @@ class Session {
   }
 
   void write(const RanksRecord& record, const std::vector<TimerSummary>& timers) const {
-    const std::optional<RanksRecord> ranks = record;
-    const auto doc = gauge::detail::report_json(environment_, combined_, timers, {}, ranks, gauge::detail::utc_timestamp());
-    gauge::detail::write_file_atomic(*path_, gauge::detail::json_dump(doc, 2) + "\n");
+    StoredReport doc;
+    doc.environment = environment_;
+    doc.results = combined_;
+    doc.timers = timers;
+    doc.ranks = record;
+    gauge::detail::write_file_atomic(*path_, gauge::detail::json_dump(gauge::detail::report_json(doc), 2) + "\n");
   }
 
   /// A timed-out agreement: rank 0 writes what it has (its own part only) with the error, then

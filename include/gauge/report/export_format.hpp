@@ -6,13 +6,14 @@
 /// changes (the tool's `--format` choices and help come from the registry).
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gauge/core/error.hpp"
 #include "gauge/detail/registry.hpp"
-#include "gauge/report/read.hpp"
+#include "gauge/report/document.hpp"
 
 namespace gauge {
 
@@ -25,6 +26,10 @@ struct ExportOptions {
   std::string time_unit = "ns";
   /// Google Benchmark JSON: one entry per sample plus aggregates (true) or per experiment.
   bool repetitions = true;
+  /// The sweep formats (`sweep`, `sweep_markdown`): each benchmark's axes in their declared order,
+  /// by benchmark name, as the columns of its table. A benchmark not in it has its dimensions'
+  /// names in alphabetical order (the order a report stores them in). The suite runner fills it.
+  std::map<std::string, std::vector<std::string>> axes;
 };
 
 /// One export format: its name (the `--format` value), a one-line description, and its writer,

@@ -18,10 +18,7 @@ namespace gauge::detail::export_ {
 /// The report document of `report` (see the file comment), ending with a newline.
 inline std::string write_json(const StoredReport& report, const ExportOptions&) {
   if (report.document.is_object()) return detail::json_dump(report.document, 2) + "\n";
-  return detail::json_dump(detail::report_json(report.environment, report.results, report.timers, report.skipped, report.ranks,
-                                               report.interleaved, report.created_utc),
-                           2) +
-         "\n";
+  return detail::json_dump(detail::report_json(report), 2) + "\n";
 }
 }  // namespace gauge::detail::export_
 

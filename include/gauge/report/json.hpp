@@ -21,6 +21,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/report/atomic_file.hpp"
+#include "gauge/report/document.hpp"
 #include "gauge/report/fields.hpp"
 #include "gauge/report/serial.hpp"
 #include "gauge/version.hpp"
@@ -47,50 +48,18 @@ inline std::string utc_timestamp() {
   return buf;
 }
 
-/// The whole report document: {"schema", "schema_version", "gauge_version", "created_utc",
+/// The report document `doc` as JSON: {"schema", "schema_version", "gauge_version", "created_utc",
 /// "environment", "experiments", "timers", "skipped", "ranks", "interleaved"} (see
-/// gauge/report/fields.hpp). `ranks` null: one process; each of `interleaved`'s records names
-/// its two results by their index in `results`.
-inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
-                                  const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
-                                  const std::optional<RanksRecord>& ranks,
-                                  const std::vector<InterleavedRecord>& interleaved, const std::string& created_utc) {
+/// gauge/report/fields.hpp), with this version's schema, schema_version and gauge_version, and
+/// `doc.created_utc` (now, where it is empty). The one builder of a report's JSON: gauge::Report,
+/// the suite runner, an MPI session and the `json` export format all write through it. `ranks`
+/// null: one process; each of `interleaved`'s records names its two results by their index in
+/// `results`.
+inline nlohmann::json report_json(const StoredReport& doc) {
   return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
-                                                  created_utc, env, results, timers, skipped, ranks, interleaved});
-}
-
-/// The whole report document of a run over many ranks: {"schema", "schema_version",
-/// "gauge_version", "created_utc", "environment", "experiments", "timers", "skipped", "ranks",
-/// "interleaved": []} (see gauge/report/fields.hpp; gauge/mpi.hpp writes it on rank 0). `ranks`
-/// null: one process.
-inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
-                                  const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
-                                  const std::optional<RanksRecord>& ranks, const std::string& created_utc) {
-  return report_json(env, results, timers, skipped, ranks, std::vector<InterleavedRecord>{}, created_utc);
-}
-
-/// The whole report document: {"schema", "schema_version", "gauge_version", "created_utc",
-/// "environment", "experiments", "timers", "skipped", "ranks": null} (see gauge/report/fields.hpp).
-/// \param skipped the points of a sweep that were skipped (gauge/suite: `Point::skip`).
-/// \param created_utc ISO 8601 UTC creation time (now by default).
-inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
-                                  const std::vector<TimerSummary>& timers, const std::vector<SkippedPoint>& skipped,
-                                  const std::string& created_utc = utc_timestamp()) {
-  static const std::optional<RanksRecord> one_process;
-  return report_json(env, results, timers, skipped, one_process, created_utc);
-}
-
-/// The whole report document with no skipped points (`skipped` is an empty list).
-inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
-                                  const std::vector<TimerSummary>& timers,
-                                  const std::string& created_utc = utc_timestamp()) {
-  return report_json(env, results, timers, std::vector<SkippedPoint>{}, created_utc);
-}
-
-/// The whole report document without Timer summaries (`timers` is an empty list).
-inline nlohmann::json report_json(const Environment& env, const std::vector<Result>& results,
-                                  const std::string& created_utc = utc_timestamp()) {
-  return report_json(env, results, std::vector<TimerSummary>{}, created_utc);
+                                                  doc.created_utc.empty() ? utc_timestamp() : doc.created_utc,
+                                                  doc.environment, doc.results, doc.timers, doc.skipped, doc.ranks,
+                                                  doc.interleaved});
 }
 
 }  // namespace detail

@@ -22,7 +22,9 @@
 /// - every refusal of `schema_version` (missing, not a string, not MAJOR.MINOR.PATCH, another
 ///   major version) names the value seen and what this gauge reads;
 /// - a report of a newer major version is refused with a clear message (semantic versioning:
-///   a new major version may remove or rename keys).
+///   a new major version may remove or rename keys);
+/// - a key twice in one object is refused naming it and where (JSON leaves which value counts
+///   to the reader).
 ///
 /// Null numbers are read as `std::nullopt` where the type is optional; a null per-step sample
 /// (a non-finite number when written) is read as NaN, so that writing the result again gives
@@ -55,6 +57,7 @@
 #include "gauge/core/result.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
+#include "gauge/report/document.hpp"
 #include "gauge/report/escape.hpp"
 #include "gauge/report/fields.hpp"
 #include "gauge/report/read_text.hpp"
@@ -264,49 +267,6 @@ inline std::string too_deep_message() {
 }
 }  // namespace detail::read
 
-/// A report read back from its JSON text.
-struct StoredReport {
-  std::string source;          ///< where it was read from (the path, or the name given to parse_report)
-  std::string schema;          ///< "gauge.report"
-  std::string schema_version;  ///< e.g. "1.0.0"; its major version is `supported_report_major()`
-  std::string gauge_version;   ///< version of gauge that wrote it
-  std::string created_utc;     ///< ISO 8601 UTC creation time
-  Environment environment;     ///< the environment it was measured in
-  std::vector<Result> results; ///< one per experiment, in the report's order
-  std::vector<TimerSummary> timers;  ///< the Timer summaries (`timers`), in the report's order
-  std::vector<SkippedPoint> skipped;  ///< points a suite skipped (`skipped`, schema 1.3), in order
-  std::optional<RanksRecord> ranks;  ///< a run over many ranks (`ranks`, schema 1.4; gauge/mpi.hpp)
-  /// Interleaved A/B runs (`interleaved`, schema 1.5; gauge/interleave.hpp): each names its two
-  /// results by their index in `results`.
-  std::vector<InterleavedRecord> interleaved;
-  /// The whole document as read, keys this version of gauge does not model included.
-  /// `document["experiments"][i]` belongs to `results[i]`.
-  nlohmann::json document;
-
-  /// The first result named `name` whose dimensions equal `dimensions`; nullptr if none.
-  const Result* find(const std::string& name, const Dimensions& dimensions) const {
-    for (const auto& r : results)
-      if (r.name == name && r.dimensions == dimensions) return &r;
-    return nullptr;
-  }
-  /// The one result named `name`. \throws ReportError naming the report when there is none or more
-  /// than one (then use find() with the dimensions).
-  const Result& at(const std::string& name) const {
-    const Result* found = nullptr;
-    std::size_t count = 0;
-    for (const auto& r : results)
-      if (r.name == name) {
-        if (!found) found = &r;
-        ++count;
-      }
-    if (count == 0) throw ReportError(source + ": no experiment named \"" + name + "\"");
-    if (count > 1)
-      throw ReportError(source + ": " + std::to_string(count) + " experiments are named \"" + name +
-                        "\"; choose one by its dimensions with find()");
-    return *found;
-  }
-};
-
 namespace serial {
 /// The top level of a report read back (see ReportFields).
 template <>
@@ -439,6 +399,8 @@ inline StoredReport parse_report(const std::string& text, const std::string& sou
   }
   if (const std::string what = detail::read::integer_beyond_64_bits(text); !what.empty())
     throw ReportError(source + ": " + detail::read::one_line(what));
+  if (const std::string what = detail::read::duplicate_key(text); !what.empty())
+    throw ReportError(source + ": " + detail::read::one_line(what) + " (JSON leaves which value counts to the reader: refused)");
   return gauge::detail::report_from_json(std::move(doc), source);
 }
 

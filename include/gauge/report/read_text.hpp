@@ -2,11 +2,14 @@
 /// \file gauge/report/read_text.hpp
 /// Checks of a report's JSON text before (and beside) parsing it, for the reader
 /// (gauge/report/read.hpp, parse_report): how deep it nests, and integer literals beyond 64 bits,
-/// which the parser would turn into rounded doubles. Each is one linear pass over the text,
-/// without recursion, safe on any input.
+/// which the parser would turn into rounded doubles, and a key twice in one object. Each is one
+/// linear pass over the text, safe on any input (the key check runs after the depth check).
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +95,70 @@ inline std::string integer_beyond_64_bits(const std::string& text) {
     }
   }
   return {};
+}
+
+/// The first key that appears twice in one object of the JSON `text` (already parsed without
+/// error), with where: `duplicate key "p50" in experiments[0].gpu_time_s`; "" when every object's
+/// keys are distinct. JSON (RFC 8259, section 4) says names "SHOULD be unique" and leaves a
+/// repeated name's value to the reader; nlohmann keeps the last, so a report with two values would
+/// be read as one of them silently. One pass over the bytes, as the checks above: numbers and
+/// strings are skipped, only keys are kept (a key with an escape is compared decoded).
+inline std::string duplicate_key(const std::string& text) {
+  struct Frame {
+    bool object;
+    std::string name;    // where it sits in its parent: "key" or "[i]" (the root: "")
+    std::size_t index;   // arrays: the element being read
+    std::string key;     // objects: the member being read
+    bool expect_key;     // objects: the next string is a key
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> stack;
+  auto path = [&stack] {
+    std::string p;
+    for (std::size_t i = 1; i < stack.size(); ++i)
+      p += (p.empty() || stack[i].name.front() == '[' ? "" : ".") + stack[i].name;
+    return p;
+  };
+  auto open = [&stack](bool object) {
+    std::string name;
+    if (!stack.empty()) name = stack.back().object ? stack.back().key : "[" + std::to_string(stack.back().index) + "]";
+    stack.push_back(Frame{object, name.empty() && !stack.empty() ? std::string("\"\"") : name, 0, {}, object, {}});
+  };
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t start = ++i;
+      bool escaped = false;
+      while (i < n && text[i] != '"') {
+        if (text[i] == '\\') escaped = true, ++i;
+        ++i;
+      }
+      if (stack.empty() || !stack.back().object || !stack.back().expect_key) continue;
+      Frame& f = stack.back();
+      std::string k = text.substr(start, i - start);
+      if (escaped) {
+        try {
+          k = nlohmann::json::parse("\"" + k + "\"").get<std::string>();
+        } catch (const nlohmann::json::exception&) {
+        }
+      }
+      if (!f.keys.insert(k).second) {
+        const std::string where = path();
+        return "duplicate key \"" + k + "\"" + (where.empty() ? std::string(" at the top level") : " in " + where);
+      }
+      f.key = std::move(k);
+      f.expect_key = false;
+    } else if (c == '{' || c == '[') {
+      open(c == '{');
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (c == ',' && !stack.empty()) {
+      if (stack.back().object) stack.back().expect_key = true;
+      else ++stack.back().index;
+    }
+  }
+  return "";
 }
 
 }  // namespace gauge::detail::read

@@ -42,7 +42,7 @@
 #include "gauge/suite/progress.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
-#include "gauge/suite/table.hpp"
+#include "gauge/report/sweep_table.hpp"
 #include "gauge/version.hpp"
 
 #include "gauge/suite/implementation_plan.hpp"

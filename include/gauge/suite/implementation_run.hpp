@@ -44,7 +44,7 @@
 #include "gauge/suite/progress.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
-#include "gauge/suite/table.hpp"
+#include "gauge/report/sweep_table.hpp"
 
 namespace gauge {
 namespace detail::suite {
@@ -177,13 +177,6 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
   std::vector<Result> results;
   std::vector<SkippedPoint> skipped;
-  // Rows per benchmark, in run order: {point, true, i} a result, {point, false, i} a skipped point.
-  struct Row {
-    std::size_t point;
-    bool is_result;
-    std::size_t index;
-  };
-  std::map<const Benchmark*, std::vector<Row>> rows;
   std::vector<bool> point_skipped(points.size(), false);  // skipped in an earlier round: not run again
   // A write that fails (the disk filled, the folder went away) loses nothing already measured:
   // the run goes on, the tables are printed, and the run ends with exit 74 naming the file.
@@ -191,7 +184,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   auto write_report = [&] {
     if (o.out.empty()) return;
     try {
-      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(env, results, std::vector<TimerSummary>{}, skipped), 2) + "\n");
+      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(detail::run_document(env, results, skipped)), 2) + "\n");
       write_error.reset();
     } catch (const std::exception& e) {
       if (!write_error) std::fprintf(io.err, "\ngauge: warning: %s (the run goes on; it is tried again)\n", e.what());
@@ -248,7 +241,6 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       if (error && p.skip_reason() && !p.result()) *error += " (after skip(\"" + *p.skip_reason() + "\"))";
       if (p.skip_reason() && !p.result() && !error) {
         skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
-        rows[pp.benchmark].push_back(Row{i, false, skipped.size() - 1});
         point_skipped[i] = true;
         ++summary.skipped;
       } else {
@@ -268,7 +260,6 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
         else ++summary.failed;
         median = r.gpu_time.p50;
         results.push_back(std::move(r));
-        rows[pp.benchmark].push_back(Row{i, true, results.size() - 1});
       }
       progress.end(median);
       keep_on_disk();
@@ -287,33 +278,18 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
 
   std::string text;
   std::optional<std::string> format_error;
-  if (const ExportFormat* format = detail::runner_export_format(o.format)) {
-    // A registered export format (csv, json, gbench, ...), from the document the report file holds.
-    format_error = detail::export_run(*format, detail::run_document(env, results, skipped), text);
-  } else {
-    const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
-    std::vector<const Benchmark*> order;
-    for (const auto& pp : points)
-      if (std::find(order.begin(), order.end(), pp.benchmark) == order.end()) order.push_back(pp.benchmark);
-    for (const Benchmark* b : order) {
-      std::vector<std::string> axis_names;
-      for (const auto& a : b->axes()) axis_names.push_back(a.name);
-      bool device_column = false;
-      std::vector<detail::SweepRow> table_rows;
-      // The repetitions of a point side by side (in point order, then round).
-      std::vector<Row>& ordered = rows[b];
-      std::stable_sort(ordered.begin(), ordered.end(), [](const Row& x, const Row& y) { return x.point < y.point; });
-      for (const Row& row : ordered) {
-        table_rows.push_back(row.is_result ? detail::sweep_row(results[row.index]) : detail::sweep_row(skipped[row.index]));
-        if (row.is_result && results[row.index].repetition)
-          table_rows.back().repetition = std::to_string(*results[row.index].repetition + 1) + "/" + std::to_string(repetitions);
-        if (table_rows.back().dimensions.count("device")) device_column = true;
-      }
-      if (device_column) axis_names.emplace_back("device");
-      text += style == detail::TableStyle::markdown ? "## " + b->name() + "\n\n" : b->name() + "\n";
-      text += detail::sweep_table(axis_names, table_rows, style) + "\n";
+  {
+    // A registered export format, from the document the report file holds: the console and
+    // markdown views are the sweep formats, told each benchmark's declared axes.
+    ExportOptions options;
+    for (const auto& pp : points) {
+      std::vector<std::string>& axes = options.axes[pp.benchmark->name()];
+      if (!axes.empty()) continue;
+      for (const auto& axis : pp.benchmark->axes()) axes.push_back(axis.name);
     }
-    if (o.kernels) text += kernel_table(results);
+    format_error = detail::export_run(detail::runner_export_format(o.format), detail::run_document(env, results, skipped), options, text);
+    const std::string target = detail::runner_format_target(o.format);
+    if (o.kernels && (target == "sweep" || target == "sweep_markdown")) text += kernel_table(results);
   }
   // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
   // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.

@@ -46,7 +46,7 @@
 #include "gauge/suite/progress.hpp"
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
-#include "gauge/suite/table.hpp"
+#include "gauge/report/sweep_table.hpp"
 
 namespace gauge {
 namespace detail::suite {
@@ -318,9 +318,8 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
 
   std::optional<std::string> write_error;
   if (!o.out.empty()) {
-    static const std::optional<RanksRecord> one_process;
     try {
-      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(env, results, {}, skipped, one_process, records, detail::utc_timestamp()), 2) + "\n");
+      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(detail::run_document(env, results, skipped, records)), 2) + "\n");
     } catch (const std::exception& e) {
       write_error = e.what();
     }
@@ -328,9 +327,12 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
 
   std::string text;
   std::optional<std::string> format_error;
-  if (const ExportFormat* format = detail::runner_export_format(o.format)) {
-    // A registered export format (csv, json, gbench, ...), from the document the report file holds.
-    format_error = detail::export_run(*format, detail::run_document(env, results, skipped, records), text);
+  if (o.format != "console" && o.format != "markdown") {
+    // A registered export format (csv, json, gbench, sweep, ...), from the document the report file
+    // holds. The console and markdown views of an interleaved run are its own (below): the two
+    // points side by side and the paired verdict.
+    const ExportFormat* format = &detail::runner_export_format(o.format);
+    format_error = detail::export_run(*format, detail::run_document(env, results, skipped, records), ExportOptions{}, text);
     // A format of per-experiment rows (csv, gbench, ...) has no place for the paired verdict, the
     // point of --interleave: it goes to standard error (json holds it as `interleaved`).
     if (!records.empty() && format->holds != ExportFormat::Holds::document)

@@ -25,39 +25,40 @@
 
 namespace gauge::detail {
 
-/// The runner's own views: one sweep table per benchmark with its axes as columns, for a terminal
-/// ("console") or as Markdown ("markdown"). Every other `--format` is a registered export format.
-inline constexpr const char* runner_table_formats[] = {"console", "markdown"};
+/// The runner's `--format console` and `--format markdown`: the registered formats `sweep` and
+/// `sweep_markdown` (gauge/report/export_sweep.hpp), one table per benchmark with its axes as
+/// columns. The registered `console` and `markdown` (one row per experiment) are what gauge-export
+/// writes under those names. Every other `--format` is the registered format of that name.
+inline constexpr std::pair<const char*, const char*> runner_views[] = {{"console", "sweep"}, {"markdown", "sweep_markdown"}};
 
-/// Whether `name` is one of the runner's own tables (runner_table_formats).
-inline bool is_runner_table(const std::string& name) {
-  for (const char* t : runner_table_formats)
-    if (name == t) return true;
-  return false;
+/// The registered format's name that the runner's `--format name` writes.
+inline std::string runner_format_target(const std::string& name) {
+  for (const auto& [view, format] : runner_views)
+    if (name == view) return format;
+  return name;
 }
 
-/// Every `--format` value the runner takes: its tables, then the registered export formats (a new
+/// Every `--format` value the runner takes: its views, then the registered export formats (a new
 /// format reaches the runner with no edit here).
 inline std::vector<std::string> runner_format_names() {
-  std::vector<std::string> names(std::begin(runner_table_formats), std::end(runner_table_formats));
+  std::vector<std::string> names;
+  for (const auto& [view, format] : runner_views) names.push_back(view);
   for (const auto& f : export_formats())
-    if (!is_runner_table(f.name)) names.push_back(f.name);
+    if (std::find(names.begin(), names.end(), f.name) == names.end()) names.push_back(f.name);
   return names;
 }
 
-/// `--format`'s text for the runner's help: the tables, then each registered format with its description.
+/// `--format`'s text for the runner's help: the views, then each registered format with its description.
 inline std::string runner_format_help() {
-  std::string help = "What to print on stdout: console (a table per benchmark), markdown (the same as Markdown)";
+  std::string help = "What to print on stdout: console (a table per benchmark, = sweep), markdown (the same as Markdown, = sweep_markdown)";
   for (const auto& f : export_formats())
-    if (!is_runner_table(f.name)) help += "; " + f.name + ": " + f.description;
+    if (f.name != "console" && f.name != "markdown") help += "; " + f.name + ": " + f.description;
   return help;
 }
 
-/// The registered export format `name`, or nullptr for the runner's own tables.
-/// \throws ConfigError naming `name` and the choices when it is neither.
-inline const ExportFormat* runner_export_format(const std::string& name) {
-  return is_runner_table(name) ? nullptr : &find_export_format(name);
-}
+/// The registered export format the runner's `--format name` writes.
+/// \throws ConfigError naming `name` and the choices when there is none.
+inline const ExportFormat& runner_export_format(const std::string& name) { return find_export_format(runner_format_target(name)); }
 
 /// Checks `format` (RunOptions::format) before a run. \throws UsageError naming it and the choices.
 inline void check_runner_format(const std::string& format) {
@@ -84,11 +85,12 @@ inline StoredReport run_document(const Environment& env, std::vector<Result> res
   return doc;
 }
 
-/// Writes `doc` in `format` into `text`; returns the error, naming the format, when the writer
+/// Writes `doc` in `format` with `options` into `text`; returns the error, naming the format, when the writer
 /// throws (the run is kept: the report file was written before), else nullopt.
-inline std::optional<std::string> export_run(const ExportFormat& format, const StoredReport& doc, std::string& text) {
+inline std::optional<std::string> export_run(const ExportFormat& format, const StoredReport& doc, const ExportOptions& options,
+                                             std::string& text) {
   try {
-    text = format.write(doc, ExportOptions{});
+    text = format.write(doc, options);
     return std::nullopt;
   } catch (const std::exception& e) {
     text.clear();

@@ -1,5 +1,5 @@
 #pragma once
-/// \file gauge/suite/table.hpp
+/// \file gauge/report/sweep_table.hpp
 /// The runner's table per benchmark, like nvbench's: one row per point, one column per axis, then
 /// status, samples, the median time per step, the half-width of its confidence interval, the
 /// throughput and the warnings (or the reason of a skip, or the error). As aligned text for the

@@ -45,6 +45,20 @@ log "== gauge-compare new1 new2"; $C "$R/new1.json" "$R/new2.json" --fail-on-reg
 log "== bench_method"
 $B/bench/bench_method --out "$R/bench_method.json" > "$R/bench.log" 2>&1
 tail -25 "$R/bench.log" | tee -a "$S"
+log "== hardware counters on this host (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?'))"
+(cd "$R" && "$OLDPWD/$B/examples/cpu_quickstart" > cpu.log 2>&1; echo "cpu_quickstart exit $?" >> cpu.log)
+python3 - "$R/cpu-report.json" <<'PY' 2>&1 | tee -a "$S"
+import json, sys
+r = json.load(open(sys.argv[1]))["experiments"][0]
+c = r.get("cpu_counters") or {}
+print("cpu_counters:", c.get("status"), c.get("reason") or "")
+cyc, ins, cpu = (c.get("cycles_per_step") or {}).get("p50"), (c.get("instructions_per_step") or {}).get("p50"), r["cpu_time_s"].get("p50")
+mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
+print("cycles/step", cyc, "instructions/step", ins, "IPC", c.get("instructions_per_cycle"), "cpu_time p50", cpu)
+if cyc and cpu and mhz:
+    print("second method: cycles / (CPU time x cpu MHz %.0f) = %.3f" % (max(mhz), cyc / (cpu * max(mhz) * 1e6)))
+PY
+log "== bench_timer_host"; $B/bench/bench_timer_host --steps 1000000 2>&1 | tail -7 | tee -a "$S"
 cp "$R/new1.json" "$OUT/gemm-h200.json" 2>/dev/null
 cp "$R/new2.json" "$OUT/gemm-h200-new2.json" 2>/dev/null
 [ -f "$R/old.json" ] && cp "$R/old.json" "$OUT/gemm-h200-old.json"

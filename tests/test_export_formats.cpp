@@ -1,6 +1,9 @@
 // The registry of export formats (gauge/report/export_format.hpp): every format gauge-export
 // offers is registered once, found by name, and an unknown name is an error naming the choices.
 
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -170,6 +173,74 @@ TEST_CASE("comparison formats: gauge-compare's text, markdown and json, and one 
     CHECK(std::string(e.what()) == "no comparison format 'html' (registered: text, markdown, json, verdicts)");
   }
   gauge::detail::registered<gauge::ComparisonFormat>().pop_back();  // as it was, for the other tests
+}
+
+TEST_CASE("export formats: sweep orders, groups and labels points exactly (the review's cases)", "[export][sweep]") {
+  auto result = [](std::string name, gauge::Dimensions d, std::optional<std::size_t> repetition = std::nullopt) {
+    gauge::Result r;
+    r.name = std::move(name);
+    r.dimensions = std::move(d);
+    r.repetition = repetition;
+    r.gpu_time.n = 3;
+    r.gpu_time.p50 = 1e-6;
+    return r;
+  };
+  auto rows_of = [](const std::string& text) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t end = text.find('\n', at);
+      lines.push_back(text.substr(at, end - at));
+      at = end + 1;
+    }
+    return lines;
+  };
+  const auto sweep = gauge::find_export_format("sweep");
+  SECTION("integers beyond 2^53 sort exactly") {
+    gauge::StoredReport doc;
+    for (std::int64_t x : {std::int64_t{9007199254740993}, std::int64_t{9007199254740992}, INT64_MAX, INT64_MAX - 1})
+      doc.results.push_back(result("big", {{"x", x}}));
+    const auto lines = rows_of(sweep.write(doc, {}));
+    REQUIRE(lines.size() >= 6);
+    CHECK(lines[2].rfind("   9007199254740992  ok", 0) == 0);  // right-aligned to 19 digits
+    CHECK(lines[3].rfind("   9007199254740993  ok", 0) == 0);
+    CHECK(lines[4].rfind("9223372036854775806  ok", 0) == 0);
+    CHECK(lines[5].rfind("9223372036854775807  ok", 0) == 0);
+  }
+  SECTION("-0.0 and 0.0 are two points, each with its repetitions together; N counts this benchmark's") {
+    gauge::StoredReport doc;
+    for (std::size_t rep : {0, 1})
+      for (double x : {-0.0, 0.0}) doc.results.push_back(result("z", {{"x", x}}, rep));
+    doc.results.push_back(result("other", {}, 0));
+    const auto lines = rows_of(sweep.write(doc, {}));
+    REQUIRE(lines.size() >= 10);
+    CHECK(lines[2].rfind("-0         1/2  ok", 0) == 0);
+    CHECK(lines[3].rfind("-0         2/2  ok", 0) == 0);
+    CHECK(lines[4].rfind(" 0         1/2  ok", 0) == 0);
+    CHECK(lines[5].rfind(" 0         2/2  ok", 0) == 0);
+    CHECK(lines[7] == "other");
+    CHECK(lines[9].rfind("       1/1  ok", 0) == 0);
+  }
+  SECTION("a declared axis named device is one column; names are made visible; a skipped-only report has rows") {
+    gauge::StoredReport doc;
+    doc.skipped.push_back(gauge::SkippedPoint{"a\nb", {{"device", std::int64_t{5}}}, "no room"});
+    CHECK(sweep.has_content(doc));
+    gauge::ExportOptions declared;
+    declared.axes["a\nb"] = {"device"};
+    const auto lines = rows_of(sweep.write(doc, declared));
+    REQUIRE(lines.size() >= 3);
+    CHECK(lines[0] == "a\\nb");
+    CHECK(lines[1].rfind("device  status", 0) == 0);
+    CHECK(lines[2].rfind("     5  skipped", 0) == 0);
+    const std::string md = gauge::find_export_format("sweep_markdown").write(doc, declared);
+    CHECK(md.rfind("## a\\\\nb\n", 0) == 0);  // the visible "\n", its backslash escaped for Markdown
+  }
+  SECTION("a repetition at the largest index does not wrap to 0") {
+    gauge::StoredReport doc;
+    doc.results.push_back(result("r", {}, std::numeric_limits<std::size_t>::max()));
+    const std::string text = sweep.write(doc, {});
+    CHECK(text.find("18446744073709551615+1/18446744073709551615") != std::string::npos);
+  }
 }
 
 }  // namespace gauge_test_export_formats

@@ -2,13 +2,15 @@
 /// \file gauge/report/export_console.hpp
 /// Export format `console`: the console summary gauge prints after a run (the machine line, one
 /// row per experiment, the speed-of-light and kernel tables where results have them, every
-/// warning in full, each interleaved A/B verdict, then each Timer's lines: its steps and regions
+/// warning in full, each skipped point with its reason, each interleaved A/B verdict, then each
+/// Timer's lines: its steps and regions
 /// and its warnings), for a report read back or made (gauge::Report::summary() is this format).
 
 #include <string>
 
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/report/console.hpp"
+#include "gauge/report/escape.hpp"
 #include "gauge/report/export_format.hpp"
 #include "gauge/report/document.hpp"
 
@@ -17,6 +19,11 @@ namespace gauge::detail::export_ {
 inline std::string write_console(const StoredReport& report, const ExportOptions&) {
   std::string out = environment_line(report.environment) + summary_table(report.results) + peaks_table(report.results) +
                     kernel_table(report.results) + warnings_text(report.results, report.environment);
+  for (const auto& s : report.skipped) {
+    std::string dims;
+    for (const auto& [k, v] : s.dimensions) dims += (dims.empty() ? "" : ", ") + k + "=" + to_string(v);
+    out += escape::visible("skipped: " + s.name + (dims.empty() ? "" : " [" + dims + "]") + ": " + s.reason) + "\n";
+  }
   for (const auto& x : report.interleaved)
     if (x.a < report.results.size() && x.b < report.results.size())
       out += "interleaved A/B, B \"" + report.results[x.b].name + "\" / A \"" + report.results[x.a].name +
@@ -26,5 +33,5 @@ inline std::string write_console(const StoredReport& report, const ExportOptions
 }
 }  // namespace gauge::detail::export_
 
-GAUGE_REGISTER_EXPORT_FORMAT(console, "the console summary (machine line, table, warnings, timers)",
+GAUGE_REGISTER_EXPORT_FORMAT(console, "the console summary (machine line, table, warnings, skipped points, timers)",
                              ::gauge::detail::export_::write_console, ::gauge::ExportFormat::Holds::experiments_and_timers)

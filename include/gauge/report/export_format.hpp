@@ -42,13 +42,16 @@ struct ExportFormat {
   enum class Holds {
     experiments,              ///< one entry per experiment (gbench, bencher, github_benchmark)
     experiments_and_timers,   ///< rows of experiments and of Timers (csv, markdown, console)
+    points,                   ///< rows of experiments and of skipped points (sweep, sweep_markdown)
     document,                 ///< the whole report, whatever it holds (json)
   };
   Holds holds = Holds::experiments;  ///< see Holds
-  /// Whether `report` has anything this format writes (a Timer-only report has nothing for gbench).
+  /// Whether `report` has anything this format writes (a Timer-only report has nothing for gbench;
+  /// a suite's report whose every point was skipped has rows for sweep).
   bool has_content(const StoredReport& report) const {
     return holds == Holds::document || !report.results.empty() ||
-           (holds == Holds::experiments_and_timers && !report.timers.empty());
+           (holds == Holds::experiments_and_timers && !report.timers.empty()) ||
+           (holds == Holds::points && !report.skipped.empty());
   }
 };
 

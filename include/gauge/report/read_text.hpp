@@ -106,23 +106,32 @@ inline std::string integer_beyond_64_bits(const std::string& text) {
 inline std::string duplicate_key(const std::string& text) {
   struct Frame {
     bool object;
-    std::string name;    // where it sits in its parent: "key" or "[i]" (the root: "")
+    bool in_array;       // sits in an array (name "[i]"), else under the key `name`
+    std::string name;
     std::size_t index;   // arrays: the element being read
     std::string key;     // objects: the member being read
     bool expect_key;     // objects: the next string is a key
     std::set<std::string> keys;
   };
   std::vector<Frame> stack;
-  auto path = [&stack] {
+  // A key as JSON writes it ("q\"]}"), so that any key reads back unambiguously.
+  auto quoted = [](const std::string& k) { return nlohmann::json(k).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
+  auto path = [&stack, &quoted] {
     std::string p;
-    for (std::size_t i = 1; i < stack.size(); ++i)
-      p += (p.empty() || stack[i].name.front() == '[' ? "" : ".") + stack[i].name;
+    for (std::size_t i = 1; i < stack.size(); ++i) {
+      const std::string& n = stack[i].name;
+      if (stack[i].in_array) p += n;
+      else if (!n.empty() && n.find_first_of(".[]\"\\ ") == std::string::npos && (unsigned char)n.front() > 0x20)
+        p += (p.empty() ? "" : ".") + n;
+      else p += "[" + quoted(n) + "]";  // a key with '.', brackets, quotes or spaces: ["a.b"]
+    }
     return p;
   };
   auto open = [&stack](bool object) {
+    const bool in_array = !stack.empty() && !stack.back().object;
     std::string name;
-    if (!stack.empty()) name = stack.back().object ? stack.back().key : "[" + std::to_string(stack.back().index) + "]";
-    stack.push_back(Frame{object, name.empty() && !stack.empty() ? std::string("\"\"") : name, 0, {}, object, {}});
+    if (!stack.empty()) name = in_array ? "[" + std::to_string(stack.back().index) + "]" : stack.back().key;
+    stack.push_back(Frame{object, in_array, name, 0, {}, object, {}});
   };
   const std::size_t n = text.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -145,7 +154,7 @@ inline std::string duplicate_key(const std::string& text) {
       }
       if (!f.keys.insert(k).second) {
         const std::string where = path();
-        return "duplicate key \"" + k + "\"" + (where.empty() ? std::string(" at the top level") : " in " + where);
+        return "duplicate key " + quoted(k) + (where.empty() ? std::string(" at the top level") : " in " + where);
       }
       f.key = std::move(k);
       f.expect_key = false;

@@ -90,6 +90,7 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
   for (const char* h : {"status", "samples", "median", "ci +-%"}) header.emplace_back(h);
   if (cpu_column) header.emplace_back("cpu/step");
   for (const char* h : {"throughput", "notes"}) header.emplace_back(h);
+  for (auto& h : header) h = detail::escape::visible(h);  // axis names are the user's text
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {
     std::vector<std::string> line;
@@ -120,11 +121,7 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
   };
   std::string out;
   if (style == TableStyle::markdown) {
-    auto md = [](std::string c) {
-      std::string o;
-      for (char ch : c) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
-      return o;
-    };
+    auto md = [](const std::string& c) { return detail::escape::markdown_cell(c); };
     out += "|";
     for (const auto& h : header) out += " " + md(h) + " |";
     out += "\n|";

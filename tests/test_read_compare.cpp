@@ -203,12 +203,12 @@ TEST_CASE("read_report: a key twice in one object is refused naming the key and 
   // nlohmann keeps the last of two values: "p50": 1 then "p50": <the true median> would read as
   // the median silently. Each case inserts a second key by hand right after an object opens.
   struct Case {
-    std::string after;   // the text the duplicate goes after (the object's first key, as dumped)
+    std::string after;   // the text the duplicate goes after (a key, or an object's opening, as dumped)
     std::string insert;  // the duplicate, with its comma
     std::string expected;
   };
   const std::vector<Case> cases = {
-      {"{\"created_utc\":", "\"2026-11-30T00:00:00Z\",\"created_utc\":", "r.json: duplicate key \"created_utc\" at the top level"},
+      {"\"created_utc\":", "\"2026-11-30T00:00:00Z\",\"created_utc\":", "r.json: duplicate key \"created_utc\" at the top level"},
       {"\"gpu_time_s\":{", "\"p50\":1.0,", "r.json: duplicate key \"p50\" in experiments[0].gpu_time_s"},
       {"\"dimensions\":{", "\"x\":1,\"x\":2,", "r.json: duplicate key \"x\" in experiments[0].dimensions"},
       // A key spelled with escapes is the same key: "p\u0035\u0030" is "p50".

@@ -343,7 +343,7 @@ TEST_CASE("serial: a report with every feature reads back equal, field by field"
 
   // Written again from what was read: the same document, key for key, value for value.
   CHECK(gauge::detail::report_json(back) == doc);
-  CHECK(back.schema_version == "1.8.0");
+  CHECK(back.schema_version == "1.9.0");
   CHECK(back.created_utc == "2026-11-30T13:58:08Z");
 
   // The typed values, against the numbers set in tests/full_report.hpp.

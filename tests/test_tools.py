@@ -272,7 +272,7 @@ class SchemaWritten(unittest.TestCase):
         self.assertGreater(doc["experiments"][1]["sampling"]["steps_per_sample"], 1)
         # Every feature (values from tests/full_report.hpp), each validated above.
         full = load_strict(os.path.join(out, "full.json"))
-        self.assertEqual("1.8.0", full["schema_version"])
+        self.assertEqual("1.9.0", full["schema_version"])
         gemm, broken = full["experiments"]
         self.assertEqual(0.015, gemm["config"]["telemetry_interval_s"])
         self.assertEqual(2 ** 40, gemm["config"]["memory_growth_tolerance_bytes"])

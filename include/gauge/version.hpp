@@ -48,6 +48,8 @@ inline constexpr const char* report_schema_name = "gauge.report";
 /// 1.8.0 adds each Timer region window's `start_offset_s` (where in the step the region begins)
 /// and, in `ranks.timers`, each region's `start_offset_s` across ranks with its `straggler_rank`
 /// and `straggler_by` (the rank that arrives last at a collective, not the one that waits).
-inline constexpr const char* report_schema_version = "1.8.0";
+/// 1.9.0 adds `axes`: each benchmark's axes in their declared order (the suite runner's), so
+/// that a table of the report has the columns the runner printed.
+inline constexpr const char* report_schema_version = "1.9.0";
 
 }  // namespace gauge

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct StoredReport {
   /// Interleaved A/B runs (`interleaved`, schema 1.5; gauge/interleave.hpp): each names its two
   /// results by their index in `results`.
   std::vector<InterleavedRecord> interleaved;
+  /// Each benchmark's axes in their declared order, by benchmark name (`axes`, schema 1.9): the
+  /// suite runner's; the sweep formats take their columns from it. Empty where none was declared.
+  std::map<std::string, std::vector<std::string>> axes;
   /// The whole document as read, keys this version of gauge does not model included.
   /// `document["experiments"][i]` belongs to `results[i]`.
   nlohmann::json document;

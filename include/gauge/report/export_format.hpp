@@ -27,8 +27,9 @@ struct ExportOptions {
   /// Google Benchmark JSON: one entry per sample plus aggregates (true) or per experiment.
   bool repetitions = true;
   /// The sweep formats (`sweep`, `sweep_markdown`): each benchmark's axes in their declared order,
-  /// by benchmark name, as the columns of its table. A benchmark not in it has its dimensions'
-  /// names in alphabetical order (the order a report stores them in). The suite runner fills it.
+  /// by benchmark name, as the columns of its table. A benchmark not in it takes the report's own
+  /// `axes` (StoredReport::axes, the suite runner's), else its dimensions' names in alphabetical
+  /// order (the order a report stores them in).
   std::map<std::string, std::vector<std::string>> axes;
 };
 

@@ -54,8 +54,8 @@ inline std::string one_based(std::size_t index) {
 
 /// The sweep tables of `report`: a heading per benchmark (its name; "## name" in Markdown) and its
 /// table (sweep_table), benchmarks in the order their first result (or skipped point) appears.
-/// Columns: ExportOptions::axes for the benchmark, else its dimensions' names in alphabetical
-/// order; a "device" dimension last (unless declared). Rows: one per result (the repetitions of a
+/// Columns: ExportOptions::axes for the benchmark, else the report's `axes` (the order the suite
+/// runner declared them in, schema 1.9), else its dimensions' names in alphabetical order; a "device" dimension last (unless declared). Rows: one per result (the repetitions of a
 /// point together, as "i/N", N the most repetitions of a point of that benchmark) and per skipped
 /// point, sorted by the columns in order: numbers ascending (integers exactly), text and booleans
 /// in the order they first appear, a missing value last; ties keep the report's order. A point is
@@ -92,8 +92,12 @@ inline std::string sweep_tables(const StoredReport& report, const ExportOptions&
   std::string text;
   for (Group& g : groups) {
     std::vector<std::string> axes;
-    const auto declared = options.axes.find(g.name);
-    if (declared != options.axes.end()) axes = declared->second;
+    // The declared order: ExportOptions::axes, else the report's own (`axes`, schema 1.9).
+    const std::vector<std::string>* declared = nullptr;
+    if (const auto it = options.axes.find(g.name); it != options.axes.end()) declared = &it->second;
+    else if (const auto jt = report.axes.find(g.name); jt != report.axes.end()) declared = &jt->second;
+    const bool has_order = declared != nullptr;
+    if (has_order) axes = *declared;
     std::set<std::string> listed(axes.begin(), axes.end());
     bool device = false;
     std::size_t repetitions = 0;  // this benchmark's --repetitions N: the most of any point
@@ -106,7 +110,7 @@ inline std::string sweep_tables(const StoredReport& report, const ExportOptions&
         if (const auto& rep = report.results[i].repetition)
           repetitions = std::max(repetitions, *rep == std::numeric_limits<std::size_t>::max() ? *rep : *rep + 1);
     }
-    if (declared == options.axes.end()) std::sort(axes.begin(), axes.end());
+    if (!has_order) std::sort(axes.begin(), axes.end());
     if (device) axes.emplace_back("device");
     // Sort keys, one per entry and column: numbers by value (integers exactly), other values by
     // the rank of their first appearance, a missing value last.

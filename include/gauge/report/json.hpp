@@ -59,7 +59,7 @@ inline nlohmann::json report_json(const StoredReport& doc) {
   return serial::encode_object(serial::ReportView{report_schema_name, report_schema_version, version_string,
                                                   doc.created_utc.empty() ? utc_timestamp() : doc.created_utc,
                                                   doc.environment, doc.results, doc.timers, doc.skipped, doc.ranks,
-                                                  doc.interleaved});
+                                                  doc.interleaved, doc.axes});
 }
 
 }  // namespace detail

@@ -181,10 +181,18 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   // A write that fails (the disk filled, the folder went away) loses nothing already measured:
   // the run goes on, the tables are printed, and the run ends with exit 74 naming the file.
   std::optional<std::string> write_error;
+  // Each benchmark's axes in their declared order: the report's `axes`, the sweep tables' columns.
+  std::map<std::string, std::vector<std::string>> declared_axes;
+  for (const auto& pp : points) {
+    std::vector<std::string>& axes = declared_axes[pp.benchmark->name()];
+    if (axes.empty())
+      for (const auto& axis : pp.benchmark->axes()) axes.push_back(axis.name);
+  }
   auto write_report = [&] {
     if (o.out.empty()) return;
     try {
-      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(detail::run_document(env, results, skipped)), 2) + "\n");
+      detail::write_file_atomic(
+          o.out, detail::json_dump(detail::report_json(detail::run_document(env, results, skipped, {}, declared_axes)), 2) + "\n");
       write_error.reset();
     } catch (const std::exception& e) {
       if (!write_error) std::fprintf(io.err, "\ngauge: warning: %s (the run goes on; it is tried again)\n", e.what());
@@ -279,15 +287,10 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   std::string text;
   std::optional<std::string> format_error;
   {
-    // A registered export format, from the document the report file holds: the console and
-    // markdown views are the sweep formats, told each benchmark's declared axes.
-    ExportOptions options;
-    for (const auto& pp : points) {
-      std::vector<std::string>& axes = options.axes[pp.benchmark->name()];
-      if (!axes.empty()) continue;
-      for (const auto& axis : pp.benchmark->axes()) axes.push_back(axis.name);
-    }
-    format_error = detail::export_run(detail::runner_export_format(o.format), detail::run_document(env, results, skipped), options, text);
+    // A registered export format, from the document the report file holds (the console and
+    // markdown views are the sweep formats, which take their columns from its `axes`).
+    format_error = detail::export_run(detail::runner_export_format(o.format),
+                                      detail::run_document(env, results, skipped, {}, declared_axes), ExportOptions{}, text);
     const std::string target = detail::runner_format_target(o.format);
     if (o.kernels && (target == "sweep" || target == "sweep_markdown")) text += kernel_table(results);
   }

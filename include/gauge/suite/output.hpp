@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -69,9 +70,11 @@ inline void check_runner_format(const std::string& format) {
   throw UsageError("--format '" + format + "' is not one of " + list);
 }
 
-/// The document a run wrote (the report file's content), as a StoredReport for the export formats.
+/// The document a run writes (the report file's content): its results, skipped points, interleaved
+/// records and each benchmark's declared axes (`axes`).
 inline StoredReport run_document(const Environment& env, std::vector<Result> results, std::vector<SkippedPoint> skipped,
-                                 std::vector<InterleavedRecord> interleaved = {}) {
+                                 std::vector<InterleavedRecord> interleaved = {},
+                                 std::map<std::string, std::vector<std::string>> axes = {}) {
   StoredReport doc;
   doc.source = "this run";
   doc.schema = report_schema_name;
@@ -82,6 +85,7 @@ inline StoredReport run_document(const Environment& env, std::vector<Result> res
   doc.results = std::move(results);
   doc.skipped = std::move(skipped);
   doc.interleaved = std::move(interleaved);
+  doc.axes = std::move(axes);
   return doc;
 }
 

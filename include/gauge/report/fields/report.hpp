@@ -3,6 +3,7 @@
 /// The descriptions (gauge/report/fields.hpp) of the rest of a report and of its top level:
 /// skipped points, many ranks, interleaved A/B runs, and `ReportFields` / `ReportView`.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,6 +107,7 @@ struct ReportFields {
     v("skipped", x.skipped, since_1_3);
     v("ranks", x.ranks, since_1_4);
     v("interleaved", x.interleaved, since_1_5);
+    v("axes", x.axes, since_1_9);
   }
 };
 
@@ -121,6 +123,7 @@ struct ReportView {
   const std::vector<SkippedPoint>& skipped;  ///< points of a sweep that were skipped, in order
   const std::optional<RanksRecord>& ranks;  ///< many ranks (gauge/mpi.hpp); null for one process
   const std::vector<InterleavedRecord>& interleaved;  ///< interleaved A/B runs, in order
+  const std::map<std::string, std::vector<std::string>>& axes;  ///< declared axis order by benchmark
 };
 template <>
 struct Fields<ReportView> : ReportFields {};

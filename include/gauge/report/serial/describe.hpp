@@ -84,6 +84,7 @@ inline constexpr Since since_1_5{5};  ///< key added by schema 1.5.0
 inline constexpr Since since_1_6{6};  ///< key added by schema 1.6.0
 inline constexpr Since since_1_7{7};  ///< key added by schema 1.7.0
 inline constexpr Since since_1_8{8};  ///< key added by schema 1.8.0
+inline constexpr Since since_1_9{9};  ///< key added by schema 1.9.0
 /// A key that writers may leave out (hand-made or partial records); never required.
 struct NotRequired {};
 inline constexpr NotRequired not_required{};

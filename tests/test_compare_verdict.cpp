@@ -120,7 +120,11 @@ TEST_CASE("verdict: a real shift smaller than the threshold stays same, a larger
   INFO(e.reason);
   CHECK(e.mann_whitney->p_value < 1e-10);  // the U test rejects: the shift is real...
   CHECK(e.verdict == gauge::Verdict::same);  // ...but below the 2 % threshold
+  // The reason says what the small p beside "same" means (a new user read it as a contradiction).
+  CHECK_THAT(e.reason, Catch::Contains("< 0.05: the distributions differ, by less than the 2 % that counts"));
   CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.01).epsilon(1e-12));
+  // Identical sides: p = 1, nothing to explain.
+  CHECK_THAT(gauge::compare_results(result(base), result(base)).reason, !Catch::Contains("the distributions differ"));
   e = gauge::compare_results(result(base), result(large));
   CHECK(e.verdict == gauge::Verdict::slower);
   for (const auto& s : e.statistics) CHECK(s.interval.low > 1.02);

@@ -14,6 +14,7 @@
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report.hpp"
+#include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/formats.hpp"
 #include "gauge/report/json.hpp"
@@ -293,6 +294,25 @@ TEST_CASE("the console summary tells same-named results apart by the dimensions 
   CHECK(table.find("\nfnv1a [threads=4] ") != std::string::npos);
   CHECK(table.find("KiB=") == std::string::npos);  // the same in all three: not shown
   CHECK(table.find("\ngemm ") != std::string::npos);
+}
+
+TEST_CASE("gauge-compare labels same-named results with the declared axes first (a report's axes)", "[report][compare]") {
+  // Two points of "k" that differ in both Z and B: the labels list Z before B where the base
+  // report declares that order (schema 1.9), alphabetically (B, Z) where it declares none.
+  gauge::StoredReport base;
+  for (std::int64_t z : {1, 2}) {
+    auto r = fake_result("k");
+    r.dimensions = {{"Z", z}, {"B", std::string(z == 1 ? "x" : "y")}};
+    base.results.push_back(r);
+  }
+  const gauge::StoredReport candidate = base;
+  std::vector<std::string> labels;
+  for (const auto& e : gauge::compare_reports(base, candidate).experiments) labels.push_back(e.label);
+  CHECK(labels == std::vector<std::string>{"k [B=x, Z=1]", "k [B=y, Z=2]"});
+  base.axes["k"] = {"Z", "B"};
+  labels.clear();
+  for (const auto& e : gauge::compare_reports(base, candidate).experiments) labels.push_back(e.label);
+  CHECK(labels == std::vector<std::string>{"k [Z=1, B=x]", "k [Z=2, B=y]"});
 }
 
 TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {

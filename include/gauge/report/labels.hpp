@@ -4,6 +4,7 @@
 /// name, the dimensions that tell them apart ("fnv1a [threads=2]"). The console summary and
 /// gauge-compare both label rows so. Light: core types and the standard library only.
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -16,9 +17,11 @@ namespace gauge::detail {
 
 /// One label per result, in order: the name alone, unless another result has the same name; then
 /// "name [k=v, ...]" with each of its dimensions whose value differs among the results of that
-/// name (a key some of them lack counts as differing), in the dimensions' order. The name alone
-/// when nothing differs. Grouped by name: O(n · dimensions · log n). Null pointers are not allowed.
-inline std::vector<std::string> distinguishing_labels(const std::vector<const Result*>& results) {
+/// name (a key some of them lack counts as differing): first in the order `axes` declares for the
+/// name (a report's `axes`, schema 1.9), then the others alphabetically. The name alone when
+/// nothing differs. Grouped by name: O(n · dimensions · log n). Null pointers are not allowed.
+inline std::vector<std::string> distinguishing_labels(const std::vector<const Result*>& results,
+                                                      const std::map<std::string, std::vector<std::string>>& axes = {}) {
   std::vector<std::string> labels(results.size());
   std::map<std::string, std::vector<std::size_t>> by_name;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -37,11 +40,20 @@ inline std::vector<std::string> distinguishing_labels(const std::vector<const Re
         const auto [it, added] = first.emplace(k, &v);
         if (!added && !(*it->second == v)) differs = true;
       }
+    // The keys in label order: the declared axes first, then the rest as the map holds them.
+    std::vector<std::string> order;
+    if (const auto declared = axes.find(name); declared != axes.end())
+      for (const auto& k : declared->second)
+        if (keys.count(k) && std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+    for (const auto& [k, counted] : keys)
+      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
     for (std::size_t i : members) {
       std::string dims;
-      for (const auto& [k, v] : results[i]->dimensions) {
+      for (const auto& k : order) {
+        const auto v = results[i]->dimensions.find(k);
+        if (v == results[i]->dimensions.end()) continue;
         const auto& [count, differs] = keys[k];
-        if (differs || count < members.size()) dims += (dims.empty() ? "" : ", ") + k + "=" + gauge::to_string(v);
+        if (differs || count < members.size()) dims += (dims.empty() ? "" : ", ") + k + "=" + gauge::to_string(v->second);
       }
       if (!dims.empty()) labels[i] = name + " [" + dims + "]";
     }

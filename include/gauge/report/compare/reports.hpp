@@ -260,9 +260,10 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
     }
   }
   // Labels: the name alone, unless other matched experiments share it; then the dimensions that
-  // tell them apart.
+  // tell them apart, declared axes first.
   {
-    const std::vector<std::string> labels = detail::distinguishing_labels(matched_base);  // one per experiment compared
+    // One per experiment compared; the dimensions in the base report's declared order (`axes`).
+    const std::vector<std::string> labels = detail::distinguishing_labels(matched_base, base.front().axes);
     for (std::size_t i = 0; i < out.experiments.size(); ++i)
       if (labels[i] != matched_base[i]->name) out.experiments[i].label = labels[i];
   }

@@ -389,7 +389,12 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     for (const auto& s : c.statistics)
       if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) != c.deciding.end())
         all += (all.empty() ? "" : ", ") + statistic_text(s);
-    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {}){}", modes, all, 100 * t, level, test,
+    // A small p beside "same" reads as a contradiction (a new user's friction): say what it means.
+    const std::string small_p = c.mann_whitney->p_value < alpha && !modes_match
+                                    ? fmt::format(" < {:g}: the distributions differ, by less than the {:g} % that counts",
+                                                  alpha, 100 * t)
+                                    : "";
+    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {}{}){}", modes, all, 100 * t, level, test, small_p,
                            modes_match && c.mann_whitney->p_value < alpha
                                ? fmt::format("; the same modes, their weights moved ({:.0f} % → {:.0f} % in the lower one)",
                                              100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)

@@ -15,10 +15,10 @@
 // This file's own namespace: the unity build compiles several test files as one.
 namespace gauge_test_export_formats {
 
-TEST_CASE("export formats: the registry holds the nine formats, in order, once each", "[export]") {
+TEST_CASE("export formats: the registry holds the ten formats, in order, once each", "[export]") {
   std::string names;
   for (const auto& f : gauge::export_formats()) names += f.name + ",";
-  CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,");
+  CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,");
   CHECK(gauge::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
 }
 
@@ -27,7 +27,7 @@ TEST_CASE("export formats: an unknown name names itself and the registered ones"
     gauge::find_export_format("xml");
     FAIL("no error for an unknown format");
   } catch (const gauge::ConfigError& e) {
-    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown)");
+    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line)");
   }
 }
 

@@ -49,6 +49,7 @@
 #include "gauge/report/compare.hpp"
 #include "gauge/report/console.hpp"
 #include "gauge/report/checks.hpp"
+#include "gauge/report/export_line.hpp"
 #include "gauge/report/read.hpp"
 
 namespace gauge::catch2 {
@@ -262,17 +263,12 @@ inline ThroughputAtLeast throughput_at_least(double per_second, std::string quan
 }  // namespace gauge::catch2
 
 namespace Catch {
-/// Prints a Result in Catch2's failure messages: name, dimensions, status, n and medians.
+/// Prints a Result in Catch2's failure messages: the registered export format `line`
+/// (gauge/report/export_line.hpp): name, dimensions, status, n and medians.
 template <>
 struct StringMaker<gauge::Result> {
   /// "gemm [M=8192, dtype=bf16]: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)"
   /// (the result's `time_label`: "real time" on the host backend).
-  static std::string convert(const gauge::Result& r) {
-    const std::string dims = gauge::detail::compare::dimensions_text(r.dimensions);
-    return fmt::format("{}{}: {}, {} median {} (n = {}), wall time median {} (n = {})", r.name,
-                       dims.empty() ? "" : " [" + dims + "]", gauge::to_string(r.status), r.time_label,
-                       gauge::detail::format_time(r.gpu_time.p50), r.gpu_time.n, gauge::detail::format_time(r.wall_time.p50),
-                       r.wall_time.n);
-  }
+  static std::string convert(const gauge::Result& r) { return gauge::detail::export_::result_line(r); }
 };
 }  // namespace Catch

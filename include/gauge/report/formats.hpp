@@ -9,6 +9,7 @@
 #include "gauge/report/export_github.hpp"   // github_benchmark (github-action-benchmark)
 #include "gauge/report/export_json.hpp"     // json (gauge's own report)
 #include "gauge/report/export_sweep.hpp"    // sweep, sweep_markdown (the suite runner's tables)
+#include "gauge/report/export_line.hpp"     // line (Catch2's text of a Result)
 
 #include <string>
 
@@ -17,7 +18,7 @@
 namespace gauge {
 
 /// `report` in the registered export format `format` (the names gauge-export's `--format` takes:
-/// gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, and any
+/// gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line, and any
 /// a program registers), as that format's text ending with a newline: what `gauge-export --format
 /// NAME` writes from the file report.write() writes (`created_utc` aside), e.g.
 /// `gauge::export_text(report, "markdown")` for a CI job summary. It needs the report's compiled

@@ -1,0 +1,40 @@
+#pragma once
+/// \file gauge/report/export_line.hpp
+/// Export format `line`: one line per experiment, "name [k=v, ...]: status, <time label> median
+/// <time> (n = N), wall time median <time> (n = N)" — what Catch2 prints for a gauge::Result in a
+/// failed check (gauge/catch2.hpp's StringMaker is this format), and a grep-able list of a report.
+
+#include <string>
+
+#include "gauge/core/format.hpp"
+#include "gauge/core/result.hpp"
+#include "gauge/detail/fmt.hpp"
+#include "gauge/report/document.hpp"
+#include "gauge/report/escape.hpp"
+#include "gauge/report/export_format.hpp"
+
+namespace gauge::detail::export_ {
+
+/// The line of one result (no newline), e.g. "gemm [M=8192, dtype=bf16]: ok, GPU time median
+/// 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)" (the result's `time_label`: "real time"
+/// on the host backend). Dimensions in their map order; control characters made visible.
+inline std::string result_line(const Result& r) {
+  std::string dims;
+  for (const auto& [k, v] : r.dimensions) dims += (dims.empty() ? "" : ", ") + k + "=" + to_string(v);
+  return escape::visible(fmt::format("{}{}: {}, {} median {} (n = {}), wall time median {} (n = {})", r.name,
+                                     dims.empty() ? "" : " [" + dims + "]", to_string(r.status), r.time_label,
+                                     format_time(r.gpu_time.p50), r.gpu_time.n, format_time(r.wall_time.p50),
+                                     r.wall_time.n));
+}
+
+/// The `line` export format: result_line of every experiment, one per line.
+inline std::string write_line(const StoredReport& report, const ExportOptions&) {
+  std::string out;
+  for (const auto& r : report.results) out += result_line(r) + "\n";
+  return out;
+}
+
+}  // namespace gauge::detail::export_
+
+GAUGE_REGISTER_EXPORT_FORMAT(line, "one line per experiment: name, dimensions, status, medians (Catch2's text of a Result)",
+                             ::gauge::detail::export_::write_line)

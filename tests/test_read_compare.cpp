@@ -224,6 +224,17 @@ TEST_CASE("read_report: a key twice in one object is refused naming the key and 
     CHECK(error.rfind(c.expected, 0) == 0);
     CHECK(error.find("refused") != std::string::npos);
   }
+  // A key that holds a quote, a dot or brackets is quoted in the message (JSON's escapes), and so
+  // is such a key on the path: by hand, the object under "a.b" holding "q\"]}" twice.
+  {
+    std::string bad = text;
+    const std::string after = "\"dimensions\":{";
+    const auto at = bad.find(after);
+    REQUIRE(at != std::string::npos);
+    bad.insert(at + after.size(), "\"a.b\":{\"q\\\"]}\":1,\"q\\\"]}\":2},");
+    const std::string error = gauge::testing::error_of<gauge::ReportError>([&] { gauge::parse_report(bad, "r.json"); });
+    CHECK(error.rfind("r.json: duplicate key \"q\\\"]}\" in experiments[0].dimensions[\"a.b\"]", 0) == 0);
+  }
   // The same key in two different objects is no duplicate.
   CHECK(text.find("\"p50\"") != text.rfind("\"p50\""));
 }

@@ -72,4 +72,14 @@ inline std::string to_string(const DimensionValue& value) {
   return std::visit(Visitor{}, value);
 }
 
+namespace detail {
+/// "K=8192, dtype=bf16": every dimension as key=value, in the map's order ("" when none). The
+/// text of a result's dimensions in a console line, a skipped point's line and a comparison.
+inline std::string dimensions_text(const Dimensions& dims) {
+  std::string out;
+  for (const auto& [k, v] : dims) out += (out.empty() ? "" : ", ") + k + "=" + to_string(v);
+  return out;
+}
+}  // namespace detail
+
 }  // namespace gauge

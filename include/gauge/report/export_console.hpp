@@ -20,8 +20,7 @@ inline std::string write_console(const StoredReport& report, const ExportOptions
   std::string out = environment_line(report.environment) + summary_table(report.results) + peaks_table(report.results) +
                     kernel_table(report.results) + warnings_text(report.results, report.environment);
   for (const auto& s : report.skipped) {
-    std::string dims;
-    for (const auto& [k, v] : s.dimensions) dims += (dims.empty() ? "" : ", ") + k + "=" + to_string(v);
+    const std::string dims = dimensions_text(s.dimensions);
     out += escape::visible("skipped: " + s.name + (dims.empty() ? "" : " [" + dims + "]") + ": " + s.reason) + "\n";
   }
   for (const auto& x : report.interleaved)

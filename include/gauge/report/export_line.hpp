@@ -19,8 +19,7 @@ namespace gauge::detail::export_ {
 /// 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)" (the result's `time_label`: "real time"
 /// on the host backend). Dimensions in their map order; control characters made visible.
 inline std::string result_line(const Result& r) {
-  std::string dims;
-  for (const auto& [k, v] : r.dimensions) dims += (dims.empty() ? "" : ", ") + k + "=" + to_string(v);
+  const std::string dims = dimensions_text(r.dimensions);
   return escape::visible(fmt::format("{}{}: {}, {} median {} (n = {}), wall time median {} (n = {})", r.name,
                                      dims.empty() ? "" : " [" + dims + "]", to_string(r.status), r.time_label,
                                      format_time(r.gpu_time.p50), r.gpu_time.n, format_time(r.wall_time.p50),

@@ -71,9 +71,10 @@ namespace detail::compare {
 
 /// "K=8192, dtype=bf16" for the given keys of `dims` (all keys when `keys` is empty).
 inline std::string dimensions_text(const Dimensions& dims, const std::set<std::string>& keys = {}) {
+  if (keys.empty()) return detail::dimensions_text(dims);
   std::string out;
   for (const auto& [k, v] : dims) {
-    if (!keys.empty() && !keys.count(k)) continue;
+    if (!keys.count(k)) continue;
     out += (out.empty() ? "" : ", ") + k + "=" + gauge::to_string(v);
   }
   return out;

@@ -18,7 +18,7 @@ namespace gauge_test_export_formats {
 TEST_CASE("export formats: the registry holds the ten formats, in order, once each", "[export]") {
   std::string names;
   for (const auto& f : gauge::export_formats()) names += f.name + ",";
-  CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,");
+  CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,interleaved,interleaved_markdown,");
   CHECK(gauge::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
 }
 
@@ -27,7 +27,7 @@ TEST_CASE("export formats: an unknown name names itself and the registered ones"
     gauge::find_export_format("xml");
     FAIL("no error for an unknown format");
   } catch (const gauge::ConfigError& e) {
-    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line)");
+    CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line, interleaved, interleaved_markdown)");
   }
 }
 
@@ -240,6 +240,21 @@ TEST_CASE("export formats: sweep orders, groups and labels points exactly (the r
     doc.results.push_back(result("r", {}, std::numeric_limits<std::size_t>::max()));
     const std::string text = sweep.write(doc, {});
     CHECK(text.find("18446744073709551615+1/18446744073709551615") != std::string::npos);
+  }
+  SECTION("results without a repetition follow the numbered ones; an integer 1 and a real 1.0 read apart") {
+    gauge::StoredReport doc;
+    doc.results.push_back(result("m", {{"x", std::int64_t{1}}}, 2));
+    doc.results.push_back(result("m", {{"x", std::int64_t{1}}}));  // merged from a run without repetitions
+    doc.results.push_back(result("m", {{"x", std::int64_t{1}}}, 0));
+    doc.results.push_back(result("m", {{"x", 1.0}}));
+    doc.results.push_back(result("m", {{"x", 2.5}}));
+    const auto lines = rows_of(sweep.write(doc, {}));
+    REQUIRE(lines.size() >= 7);
+    CHECK(lines[2].rfind("  1         1/3  ok", 0) == 0);
+    CHECK(lines[3].rfind("  1         3/3  ok", 0) == 0);
+    CHECK(lines[4].rfind("  1           -  ok", 0) == 0);
+    CHECK(lines[5].rfind("1.0           -  ok", 0) == 0);
+    CHECK(lines[6].rfind("2.5           -  ok", 0) == 0);
   }
 }
 

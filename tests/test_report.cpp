@@ -130,6 +130,29 @@ TEST_CASE("the report round-trips through its text unchanged", "[report]") {
   CHECK(back["created_utc"] == "2026-11-30T00:00:00Z");
 }
 
+TEST_CASE("a non-finite dimension set directly on a Result is kept as its text and the report reads back", "[report]") {
+  const auto dir = fresh_dir("nonfinite-dimension");
+  gauge::Report report((dir / "r.json").string(), fixed_environment());
+  gauge::Result r = fake_result("scale");
+  r.dimensions = {{"a", std::nan("")}, {"b", INFINITY}, {"c", -INFINITY}, {"d", 0.5}};
+  report.add(r);
+  report.add(gauge::SkippedPoint{"scale", {{"a", std::nan("")}}, "not run"});
+  // In memory: what the file will hold (the setters refuse these values; a Dimensions filled
+  // directly could hold them, and JSON has no NaN).
+  const gauge::Dimensions expected{{"a", std::string("nan")}, {"b", std::string("inf")}, {"c", std::string("-inf")}, {"d", 0.5}};
+  CHECK(report.results()[0].dimensions == expected);
+  report.write();
+  const gauge::StoredReport back = gauge::read_report(dir / "r.json");
+  REQUIRE(back.results.size() == 1);
+  CHECK(back.results[0].dimensions == expected);
+  CHECK(back.skipped[0].dimensions == gauge::Dimensions{{"a", std::string("nan")}});
+  // A document built without Report (the writer alone) is readable too.
+  gauge::StoredReport doc = report.document();
+  doc.results[0].dimensions["e"] = std::nan("");
+  const nlohmann::json j = gauge::detail::report_json(doc);
+  CHECK(j["experiments"][0]["dimensions"]["e"] == "nan");
+}
+
 TEST_CASE("Report builds one document: its file, its export formats and its summary all come from it", "[report][export]") {
   const auto dir = fresh_dir("one-document");
   gauge::Report report((dir / "r.json").string(), fixed_environment());
@@ -146,7 +169,7 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
   gauge::StoredReport doc = report.document();
   CHECK(doc.schema_version == gauge::report_schema_version);
   CHECK(doc.source == (dir / "r.json").string());
-  for (const char* format : {"csv", "markdown", "sweep", "sweep_markdown", "console", "bencher"})
+  for (const char* format : {"csv", "markdown", "sweep", "sweep_markdown", "console", "bencher", "interleaved", "interleaved_markdown"})
     CHECK(gauge::export_text(report, format) == gauge::find_export_format(format).write(back, {}));
   CHECK(report.summary() == gauge::export_text(report, "console"));
   CHECK(report.summary().find("skipped: gemm [M=4]: too small\n") != std::string::npos);  // by hand from the add()

@@ -1075,6 +1075,15 @@ TEST_CASE("suite: --interleave measures two values of an axis in ABBA rounds: B/
   CHECK(table[2].rfind("B     k/A=3/B=x  ok", 0) == 0);
   CHECK(gauge::testing::contains(table[2], "3 us"));
   CHECK(gauge::testing::contains(r.err, "gauge: interleaved 2 points (2 ok, 0 failed, 0 skipped)"));
+  // The view is the registered format `interleaved` (gauge-export --format interleaved prints it
+  // from the report), and --format markdown is `interleaved_markdown`.
+  CHECK(r.out == gauge::find_export_format("interleaved").write(report, {}));
+  const Run md = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--out", out, "--format", "markdown", "--quiet"});
+  CHECK(md.code == 0);
+  const std::string md_text = gauge::find_export_format("interleaved_markdown").write(gauge::read_report(out), {});
+  CHECK(md.out == md_text);
+  CHECK(md_text.rfind("## points\n\n| side | point | status |", 0) == 0);
+  CHECK(gauge::testing::contains(md_text, "| k/A=1/B=x | k/A=3/B=x | 3.0000 | 3.0000 | 3.0000 | 95 % |"));
 }
 
 TEST_CASE("suite: --interleave compares two benchmarks: the interval covers the known factor", "[suite][interleave]") {
@@ -1210,6 +1219,12 @@ TEST_CASE("suite: --interleave with a point whose body fails or skips exits 1 na
   CHECK(report.results[0].status == gauge::Status::failed);
   CHECK(std::get<std::int64_t>(report.results[0].dimensions.at("A")) == 3);
   CHECK(report.interleaved.empty());
+  // No interleaved run was recorded: the point is listed with side "-" (the report does not say
+  // which side it was; standard error did, above).
+  const auto rows = lines(r.out);
+  REQUIRE(rows.size() >= 2);
+  CHECK(rows[1].rfind("-     k/A=3/B=x  failed", 0) == 0);
+  CHECK(r.out == gauge::find_export_format("interleaved").write(report, {}));
   // A skipped by its benchmark: B never runs.
   FakeSuite t;
   t.hook = s.hook;

@@ -781,8 +781,8 @@ class ExportFlags(FlagConventions, unittest.TestCase):
                ("--time-unit", "ns", "time unit"), ("--no-repetitions", None, "one entry per experiment")]
     B = report("base.json")
     USAGE_ERRORS = [
-        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line}"),
-        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line}"),
+        ([B, "--format", "xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,interleaved,interleaved_markdown}"),
+        ([B, "--format=xml"], "--format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,interleaved,interleaved_markdown}"),
         ([B, "--time-unit", "min"], "--time-unit: 'min' not in {ns,us,ms,s}"),
         ([B, "--metric=cpu"], "--metric: 'cpu' not in {time,gpu,wall}"),
         ([B, "--frobnicate"], "unknown option '--frobnicate'"),
@@ -794,7 +794,7 @@ class ExportFlags(FlagConventions, unittest.TestCase):
 
     def test_the_error_line_of_a_value_outside_the_set(self):
         p = run(EXPORT, self.B, "--format=xml")
-        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line} (see --help)", p.stderr.splitlines()[0])
+        self.assertEqual("gauge-export: error: --format: 'xml' not in {gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,interleaved,interleaved_markdown} (see --help)", p.stderr.splitlines()[0])
 
     def test_option_equals_value_is_option_space_value(self):
         for args in [("--format", "csv"), ("--format", "markdown"), ("--time-unit", "us"), ("--metric", "wall")]:

@@ -73,6 +73,15 @@ inline std::string to_string(const DimensionValue& value) {
 }
 
 namespace detail {
+/// Replaces every non-finite real value (NaN, ±infinity, which only a Dimensions filled directly can
+/// hold: the setters refuse them) by its text "nan", "inf" or "-inf", as the report writes it, so
+/// that a report in memory and the same report read back hold the same dimensions.
+inline void finite_dimensions(Dimensions& dims) {
+  for (auto& [k, v] : dims)
+    if (const auto* d = std::get_if<double>(&v); d && !std::isfinite(*d))
+      v = std::string(std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf");
+}
+
 /// "K=8192, dtype=bf16": every dimension as key=value, in the map's order ("" when none). The
 /// text of a result's dimensions in a console line, a skipped point's line and a comparison.
 inline std::string dimensions_text(const Dimensions& dims) {

@@ -62,6 +62,21 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
   return format_general(x, 4) + " " + prefixes[i] + unit;
 }
 
+/// Seconds as "0.4 s", "12.3 s", "2 min 05 s", "1 h 02 min" ("?" when negative or not finite): a
+/// run's length in the suite runner's progress line and summaries.
+inline std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  const auto two = [](long long v) { return (v < 10 ? "0" : "") + std::to_string(v); };
+  if (seconds < 60) {
+    char buf[32];
+    const auto w = std::to_chars(buf, buf + sizeof buf, seconds, std::chars_format::fixed, 1);
+    return std::string(buf, w.ptr) + " s";
+  }
+  const auto s = static_cast<long long>(std::llround(seconds));
+  if (s < 3600) return std::to_string(s / 60) + " min " + two(s % 60) + " s";
+  return std::to_string(s / 3600) + " h " + two((s % 3600) / 60) + " min";
+}
+
 }  // namespace gauge::detail
 
 namespace gauge {

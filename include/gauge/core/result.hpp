@@ -178,7 +178,7 @@ inline std::pair<std::string, std::string> legacy_time_names(const std::string& 
 /// The result of one experiment (one entry of the report's `experiments` list).
 struct Result {
   std::string name;                ///< experiment name as given
-  Dimensions dimensions;           ///< dimensions as given
+  Dimensions dimensions;           ///< dimensions as given (Report::add stores a non-finite real as its text "nan", "inf", "-inf": JSON has no NaN)
   Work work;                       ///< work per step as declared
   Config config;                   ///< complete configuration, defaults included
   std::string backend;             ///< "cuda", "host", or a test backend's name

@@ -51,14 +51,22 @@ Report& Report::operator=(const Report& o) {
 Report& Report::operator=(Report&&) noexcept = default;
 Report::~Report() = default;
 
-void Report::add(Result result) { d_->doc.results.push_back(std::move(result)); }
+void Report::add(Result result) {
+  detail::finite_dimensions(result.dimensions);
+  d_->doc.results.push_back(std::move(result));
+}
 void Report::add(TimerSummary timer) { d_->doc.timers.push_back(std::move(timer)); }
-void Report::add(SkippedPoint skipped) { d_->doc.skipped.push_back(std::move(skipped)); }
+void Report::add(SkippedPoint skipped) {
+  detail::finite_dimensions(skipped.dimensions);
+  d_->doc.skipped.push_back(std::move(skipped));
+}
 void Report::add(InterleavedResult interleaved) {
   InterleavedRecord record;
   static_cast<InterleavedOutcome&>(record) = std::move(static_cast<InterleavedOutcome&>(interleaved));
   record.a = d_->doc.results.size();
   record.b = record.a + 1;
+  detail::finite_dimensions(interleaved.a.dimensions);
+  detail::finite_dimensions(interleaved.b.dimensions);
   d_->doc.results.push_back(std::move(interleaved.a));
   d_->doc.results.push_back(std::move(interleaved.b));
   d_->doc.interleaved.push_back(std::move(record));

@@ -160,7 +160,11 @@ inline std::string sweep_tables(const StoredReport& report, const ExportOptions&
         continue;
       }
       std::stable_sort(entry.results.begin(), entry.results.end(), [&](std::size_t a, std::size_t b) {
-        return report.results[a].repetition.value_or(0) < report.results[b].repetition.value_or(0);
+        // Numbered repetitions in order, then the results without one (a report merged from a
+        // run with --repetitions and one without), in report order.
+        const auto& ra = report.results[a].repetition;
+        const auto& rb = report.results[b].repetition;
+        return ra && (!rb || *ra < *rb);
       });
       for (std::size_t i : entry.results) {
         const Result& r = report.results[i];

@@ -10,6 +10,7 @@
 #include "gauge/report/export_json.hpp"     // json (gauge's own report)
 #include "gauge/report/export_sweep.hpp"    // sweep, sweep_markdown (the suite runner's tables)
 #include "gauge/report/export_line.hpp"     // line (Catch2's text of a Result)
+#include "gauge/report/export_interleaved.hpp"  // interleaved, interleaved_markdown (the runner's --interleave views)
 
 #include <string>
 
@@ -18,11 +19,11 @@
 namespace gauge {
 
 /// `report` in the registered export format `format` (the names gauge-export's `--format` takes:
-/// gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line, and any
-/// a program registers), as that format's text ending with a newline: what `gauge-export --format
-/// NAME` writes from the file report.write() writes (`created_utc` aside), e.g.
-/// `gauge::export_text(report, "markdown")` for a CI job summary. It needs the report's compiled
-/// part (the Report itself).
+/// gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line,
+/// interleaved, interleaved_markdown, and any a program registers), as that format's text ending
+/// with a newline: what `gauge-export --format NAME` writes from the file report.write() writes
+/// (`created_utc` aside), e.g. `gauge::export_text(report, "markdown")` for a CI job summary. It
+/// needs the report's compiled part (the Report itself).
 /// \throws ConfigError naming `format` and the registered names when there is no such format, or
 ///   what the format's writer throws (ConfigError); `report` is unchanged.
 inline std::string export_text(const Report& report, const std::string& format, const ExportOptions& options = {}) {

@@ -91,12 +91,28 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
   if (cpu_column) header.emplace_back("cpu/step");
   for (const char* h : {"throughput", "notes"}) header.emplace_back(h);
   for (auto& h : header) h = detail::escape::visible(h);  // axis names are the user's text
+  // A column that holds both integers and reals (two runs that typed one axis differently) shows
+  // an integral real as "1.0", so that the integer 1 and the real 1.0, two points, do not both read "1".
+  std::vector<bool> mixed(axes.size(), false);
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    bool ints = false, reals = false;
+    for (const auto& r : rows)
+      if (const auto it = r.dimensions.find(axes[a]); it != r.dimensions.end()) {
+        ints = ints || std::holds_alternative<std::int64_t>(it->second);
+        reals = reals || std::holds_alternative<double>(it->second);
+      }
+    mixed[a] = ints && reals;
+  }
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {
     std::vector<std::string> line;
-    for (const auto& a : axes) {
-      const auto it = r.dimensions.find(a);
-      line.push_back(it == r.dimensions.end() ? "-" : to_string(it->second));
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const auto it = r.dimensions.find(axes[a]);
+      std::string text = it == r.dimensions.end() ? "-" : to_string(it->second);
+      if (mixed[a] && it != r.dimensions.end() && std::holds_alternative<double>(it->second) &&
+          text.find_first_not_of("-0123456789") == std::string::npos)
+        text += ".0";
+      line.push_back(std::move(text));
     }
     if (repetition_column) line.push_back(r.repetition.empty() ? "-" : r.repetition);
     for (const std::string* c : {&r.status, &r.samples, &r.median, &r.ci}) line.push_back(*c);

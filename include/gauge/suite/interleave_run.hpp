@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -103,35 +104,6 @@ inline InterleaveConfig interleave_config(const RunOptions& o) {
     throw UsageError(std::string("--interleave: ") + e.what());
   }
   return c;
-}
-
-/// The console or Markdown text of an interleaved run: which point is A and which B, the paired
-/// ratio B/A with its interval, the threshold and the verdict with its reason.
-inline std::string interleaved_text(const InterleavedRecord& x, const std::string& a, const std::string& b,
-                                    detail::TableStyle style) {
-  const std::string threshold = format_number(100 * x.config.threshold) + " %";
-  if (style == detail::TableStyle::markdown) {
-    std::string s = "## interleaved A/B (" + x.order + " rounds)\n\n";
-    s += "| A | B | B/A | CI low | CI high | level | round pairs | threshold | verdict |\n";
-    s += "|---|---|---|---|---|---|---|---|---|\n";
-    if (x.ratio)
-      s += fmt::format("| {} | {} | {:.4f} | {:.4f} | {:.4f} | {} % | {} | {} | {} |\n", a, b, x.ratio->estimate,
-                       x.ratio->low, x.ratio->high, format_number(100 * x.ratio->level), x.ratio->pairs, threshold,
-                       to_string(x.verdict));
-    else
-      s += fmt::format("| {} | {} | - | - | - | - | {} | {} | {} |\n", a, b, x.pair_ratios.size(), threshold,
-                       to_string(x.verdict));
-    return s + "\n" + x.reason + "\n";
-  }
-  std::string s = "interleaved A/B (" + x.order + " rounds): A = " + a + ", B = " + b + "; " +
-                  std::to_string(x.pair_ratios.size()) + " round pairs in " + detail::format_duration(x.measure_time_s) +
-                  ", stopped: " + (x.stopping_reason.empty() ? "-" : x.stopping_reason) + "\n";
-  if (x.ratio)
-    s += fmt::format("  B/A = {:.4f}, {} % CI [{:.4f}, {:.4f}], threshold {}: {}\n", x.ratio->estimate,
-                     format_number(100 * x.ratio->level), x.ratio->low, x.ratio->high, threshold, to_string(x.verdict));
-  else
-    s += "  B/A: no interval, threshold " + threshold + ": " + to_string(x.verdict) + "\n";
-  return s + "  " + x.reason + "\n";
 }
 
 }  // namespace detail::suite
@@ -264,7 +236,6 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
 
   std::vector<Result> results;
   std::vector<SkippedPoint> skipped;
-  std::vector<const PlannedPoint*> result_of, skipped_of;  // which point each entry is
   std::vector<InterleavedRecord> records;
   std::vector<std::string> problems;  // one line per point that did not measure
   // A point that did not reach the interleaved rounds: skipped, or failed (threw, never ran).
@@ -272,14 +243,12 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
                                 const std::optional<std::string>& error) {
     if (p.skip_reason() && !error) {
       skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
-      skipped_of.push_back(&pp);
       problems.push_back(std::string(side) + " (" + pp.label + ") was skipped by its benchmark: " + *p.skip_reason());
       ++summary.skipped;
       return;
     }
     results.push_back(failed_point(
         p, c, error.value_or("the benchmark neither ran nor skipped the point (call p.run(step) or p.skip(reason))")));
-    result_of.push_back(&pp);
     problems.push_back(std::string(side) + " (" + pp.label + ") failed: " + *results.back().error);
     ++summary.failed;
   };
@@ -306,7 +275,6 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
     }
     results.push_back(std::move(outcome->a));
     results.push_back(std::move(outcome->b));
-    result_of = {&a, &b};
     records.push_back(std::move(record));
   } else if (!a_handed_over) {  // A's body did not reach its run(): B never ran
     not_measured("A", a, pa, config_a, error_a);
@@ -316,42 +284,34 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
     if (error_a) problems.push_back("A (" + a.label + ") failed after B: " + *error_a);
   }
 
+  // The document the report file holds, and every view of the run is written from it. Its axes
+  // are the points' declared order, so that labels read as --list prints them.
+  std::map<std::string, std::vector<std::string>> axes;
+  for (const PlannedPoint* p : {&a, &b}) {
+    std::vector<std::string>& names = axes[p->benchmark->name()];
+    for (const auto& [axis, value] : p->values)
+      if (std::find(names.begin(), names.end(), axis) == names.end()) names.push_back(axis);
+  }
+  const StoredReport document = detail::run_document(env, results, skipped, records, axes);
   std::optional<std::string> write_error;
   if (!o.out.empty()) {
     try {
-      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(detail::run_document(env, results, skipped, records)), 2) + "\n");
+      detail::write_file_atomic(o.out, detail::json_dump(detail::report_json(document), 2) + "\n");
     } catch (const std::exception& e) {
       write_error = e.what();
     }
   }
 
+  // --format console and markdown: the registered formats interleaved and interleaved_markdown
+  // (gauge/report/export_interleaved.hpp), the two points side by side and the paired verdict;
+  // any other --format: the registered format of that name.
+  const ExportFormat& format = detail::interleave_export_format(o.format);
   std::string text;
-  std::optional<std::string> format_error;
-  if (o.format != "console" && o.format != "markdown") {
-    // A registered export format (csv, json, gbench, sweep, ...), from the document the report file
-    // holds. The console and markdown views of an interleaved run are its own (below): the two
-    // points side by side and the paired verdict.
-    const ExportFormat* format = &detail::runner_export_format(o.format);
-    format_error = detail::export_run(*format, detail::run_document(env, results, skipped, records), ExportOptions{}, text);
-    // A format of per-experiment rows (csv, gbench, ...) has no place for the paired verdict, the
-    // point of --interleave: it goes to standard error (json holds it as `interleaved`).
-    if (!records.empty() && format->holds != ExportFormat::Holds::document)
-      detail::suite::write_text(io.err, interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
-  } else {
-    const detail::TableStyle style = o.format == "markdown" ? detail::TableStyle::markdown : detail::TableStyle::console;
-    std::vector<detail::SweepRow> rows;
-    const auto row = [&rows](const char* side, const std::string& label, detail::SweepRow r) {
-      r.dimensions = {{"side", std::string(side)}, {"point", label}};
-      rows.push_back(std::move(r));
-    };
-    for (std::size_t i = 0; i < results.size(); ++i)
-      row(result_of[i] == &a ? "A" : "B", result_of[i]->label, detail::sweep_row(results[i]));
-    for (std::size_t i = 0; i < skipped.size(); ++i)
-      row(skipped_of[i] == &a ? "A" : "B", skipped_of[i]->label, detail::sweep_row(skipped[i]));
-    text = style == detail::TableStyle::markdown ? "## points\n\n" : "";
-    text += detail::sweep_table({"side", "point"}, rows, style) + "\n";
-    if (!records.empty()) text += interleaved_text(records[0], a.label, b.label, style);
-  }
+  const std::optional<std::string> format_error = detail::export_run(format, document, ExportOptions{}, text);
+  // A format of per-experiment rows (csv, gbench, ...) has no place for the paired verdict, the
+  // point of --interleave: it goes to standard error (json holds it as `interleaved`).
+  if (!records.empty() && format.holds != ExportFormat::Holds::document && o.format != "console" && o.format != "markdown")
+    detail::suite::write_text(io.err, detail::export_::interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
   // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
   // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.
   std::optional<std::string> stdout_error;

@@ -61,6 +61,15 @@ inline std::string runner_format_help() {
 /// \throws ConfigError naming `name` and the choices when there is none.
 inline const ExportFormat& runner_export_format(const std::string& name) { return find_export_format(runner_format_target(name)); }
 
+/// The registered export format `--interleave`'s `--format name` writes: its own views for console
+/// and markdown (`interleaved`, `interleaved_markdown`: the two points and the paired verdict),
+/// else as runner_export_format.
+inline const ExportFormat& interleave_export_format(const std::string& name) {
+  if (name == "console") return find_export_format("interleaved");
+  if (name == "markdown") return find_export_format("interleaved_markdown");
+  return runner_export_format(name);
+}
+
 /// Checks `format` (RunOptions::format) before a run. \throws UsageError naming it and the choices.
 inline void check_runner_format(const std::string& format) {
   const std::vector<std::string> names = runner_format_names();

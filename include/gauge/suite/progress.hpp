@@ -43,15 +43,6 @@ struct ProgressState {
   double finished_elapsed_s = 0;
 };
 
-/// Seconds as "0.4 s", "12.3 s", "2 min 05 s", "1 h 02 min".
-inline std::string format_duration(double seconds) {
-  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
-  if (seconds < 60) return fmt::format("{:.1f} s", seconds);
-  const auto s = static_cast<long long>(std::llround(seconds));
-  if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
-  return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
-}
-
 /// Time left, from the mean time m of the points finished so far (finished_elapsed_s / finished):
 /// m for every point not begun, and for the running point m less what it has spent, at least 0:
 /// m × (total − finished − 1) + max(0, m − (elapsed_s − finished_elapsed_s)). So the estimate

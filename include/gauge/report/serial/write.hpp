@@ -92,8 +92,17 @@ nlohmann::json encode(const T& x, Auto) {
     for (const auto& e : x) j.push_back(encode(e));
     return j;
   } else if constexpr (detail::is_variant<T>::value) {
+    // A non-finite real alternative (a dimension's NaN set directly on a Result) is written as its
+    // text ("nan", "inf", "-inf"): as a JSON null the report could not be read back.
     nlohmann::json j;
-    std::visit([&](const auto& v) { j = v; }, x);
+    std::visit(
+        [&](const auto& v) {
+          if constexpr (std::is_floating_point_v<std::decay_t<decltype(v)>>)
+            j = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+          else
+            j = v;
+        },
+        x);
     return j;
   } else {
     static_assert(sizeof(T) == 0, "gauge::serial: no JSON mapping for this member type");

@@ -241,14 +241,14 @@ TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]"
   CHECK_FALSE(tokens.match(base));
   CHECK(tokens.toString().find("no \"tokens\" work") != std::string::npos);
   CHECK_FALSE(throughput_at_least(1, "flop").match(stored("few-samples.json").results[0]));
-  CHECK(Catch::StringMaker<gauge::Result>::convert(base).find("gemm [K=8192") != std::string::npos);
+  CHECK(Catch::StringMaker<gauge::Result>::convert(base).find("gemm/K=8192") != std::string::npos);
   // Catch2's text of a Result is the registered format `line`, one line per experiment.
   gauge::StoredReport one;
   one.results = {base, base};
   const std::string line = Catch::StringMaker<gauge::Result>::convert(base);
   CHECK(gauge::find_export_format("line").write(one, {}) == line + "\n" + line + "\n");
   // By hand from the stored report: its name, status and time label.
-  CHECK(line.rfind("gemm [K=8192", 0) == 0);
+  CHECK(line.rfind("gemm/K=8192", 0) == 0);
   CHECK(line.find(": ok, GPU time median ") != std::string::npos);
 }
 

@@ -247,8 +247,8 @@ TEST_CASE("export: CSV and Markdown tell a point's repetitions apart by a repeti
   CHECK(rows[1].rfind(dims_of_copy + "1,ok,", 0) == 0);
   CHECK(rows[2].find(",n,n,,ok,") != std::string::npos);  // ran once: an empty repetition cell
   const std::string md = gauge::markdown_table({first, second});
-  CHECK(md.find("| copy (bytes=67108864, repetition 0) | ok |") != std::string::npos);
-  CHECK(md.find("| copy (bytes=67108864, repetition 1) | ok |") != std::string::npos);
+  CHECK(md.find("| copy/bytes=67108864 (repetition 0) | ok |") != std::string::npos);
+  CHECK(md.find("| copy/bytes=67108864 (repetition 1) | ok |") != std::string::npos);
 }
 
 TEST_CASE("export: Markdown table with readable units and escaped bars", "[export]") {
@@ -257,7 +257,7 @@ TEST_CASE("export: Markdown table with readable units and escaped bars", "[expor
   CHECK(md.rfind("| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | "
                  "roofline |\n|---|", 0) == 0);
   CHECK(count(md, "\n") == 2 + 3);
-  CHECK(md.find("| copy (bytes=67108864) | ok | 20") != std::string::npos);
+  CHECK(md.find("| copy/bytes=67108864 | ok | 20") != std::string::npos);
   gauge::Result r;
   r.name = "a|b";
   CHECK(gauge::markdown_table({r}).find("| a\\|b | ok | - | - |") != std::string::npos);

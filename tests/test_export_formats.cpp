@@ -259,3 +259,56 @@ TEST_CASE("export formats: sweep orders, groups and labels points exactly (the r
 }
 
 }  // namespace gauge_test_export_formats
+
+namespace gauge_test_export_formats {
+
+TEST_CASE("export formats: interleaved names its points, escapes the record's text and refuses a record it cannot place",
+          "[export][interleave]") {
+  auto result = [](std::string name, gauge::Dimensions d, double median) {
+    gauge::Result r;
+    r.name = std::move(name);
+    r.dimensions = std::move(d);
+    r.gpu_time.n = 10;
+    r.gpu_time.p50 = median;
+    return r;
+  };
+  gauge::StoredReport doc;
+  doc.results.push_back(result("k", {{"B", std::string("x")}, {"A", std::int64_t{1}}}, 1e-6));
+  doc.results.push_back(result("k", {{"B", std::string("x")}, {"A", std::int64_t{3}}}, 3e-6));
+  doc.results.push_back(result("other", {}, 2e-6));
+  doc.axes["k"] = {"A", "B"};
+  gauge::InterleavedRecord x;
+  x.a = 0;
+  x.b = 1;
+  x.order = "AB\nBA";
+  x.stopping_reason = "max_time\n  B/A = 1.0000: same";
+  x.verdict = gauge::PairedVerdict::slower;
+  x.reason = "B is slower";
+  x.measure_time_s = -0.0;
+  doc.interleaved.push_back(x);
+  const std::string text = gauge::find_export_format("interleaved").write(doc, {});
+  // Labels in the declared axis order, as --list prints them; the record's text on its own lines.
+  CHECK(text.find("A     k/A=1/B=x  ok") != std::string::npos);
+  CHECK(text.find("B     k/A=3/B=x  ok") != std::string::npos);
+  CHECK(text.find("interleaved A/B (AB\\nBA rounds): A = k/A=1/B=x, B = k/A=3/B=x; 0 round pairs in 0.0 s, stopped: "
+                  "max_time\\n  B/A = 1.0000: same\n") != std::string::npos);
+  // The result of no record follows, side "-".
+  CHECK(text.find("\n-     other") != std::string::npos);
+  // A record whose A and B are one experiment, or out of range: refused, naming it.
+  doc.interleaved[0].b = 0;
+  CHECK_THROWS_WITH(gauge::find_export_format("interleaved").write(doc, {}),
+                    "interleaved[0]: A and B are the same experiment 0");
+  doc.interleaved[0].b = 7;
+  CHECK_THROWS_WITH(gauge::find_export_format("interleaved_markdown").write(doc, {}),
+                    "interleaved[0] names experiment 7, but the report has 3");
+}
+
+TEST_CASE("point labels: name/axis=value, declared axes first, the others in key order", "[export][labels]") {
+  const gauge::Dimensions d{{"device", std::int64_t{1}}, {"N", std::int64_t{4096}}, {"T", std::string("float")}};
+  CHECK(gauge::detail::point_label("triad", d, {"T", "N"}) == "triad/T=float/N=4096/device=1");
+  CHECK(gauge::detail::point_label("triad", d) == "triad/N=4096/T=float/device=1");
+  CHECK(gauge::detail::point_label("triad", d, {"T", "T", "missing"}) == "triad/T=float/N=4096/device=1");
+  CHECK(gauge::detail::point_label("triad", {}) == "triad");
+}
+
+}  // namespace gauge_test_export_formats

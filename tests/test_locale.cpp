@@ -202,7 +202,7 @@ TEST_CASE("locale: text output is the same under a comma decimal point", "[expor
   CHECK(contains(classic.csv, ",0.0009765625,"));     // copy time_median_s
   CHECK(contains(classic.csv, ",1099511627776,"));    // copy bytes_per_s, no grouping
   CHECK(contains(classic.csv, "gemm,8192,,bf16,0.5,"));  // dimensions M, bytes (none), dtype, scale
-  CHECK(contains(classic.markdown, "| gemm (M=8192, dtype=bf16, scale=0.5) | ok | 13.44 us |"));
+  CHECK(contains(classic.markdown, "| gemm/M=8192/dtype=bf16/scale=0.5 | ok | 13.44 us |"));
   CHECK(contains(classic.markdown, "| 111.6 TFLOP/s |"));
   CHECK(contains(classic.summary, "13.44 us"));
   CHECK(contains(classic.summary, "111.6 TFLOP/s"));

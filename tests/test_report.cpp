@@ -172,7 +172,7 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
   for (const char* format : {"csv", "markdown", "sweep", "sweep_markdown", "console", "bencher", "interleaved", "interleaved_markdown"})
     CHECK(gauge::export_text(report, format) == gauge::find_export_format(format).write(back, {}));
   CHECK(report.summary() == gauge::export_text(report, "console"));
-  CHECK(report.summary().find("skipped: gemm [M=4]: too small\n") != std::string::npos);  // by hand from the add()
+  CHECK(report.summary().find("skipped: gemm/M=4: too small\n") != std::string::npos);  // by hand from the add()
   CHECK(report.summary().find("gemm") != std::string::npos);
   // The sweep view holds the skipped point's row with its reason, by hand from the add() above.
   CHECK(gauge::export_text(report, "sweep").find("too small") != std::string::npos);
@@ -309,7 +309,7 @@ TEST_CASE("the console summary shows median, p99 and throughput in readable unit
 
 TEST_CASE("the console summary tells same-named results apart by the dimensions that differ", "[report]") {
   // One experiment run at 1, 2 and 4 threads into one report (KiB the same in all), beside
-  // another experiment of its own name: the rows read "fnv1a [threads=1]" ... and "gemm".
+  // another experiment of its own name: the rows read "fnv1a/threads=1" ... and "gemm".
   std::vector<gauge::Result> results;
   for (std::int64_t n : {1, 2, 4}) {
     auto r = fake_result("fnv1a");
@@ -318,9 +318,9 @@ TEST_CASE("the console summary tells same-named results apart by the dimensions 
   }
   results.push_back(fake_result("gemm"));
   const std::string table = gauge::summary_table(results);
-  CHECK(table.find("\nfnv1a [threads=1] ") != std::string::npos);
-  CHECK(table.find("\nfnv1a [threads=2] ") != std::string::npos);
-  CHECK(table.find("\nfnv1a [threads=4] ") != std::string::npos);
+  CHECK(table.find("\nfnv1a/threads=1 ") != std::string::npos);
+  CHECK(table.find("\nfnv1a/threads=2 ") != std::string::npos);
+  CHECK(table.find("\nfnv1a/threads=4 ") != std::string::npos);
   CHECK(table.find("KiB=") == std::string::npos);  // the same in all three: not shown
   CHECK(table.find("\ngemm ") != std::string::npos);
 }
@@ -337,11 +337,11 @@ TEST_CASE("gauge-compare labels same-named results with the declared axes first 
   const gauge::StoredReport candidate = base;
   std::vector<std::string> labels;
   for (const auto& e : gauge::compare_reports(base, candidate).experiments) labels.push_back(e.label);
-  CHECK(labels == std::vector<std::string>{"k [B=x, Z=1]", "k [B=y, Z=2]"});
+  CHECK(labels == std::vector<std::string>{"k/B=x/Z=1", "k/B=y/Z=2"});
   base.axes["k"] = {"Z", "B"};
   labels.clear();
   for (const auto& e : gauge::compare_reports(base, candidate).experiments) labels.push_back(e.label);
-  CHECK(labels == std::vector<std::string>{"k [Z=1, B=x]", "k [Z=2, B=y]"});
+  CHECK(labels == std::vector<std::string>{"k/Z=1/B=x", "k/Z=2/B=y"});
 }
 
 TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {

@@ -796,6 +796,9 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
   CHECK(*gauge::detail::progress_remaining_s(s) == 0.0);
   CHECK(gauge::detail::format_duration(3725) == "1 h 02 min");
   CHECK(gauge::detail::format_duration(59.94) == "59.9 s");
+  CHECK(gauge::detail::format_duration(-0.0) == "0.0 s");
+  CHECK(gauge::detail::format_duration(9.3e18) == "9.3e+18 s");  // no wrap past llround's range
+  CHECK(gauge::detail::format_duration(-1) == "?");
 }
 
 TEST_CASE("suite: --repetitions 3 runs every point 3 times, in rounds over the whole suite", "[suite][repetitions]") {
@@ -1083,6 +1086,12 @@ TEST_CASE("suite: --interleave measures two values of an axis in ABBA rounds: B/
   const std::string md_text = gauge::find_export_format("interleaved_markdown").write(gauge::read_report(out), {});
   CHECK(md.out == md_text);
   CHECK(md_text.rfind("## points\n\n| side | point | status |", 0) == 0);
+  // Named by its registered name, the view is on stdout once (not again on stderr, as for csv).
+  const Run named = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--format", "interleaved", "--quiet"});
+  CHECK(gauge::testing::contains(named.out, "B/A = 3.0000"));
+  CHECK(!gauge::testing::contains(named.err, "B/A = 3.0000"));
+  const Run csv = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--format", "csv", "--quiet"});
+  CHECK(gauge::testing::contains(csv.err, "B/A = 3.0000"));
   CHECK(gauge::testing::contains(md_text, "| k/A=1/B=x | k/A=3/B=x | 3.0000 | 3.0000 | 3.0000 | 95 % |"));
 }
 

@@ -1689,7 +1689,7 @@ class PlotTrace(unittest.TestCase):
         stream = self.write("bad-stream.json", [broken(1, "stream_id", -1)], validate=False)
         png = os.path.join(self.out, "x.png")
         cases = [
-            ([report("base.json")], "experiments[0]: gemm [K=8192, M=8192, N=8192, alignment_bytes=256"),
+            ([report("base.json")], "experiments[0]: gemm/K=8192/M=8192/N=8192/alignment_bytes=256"),
             ([report("base.json")], "has no kernel_trace: nothing to draw; run with trace_kernels"),
             ([report("base.json")], "a suite's --kernels"),
             ([null], "has no kernel_trace"),
@@ -1703,12 +1703,12 @@ class PlotTrace(unittest.TestCase):
             ([stream], "kernel_trace.sample_step[1]: stream_id is not a non-negative integer (-1)"),
             # the candidates by the dimensions that tell them apart
             ([self.two], f"{self.two}: 2 experiments in the report; choose one with --name NAME and --where KEY=VALUE: "
-                         "experiments[0]: gemm [dtype=bf16] (traced); experiments[1]: gemm [dtype=fp32] (traced)\n"),
+                         "experiments[0]: gemm/dtype=bf16 (traced); experiments[1]: gemm/dtype=fp32 (traced)\n"),
             ([self.two, "--name", "gemm"], "2 experiments match; choose one with --name NAME and --where KEY=VALUE"),
             ([self.two, "--where", "dtype=fp16"], f"{self.two}: no experiment with dtype=fp16 (it has: experiments[0]: "
-                                                  "gemm [dtype=bf16] (traced); experiments[1]: gemm [dtype=fp32] (traced))"),
+                                                  "gemm/dtype=bf16 (traced); experiments[1]: gemm/dtype=fp32 (traced))"),
             ([report("multi-base.json")], "3 experiments in the report; choose one"),
-            ([report("multi-base.json")], "experiments[2]: copy [bytes=67108864] (no kernel_trace)"),
+            ([report("multi-base.json")], "experiments[2]: copy/bytes=67108864 (no kernel_trace)"),
             ([self.two, "--where", "dtype"], "--where dtype: expected KEY=VALUE"),
             ([self.report, "--name", "nope"], "no experiment named \"nope\" (it has: gemm)"),
             ([self.report, "--data", os.path.join(self.out, "no-such-dir", "d.json")], "no-such-dir does not exist"),

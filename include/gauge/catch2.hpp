@@ -80,8 +80,7 @@ inline Result baseline(const std::filesystem::path& path, const std::string& nam
   const StoredReport report = read_report(path);
   const Result* r = report.find(name, dimensions);
   if (!r)
-    throw ReportError(path.string() + ": no experiment named \"" + name + "\" with dimensions {" +
-                      gauge::detail::compare::dimensions_text(dimensions) + "}");
+    throw ReportError(path.string() + ": no experiment \"" + gauge::detail::point_label(name, dimensions) + "\"");
   return *r;
 }
 

@@ -3,6 +3,7 @@
 /// The dimensions of an experiment: the parameters that change code generation or library
 /// selection (seed: "Record the dimensions that change code generation or library selection").
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "gauge/core/error.hpp"
 
@@ -82,13 +84,27 @@ inline void finite_dimensions(Dimensions& dims) {
       v = std::string(std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf");
 }
 
-/// "K=8192, dtype=bf16": every dimension as key=value, in the map's order ("" when none). The
-/// text of a result's dimensions in a console line, a skipped point's line and a comparison.
-inline std::string dimensions_text(const Dimensions& dims) {
-  std::string out;
-  for (const auto& [k, v] : dims) out += (out.empty() ? "" : ", ") + k + "=" + to_string(v);
-  return out;
+/// "name/axis=value/...": how every output names a point (the suite runner's --list, --filter and
+/// --interleave, gauge-compare, the console and line formats, Markdown): the keys in `declared`
+/// first, in that order (a suite's declared axes), then the other dimensions in key order; the
+/// name alone without dimensions. E.g. "gemm/M=4096/dtype=bf16". A result's label holds every
+/// dimension, also one its benchmark added while running (the runner's --list knows the axes
+/// only). The integer 1 and the real 1.0 both read "1". (Google Benchmark JSON keeps its own
+/// "name/key:value".)
+inline std::string point_label(const std::string& name, const Dimensions& dims,
+                               const std::vector<std::string>& declared = {}) {
+  std::string label = name;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto it = dims.find(declared[i]);
+    bool seen = it == dims.end();
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = declared[j] == declared[i];
+    if (!seen) label += "/" + it->first + "=" + to_string(it->second);
+  }
+  for (const auto& [k, v] : dims)
+    if (std::find(declared.begin(), declared.end(), k) == declared.end()) label += "/" + k + "=" + to_string(v);
+  return label;
 }
+
 }  // namespace detail
 
 }  // namespace gauge

@@ -66,6 +66,8 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
 /// run's length in the suite runner's progress line and summaries.
 inline std::string format_duration(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  if (seconds >= 1e12) return format_general(seconds, 3) + " s";  // past llround's range long before
+  seconds += 0.0;  // -0.0 reads "0.0 s"
   const auto two = [](long long v) { return (v < 10 ? "0" : "") + std::to_string(v); };
   if (seconds < 60) {
     char buf[32];

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +28,10 @@ namespace gauge {
 /// half-width of the CI of the median in %, wall time per step, then, when some result has it
 /// (host timing), its median process CPU time per step ("cpu/step"), throughput (FLOP/s from
 /// the median, else bytes/s, else the first item rate), warning codes; then a legend line. Results
-/// that share a name show the dimensions that tell them apart. Empty without results.
-inline std::string summary_table(const std::vector<Result>& results) {
+/// that share a name show the dimensions that tell them apart ("name/k=v", declared `axes` first).
+/// Empty without results.
+inline std::string summary_table(const std::vector<Result>& results,
+                                 const std::map<std::string, std::vector<std::string>>& axes = {}) {
   if (results.empty()) return {};  // a Timer-only report: no empty table header above the Timers
   const bool cpu = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.cpu_time.p50.has_value(); });
   auto cpu_cell = [&](const Result& r) { return cpu ? fmt::format(" {:>11}", detail::format_time(r.cpu_time.p50)) : std::string(); };
@@ -38,7 +41,7 @@ inline std::string summary_table(const std::vector<Result>& results) {
   // Results that share a name are told apart by the dimensions that differ among them.
   std::vector<const Result*> rows;
   for (const auto& r : results) rows.push_back(&r);
-  const std::vector<std::string> labels = detail::distinguishing_labels(rows);
+  const std::vector<std::string> labels = detail::distinguishing_labels(rows, axes);
   std::size_t row = 0;
   for (const auto& r : results) {
     std::string label = detail::escape::visible(labels[row++]);  // a NUL or newline cannot cut or break the line

@@ -7,6 +7,7 @@
 /// and its warnings), for a report read back or made (gauge::Report::summary() is this format).
 
 #include <string>
+#include <vector>
 
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/report/console.hpp"
@@ -17,11 +18,12 @@
 namespace gauge::detail::export_ {
 /// The console summary of a stored report.
 inline std::string write_console(const StoredReport& report, const ExportOptions&) {
-  std::string out = environment_line(report.environment) + summary_table(report.results) + peaks_table(report.results) +
+  std::string out = environment_line(report.environment) + summary_table(report.results, report.axes) + peaks_table(report.results) +
                     kernel_table(report.results) + warnings_text(report.results, report.environment);
   for (const auto& s : report.skipped) {
-    const std::string dims = dimensions_text(s.dimensions);
-    out += escape::visible("skipped: " + s.name + (dims.empty() ? "" : " [" + dims + "]") + ": " + s.reason) + "\n";
+    const auto axes = report.axes.find(s.name);
+    out += escape::visible("skipped: " + point_label(s.name, s.dimensions, axes == report.axes.end() ? std::vector<std::string>{} : axes->second) +
+                           ": " + s.reason) + "\n";
   }
   for (const auto& x : report.interleaved)
     if (x.a < report.results.size() && x.b < report.results.size())

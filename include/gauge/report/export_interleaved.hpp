@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,21 +23,6 @@
 
 namespace gauge::detail::export_ {
 
-/// "name/axis=value/..." as the suite runner's --list prints a point (and --filter and
-/// --interleave take it): the axes `declared` for `name` first, in that order, then the other
-/// dimensions (e.g. "device") in key order.
-inline std::string point_label(const std::string& name, const Dimensions& dimensions,
-                               const std::vector<std::string>& declared) {
-  std::string label = name;
-  std::set<std::string> done;
-  for (const auto& axis : declared)
-    if (const auto it = dimensions.find(axis); it != dimensions.end() && done.insert(axis).second)
-      label += "/" + axis + "=" + to_string(it->second);
-  for (const auto& [k, v] : dimensions)
-    if (!done.count(k)) label += "/" + k + "=" + to_string(v);
-  return label;
-}
-
 /// The text of one interleaved run: which point is A and which B, the paired ratio B/A with its
 /// interval, the threshold and the verdict with its reason (console: three lines; Markdown: a
 /// "## interleaved A/B" table and the reason). `a` and `b` are the points' labels.
@@ -46,7 +30,7 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
                                     TableStyle style) {
   const std::string threshold = format_number(100 * x.config.threshold) + " %";
   if (style == TableStyle::markdown) {
-    std::string s = "## interleaved A/B (" + x.order + " rounds)\n\n";
+    std::string s = "## interleaved A/B (" + escape::markdown_name(x.order) + " rounds)\n\n";
     s += "| A | B | B/A | CI low | CI high | level | round pairs | threshold | verdict |\n";
     s += "|---|---|---|---|---|---|---|---|---|\n";
     const std::string ma = escape::markdown_name(a), mb = escape::markdown_name(b);
@@ -59,9 +43,9 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
                        to_string(x.verdict));
     return s + "\n" + escape::visible(x.reason) + "\n";
   }
-  std::string s = "interleaved A/B (" + x.order + " rounds): A = " + escape::visible(a) + ", B = " + escape::visible(b) +
+  std::string s = "interleaved A/B (" + escape::visible(x.order) + " rounds): A = " + escape::visible(a) + ", B = " + escape::visible(b) +
                   "; " + std::to_string(x.pair_ratios.size()) + " round pairs in " + format_duration(x.measure_time_s) +
-                  ", stopped: " + (x.stopping_reason.empty() ? "-" : x.stopping_reason) + "\n";
+                  ", stopped: " + (x.stopping_reason.empty() ? "-" : escape::visible(x.stopping_reason)) + "\n";
   if (x.ratio)
     s += fmt::format("  B/A = {:.4f}, {} % CI [{:.4f}, {:.4f}], threshold {}: {}\n", x.ratio->estimate,
                      format_number(100 * x.ratio->level), x.ratio->low, x.ratio->high, threshold, to_string(x.verdict));
@@ -74,7 +58,7 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
 /// point; then sweep_table's status, samples, median, ...; "## points" before it in Markdown) and
 /// the run's text (interleaved_text). Results and skipped points that belong to no interleaved run
 /// (a point skipped or failed before the rounds, so no run was recorded) follow in one table with
-/// side "-". Point labels as point_label, with the report's declared axes (schema 1.9).
+/// side "-". Point labels as detail::point_label, with the report's declared axes (schema 1.9).
 /// \throws ConfigError for a record whose A or B is not an index into the experiments.
 inline std::string interleaved_views(const StoredReport& report, TableStyle style) {
   const auto declared = [&](const std::string& name) -> const std::vector<std::string>& {
@@ -82,7 +66,7 @@ inline std::string interleaved_views(const StoredReport& report, TableStyle styl
     const auto it = report.axes.find(name);
     return it == report.axes.end() ? none : it->second;
   };
-  const auto label = [&](const Result& r) { return point_label(r.name, r.dimensions, declared(r.name)); };
+  const auto label = [&](const Result& r) { return detail::point_label(r.name, r.dimensions, declared(r.name)); };
   const auto table = [&](const std::vector<SweepRow>& rows) {
     return (style == TableStyle::markdown ? std::string("## points\n\n") : std::string()) +
            sweep_table({"side", "point"}, rows, style) + "\n";
@@ -99,6 +83,8 @@ inline std::string interleaved_views(const StoredReport& report, TableStyle styl
       throw ConfigError("interleaved[" + std::to_string(i) + "] names experiment " +
                         std::to_string(std::max(x.a, x.b)) + ", but the report has " +
                         std::to_string(report.results.size()));
+    if (x.a == x.b)
+      throw ConfigError("interleaved[" + std::to_string(i) + "]: A and B are the same experiment " + std::to_string(x.a));
     const Result &a = report.results[x.a], &b = report.results[x.b];
     in_record[x.a] = in_record[x.b] = true;
     text += table({row("A", label(a), sweep_row(a)), row("B", label(b), sweep_row(b))});
@@ -108,7 +94,7 @@ inline std::string interleaved_views(const StoredReport& report, TableStyle styl
   for (std::size_t i = 0; i < report.results.size(); ++i)
     if (!in_record[i]) rest.push_back(row("-", label(report.results[i]), sweep_row(report.results[i])));
   for (const auto& s : report.skipped)
-    rest.push_back(row("-", point_label(s.name, s.dimensions, declared(s.name)), sweep_row(s)));
+    rest.push_back(row("-", detail::point_label(s.name, s.dimensions, declared(s.name)), sweep_row(s)));
   if (!rest.empty()) text += (text.empty() ? "" : "\n") + table(rest);
   return text;
 }

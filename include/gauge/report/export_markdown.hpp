@@ -58,12 +58,10 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
     }
     std::string codes;
     for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ", ") + c;
-    // The dimensions and, for the suite runner's --repetitions, the repetition (0-based, as the
-    // report and the CSV write it): the runs of one point are told apart.
-    std::string qualifiers = r.dimensions && !r.dimensions->empty() ? detail::compare::dimensions_text(*r.dimensions) : "";
-    if (r.repetition) qualifiers += (qualifiers.empty() ? "" : ", ") + ("repetition " + std::to_string(*r.repetition));
-    std::string label = r.name;
-    if (!qualifiers.empty()) label += " (" + qualifiers + ")";
+    // The point ("name/k=v/...") and, for the suite runner's --repetitions, the repetition
+    // (0-based, as the report and the CSV write it): the runs of one point are told apart.
+    std::string label = r.dimensions ? detail::point_label(r.name, *r.dimensions) : r.name;
+    if (r.repetition) label += " (repetition " + std::to_string(*r.repetition) + ")";
     if (r.kind == "timer_step") label += " (timer step)";
     if (r.kind == "timer_region")
       label += " (timer region" +

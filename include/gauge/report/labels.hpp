@@ -16,7 +16,7 @@
 namespace gauge::detail {
 
 /// One label per result, in order: the name alone, unless another result has the same name; then
-/// "name [k=v, ...]" with each of its dimensions whose value differs among the results of that
+/// "name/k=v/..." with each of its dimensions whose value differs among the results of that
 /// name (a key some of them lack counts as differing): first in the order `axes` declares for the
 /// name (a report's `axes`, schema 1.9), then the others alphabetically. The name alone when
 /// nothing differs. Grouped by name: O(n · dimensions · log n). Null pointers are not allowed.
@@ -48,14 +48,12 @@ inline std::vector<std::string> distinguishing_labels(const std::vector<const Re
     for (const auto& [k, counted] : keys)
       if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
     for (std::size_t i : members) {
-      std::string dims;
       for (const auto& k : order) {
         const auto v = results[i]->dimensions.find(k);
         if (v == results[i]->dimensions.end()) continue;
         const auto& [count, differs] = keys[k];
-        if (differs || count < members.size()) dims += (dims.empty() ? "" : ", ") + k + "=" + gauge::to_string(v->second);
+        if (differs || count < members.size()) labels[i] += "/" + k + "=" + gauge::to_string(v->second);
       }
-      if (!dims.empty()) labels[i] = name + " [" + dims + "]";
     }
   }
   return labels;

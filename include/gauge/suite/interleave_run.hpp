@@ -310,14 +310,16 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   const std::optional<std::string> format_error = detail::export_run(format, document, ExportOptions{}, text);
   // A format of per-experiment rows (csv, gbench, ...) has no place for the paired verdict, the
   // point of --interleave: it goes to standard error (json holds it as `interleaved`).
-  if (!records.empty() && format.holds != ExportFormat::Holds::document && o.format != "console" && o.format != "markdown")
+  if (!records.empty() && format.holds != ExportFormat::Holds::document && format.name != "interleaved" &&
+      format.name != "interleaved_markdown")
     detail::suite::write_text(io.err, detail::export_::interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
   // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
   // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.
   std::optional<std::string> stdout_error;
   if (!write_text(io.out, text)) stdout_error = std::strerror(errno ? errno : EIO);
 
-  for (const auto& line : problems) std::fprintf(io.err, "gauge: --interleave: %s\n", line.c_str());
+  // A skip reason or an exception's text may hold a newline or an escape sequence: made visible.
+  for (const auto& line : problems) std::fprintf(io.err, "gauge: --interleave: %s\n", detail::escape::visible(line).c_str());
   summary.wall_time_s = clock() - t0;
   summary.exit_code = summary.failed || records.empty() ? 1 : 0;
   if (stop_requested()) {

@@ -69,17 +69,6 @@ inline std::string format_p(double p) {
 
 namespace detail::compare {
 
-/// "K=8192, dtype=bf16" for the given keys of `dims` (all keys when `keys` is empty).
-inline std::string dimensions_text(const Dimensions& dims, const std::set<std::string>& keys = {}) {
-  if (keys.empty()) return detail::dimensions_text(dims);
-  std::string out;
-  for (const auto& [k, v] : dims) {
-    if (!keys.count(k)) continue;
-    out += (out.empty() ? "" : ", ") + k + "=" + gauge::to_string(v);
-  }
-  return out;
-}
-
 /// The dimensions used to match experiments: all but the ignored ones.
 inline Dimensions matching_key(const Dimensions& dims, const std::set<std::string>& ignored) {
   Dimensions key;
@@ -145,11 +134,8 @@ inline std::vector<EnvironmentDifference> result_differences(const Result& a, co
   return d;
 }
 
-/// Label of an experiment for lists: "name [dims]".
-inline std::string full_label(const Result& r) {
-  const std::string dims = dimensions_text(r.dimensions);
-  return dims.empty() ? r.name : r.name + " [" + dims + "]";
-}
+/// Label of an experiment for lists: "name/k=v/..." (detail::point_label).
+inline std::string full_label(const Result& r) { return detail::point_label(r.name, r.dimensions); }
 
 }  // namespace detail::compare
 

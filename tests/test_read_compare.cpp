@@ -960,6 +960,12 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   gauge::CompareOptions fine;
   fine.confidence_level = 0.9999999;
   fine.threshold = 0.015;
+  // The whole rule names SM cycles for GPU time only: CPU and wall time are never normalized.
+  gauge::CompareOptions cpu_metric;
+  cpu_metric.metric = gauge::Metric::cpu_time;
+  CHECK(gauge::detail::compare::rule_text(cpu_metric).find("SM cycles") == std::string::npos);
+  CHECK(gauge::detail::compare::rule_text(cpu_metric).find("median of process CPU time (host-backend results) per step (never normalized by the SM clock)") != std::string::npos);
+  CHECK(gauge::detail::compare::rule_text(gauge::CompareOptions{}).find("(of SM cycles per step where the work scales with the SM clock: --clock-normalization auto)") != std::string::npos);
   const std::string rule = gauge::detail::compare::short_rule_text(fine);
   CHECK(rule.find("where the 99.99999 % interval") != std::string::npos);
   CHECK(rule.find("beyond 1 ± 1.5 %") != std::string::npos);

@@ -34,8 +34,7 @@ namespace detail::compare {
 /// The verdict rule and methods in one paragraph, for the renderings.
 inline std::string rule_text(const CompareOptions& o) {
   return fmt::format(
-      "Verdict: the ratio new/base of the median of {} per step (of SM cycles per step where the work scales with the "
-      "SM clock: --clock-normalization {}), of p90 (n >= 100) and, on a GPU, p99 (n >= 1000); the mean is shown, never "
+      "Verdict: the ratio new/base of the median of {} per step ({}), of p90 (n >= 100) and, on a GPU, p99 (n >= 1000); the mean is shown, never "
       "decides (except for a bimodal side too small for p90: then it prices the slow mode). One run per side: percentile-bootstrap intervals ({} resamples, seed {}; Efron & Tibshirani 1993) at {:g} % "
       "together (Bonferroni), widened by each side's stream effect (Student t), by drift between its rounds (its single "
       "rounds, then blocks of 2, 4, ... consecutive rounds while at least 8 blocks remain, the largest widening kept: "
@@ -49,7 +48,12 @@ inline std::string rule_text(const CompareOptions& o) {
       o.metric == Metric::gpu_time    ? "GPU time (real time for host-backend results)"
       : o.metric == Metric::wall_time ? "wall time"
                                       : "process CPU time (host-backend results)",
-      to_string(o.clock_normalization), o.resamples, o.seed, 100 * o.confidence_level, 100 * o.threshold,
+      // Only GPU time is ever normalized by the SM clock (results.hpp, compare_clock).
+      o.metric == Metric::gpu_time
+          ? "of SM cycles per step where the work scales with the SM clock: --clock-normalization " +
+                std::string(to_string(o.clock_normalization))
+          : std::string("never normalized by the SM clock"),
+      o.resamples, o.seed, 100 * o.confidence_level, 100 * o.threshold,
       100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level,
       o.multiplicity == Multiplicity::fdr    ? "Benjamini-Hochberg false-discovery rate at 1 - c"
       : o.multiplicity == Multiplicity::fwer ? "Holm family-wise error rate at 1 - c"

@@ -61,6 +61,11 @@ for e in json.load(open(sys.argv[1]))["experiments"]:
         k["instructions_per_step"]["median"], k["instructions_per_cycle"]))
 PY
 fi
+log "== sweep --interleave on the GPU: the runner's view against gauge-export --format interleaved"
+$B/examples/sweep --interleave triad/T=float/bytes=67108864 triad/T=double/bytes=67108864 --max-time 4 --out "$T/ab.json" > "$T/ab.out" 2> "$T/ab.err"
+log "exit $?"; tee -a "$S" < "$T/ab.out"
+$B/tools/gauge-export "$T/ab.json" --format interleaved > "$T/ab.export" 2>&1
+if cmp -s "$T/ab.out" "$T/ab.export"; then log "runner --interleave == gauge-export --format interleaved: identical ($(wc -l < "$T/ab.out") lines)"; else log "DIFFERENT:"; diff "$T/ab.out" "$T/ab.export" | head -10 | tee -a "$S"; fi
 log "== sweep (CUDA), whole, and the GPU pictures of docs/images"
 timeout 150 $B/examples/sweep --out "$OUT/sweep-h200.json" > "$T/sweep.out" 2> "$T/sweep.err"; log "sweep exit $?"
 I=$OUT/images; mkdir -p "$I"

@@ -21,7 +21,7 @@ trap pack EXIT
   nvcc --version | tail -2; cmake --version | head -1; git log -1 --oneline 2>/dev/null; } > "$R/machine.txt" 2>&1
 tail -4 "$R/machine.txt" | head -3 | tee -a "$S"
 t0=$(date +%s)
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON -DGAUGE_HEADER_ISOLATION=all > "$R/build.log" 2>&1 || { tail -40 "$R/build.log" | tee -a "$S"; exit 1; }
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGAUGE_BUILD_BENCH=ON -DGAUGE_BUILD_GPU_ONLY=ON -DGAUGE_HEADER_ISOLATION=all > "$R/build.log" 2>&1 || { tail -40 "$R/build.log" | tee -a "$S"; exit 1; }
 if cmake --build $B -j 16 -- -k 0 >> "$R/build.log" 2>&1; then log "== build ok ($(( $(date +%s) - t0 )) s)"; else
   log "== BUILD FAILED (continuing with what built):"; grep -E "error|FAILED" "$R/build.log" | head -20 | tee -a "$S"; fi
 ctest --test-dir $B -j 8 -E '^gpu:|example_.*_gpu|training_loop|readme_quickstart_run' --output-on-failure > "$R/ctest.log" 2>&1

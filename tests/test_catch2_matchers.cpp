@@ -42,6 +42,14 @@ TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
   auto noisy = no_slower_than(base, 0.01);  // its interval reaches past 1 + 1 % and below it
   CHECK_FALSE(noisy.match(stored("noisy.json").results[0]));
   CHECK(noisy.toString().find("cannot confirm") != std::string::npos);
+  // Only a slower estimate is called beyond the bound; an interval that merely reaches it is said so.
+  using gauge::detail::checks::above_text;
+  CHECK(above_text("median", "", 3) == "median above 1 + 3 % (slower)");
+  CHECK(above_text("", "median", 5) ==
+        "median: its interval's upper end is above 1 + 5 % (cannot confirm: more samples or a quieter machine)");
+  CHECK(above_text("p99", "median, p90", 5) ==
+        "p99 above 1 + 5 % (slower); median, p90: their intervals' upper ends are above 1 + 5 % (cannot confirm: more "
+        "samples or a quieter machine)");
   auto other = no_slower_than(base, 5.0);
   const gauge::Result a100 = stored("different-gpu.json").results[0];
   CHECK_FALSE(other.match(a100));

@@ -799,6 +799,8 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
   CHECK(gauge::detail::format_duration(-0.0) == "0.0 s");
   CHECK(gauge::detail::format_duration(9.3e18) == "9.3e+18 s");  // no wrap past llround's range
   CHECK(gauge::detail::format_duration(-1) == "?");
+  CHECK(gauge::detail::format_duration(0.0421) == "42 ms");
+  CHECK(gauge::detail::format_duration(0.1) == "0.1 s");
 }
 
 TEST_CASE("suite: --repetitions 3 runs every point 3 times, in rounds over the whole suite", "[suite][repetitions]") {

@@ -62,12 +62,14 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
   return format_general(x, 4) + " " + prefixes[i] + unit;
 }
 
-/// Seconds as "0.4 s", "12.3 s", "2 min 05 s", "1 h 02 min" ("?" when negative or not finite): a
-/// run's length in the suite runner's progress line and summaries.
+/// Seconds as "42 ms" (under 0.1 s, two significant digits), "0.4 s", "12.3 s", "2 min 05 s",
+/// "1 h 02 min" ("0.0 s" for 0, "?" when negative or not finite): a run's length in the suite
+/// runner's progress line and summaries.
 inline std::string format_duration(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
   if (seconds >= 1e12) return format_general(seconds, 3) + " s";  // past llround's range long before
-  seconds += 0.0;  // -0.0 reads "0.0 s"
+  if (seconds == 0) return "0.0 s";                 // -0.0 too
+  if (seconds < 0.1) return format_time(seconds, 2);  // not "0.0 s" for the runner's 40 ms
   const auto two = [](long long v) { return (v < 10 ? "0" : "") + std::to_string(v); };
   if (seconds < 60) {
     char buf[32];

@@ -950,6 +950,16 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(text.find("gemm/K=8192/M=8192/N=8192") != std::string::npos);
   CHECK(text.find("slower") != std::string::npos);
   CHECK(text.find("only in base: copy") != std::string::npos);
+  // A note that every experiment carries (one run per side, here both) is written once, after them.
+  auto count = [](const std::string& t, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = t.find(what); at != std::string::npos; at = t.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(text, "one run per side") == 1);
+  CHECK(text.find("  every experiment: one run per side: the interval covers") != std::string::npos);
+  CHECK(count(gauge::to_markdown(c), "one run per side: the interval covers") == 1);
+  CHECK(gauge::to_markdown(c).find("\n- every experiment: one run per side") != std::string::npos);
   // The rule in one sentence at the end (its threshold and level), the whole rule in the JSON.
   CHECK(text.find("Efron & Tibshirani 1993") == std::string::npos);
   CHECK(text.find("Verdict rule: slower / faster where the 95 % interval of the median's ratio excludes 1 and its estimate "

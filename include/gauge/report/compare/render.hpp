@@ -31,6 +31,20 @@ namespace gauge {
 
 namespace detail::compare {
 
+/// The notes every experiment of `c` carries (when there are two or more): written once, after the
+/// experiments' reasons, instead of under each (the one-run-per-side note under every row).
+inline std::vector<std::string> common_notes(const Comparison& c) {
+  std::vector<std::string> common;
+  if (c.experiments.size() < 2) return common;
+  for (const auto& n : c.experiments.front().notes) {
+    bool everywhere = std::find(common.begin(), common.end(), n) == common.end();
+    for (std::size_t i = 1; i < c.experiments.size() && everywhere; ++i)
+      everywhere = std::find(c.experiments[i].notes.begin(), c.experiments[i].notes.end(), n) != c.experiments[i].notes.end();
+    if (everywhere) common.push_back(n);
+  }
+  return common;
+}
+
 /// The verdict rule and methods in one paragraph, for the renderings.
 inline std::string rule_text(const CompareOptions& o) {
   return fmt::format(
@@ -136,11 +150,15 @@ inline std::string to_text(const Comparison& c) {
                        detail::format_time(e.base_median_s), detail::format_time(e.candidate_median_s), ratio_text(e),
                        change_text(e), p_text(e), verdict_text(e));
   }
+  const std::vector<std::string> common = common_notes(c);
+  const auto is_common = [&](const std::string& n) { return std::find(common.begin(), common.end(), n) != common.end(); };
   for (const auto& e : c.experiments) {
     out += fmt::format("  {}: {}: {}\n", detail::escape::visible(e.label), verdict_text(e), detail::escape::visible(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("    ignored dimension {}\n", dd);
-    for (const auto& n : e.notes) out += fmt::format("    {}\n", detail::escape::visible(n));
+    for (const auto& n : e.notes)
+      if (!is_common(n)) out += fmt::format("    {}\n", detail::escape::visible(n));
   }
+  for (const auto& n : common) out += fmt::format("  every experiment: {}\n", detail::escape::visible(n));
   if (!c.multiplicity_rule.empty()) out += "over the experiments: " + c.multiplicity_rule + "\n";
   bool any_invalid = !c.comparable();
   if (any_invalid) out += "NOT COMPARABLE: differences that can change the numbers without a change of code:\n";
@@ -179,13 +197,17 @@ inline std::string to_markdown(const Comparison& c) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} | **{}** |\n", detail::escape::markdown_name(e.label), detail::format_time(e.base_median_s),
                        detail::format_time(e.candidate_median_s), ratio_text(e), change_text(e), p_text(e), verdict_text(e));
   out += "\n";
+  const std::vector<std::string> common = common_notes(c);
+  const auto is_common = [&](const std::string& n) { return std::find(common.begin(), common.end(), n) != common.end(); };
   for (const auto& e : c.experiments) {
     out += fmt::format("- {}: {}\n", detail::escape::markdown_name(e.label), md_cell(e.reason));
     for (const auto& dd : e.dimension_differences) out += fmt::format("  - ignored dimension {}\n", md_cell(dd));
     // Notes carry text from the reports (warning messages): escaped as names are, so that no
     // HTML, link, image or code span of a report renders in a pull request's comment.
-    for (const auto& n : e.notes) out += fmt::format("  - {}\n", detail::escape::markdown_name(n));
+    for (const auto& n : e.notes)
+      if (!is_common(n)) out += fmt::format("  - {}\n", detail::escape::markdown_name(n));
   }
+  for (const auto& n : common) out += fmt::format("- every experiment: {}\n", detail::escape::markdown_name(n));
   if (!c.multiplicity_rule.empty()) out += "\nOver the experiments: " + md_cell(c.multiplicity_rule) + ".\n";
   std::string invalid, other;
   for (const auto& d : c.environment_differences)

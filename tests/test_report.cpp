@@ -173,6 +173,17 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
     CHECK(gauge::export_text(report, format) == gauge::find_export_format(format).write(back, {}));
   CHECK(report.summary() == gauge::export_text(report, "console"));
   CHECK(report.summary().find("skipped: gemm/M=4: too small\n") != std::string::npos);  // by hand from the add()
+  // Host results without hardware counters: the reason once, with its count.
+  gauge::StoredReport counted = report.document();
+  for (int i = 0; i < 3; ++i) {
+    gauge::Result h = fake_result("sort");
+    h.cpu_counters.status = i < 2 ? "unavailable" : "measured";
+    h.cpu_counters.reason = i < 2 ? "perf_event_open(CPU cycles): No such file or directory" : "";
+    counted.results.push_back(h);
+  }
+  const std::string console = gauge::find_export_format("console").write(counted, {});
+  CHECK(console.find("cpu counters (cycles, instructions): unavailable for 2 of 3 host results: "
+                     "perf_event_open(CPU cycles): No such file or directory\n") != std::string::npos);
   CHECK(report.summary().find("gemm") != std::string::npos);
   // The sweep view holds the skipped point's row with its reason, by hand from the add() above.
   CHECK(gauge::export_text(report, "sweep").find("too small") != std::string::npos);

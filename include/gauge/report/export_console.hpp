@@ -2,11 +2,14 @@
 /// \file gauge/report/export_console.hpp
 /// Export format `console`: the console summary gauge prints after a run (the machine line, one
 /// row per experiment, the speed-of-light and kernel tables where results have them, every
-/// warning in full, each skipped point with its reason, each interleaved A/B verdict, then each
-/// Timer's lines: its steps and regions
-/// and its warnings), for a report read back or made (gauge::Report::summary() is this format).
+/// warning in full, each skipped point with its reason, each interleaved A/B verdict, the reason
+/// host results have no hardware counters, then each Timer's lines: its steps and regions and its
+/// warnings), for a report read back or made (gauge::Report::summary() is this format).
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gauge/core/timer_summary.hpp"
@@ -25,10 +28,29 @@ inline std::string write_console(const StoredReport& report, const ExportOptions
     out += escape::visible("skipped: " + point_label(s.name, s.dimensions, axes == report.axes.end() ? std::vector<std::string>{} : axes->second) +
                            ": " + s.reason) + "\n";
   }
+  const auto label = [&](const Result& r) {
+    const auto axes = report.axes.find(r.name);
+    return point_label(r.name, r.dimensions, axes == report.axes.end() ? std::vector<std::string>{} : axes->second);
+  };
   for (const auto& x : report.interleaved)
     if (x.a < report.results.size() && x.b < report.results.size())
-      out += "interleaved A/B, B \"" + report.results[x.b].name + "\" / A \"" + report.results[x.a].name +
-             "\": " + to_string(x.verdict) + ": " + x.reason + "\n";
+      out += escape::visible("interleaved A/B, B \"" + label(report.results[x.b]) + "\" / A \"" + label(report.results[x.a]) +
+                             "\": " + to_string(x.verdict) + ": " + x.reason) + "\n";
+  // Hardware counters that a host result asked for and could not read (no PMU in a VM,
+  // perf_event_paranoid): said once per reason, as the JSON's cpu_counters.reason says it.
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // each reason, and how many results gave it
+  std::size_t host = 0;
+  for (const auto& r : report.results) {
+    if (r.cpu_counters.status == "not_measured") continue;
+    ++host;
+    if (r.cpu_counters.status != "unavailable") continue;
+    const auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == r.cpu_counters.reason; });
+    if (it == reasons.end()) reasons.emplace_back(r.cpu_counters.reason, 1);
+    else ++it->second;
+  }
+  for (const auto& [reason, count] : reasons)
+    out += escape::visible("cpu counters (cycles, instructions): unavailable for " + std::to_string(count) + " of " +
+                           std::to_string(host) + " host results: " + reason) + "\n";
   for (const auto& timer : report.timers) out += detail::timer_summary_text(timer);
   return out;
 }

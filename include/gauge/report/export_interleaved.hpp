@@ -58,7 +58,7 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
 /// point; then sweep_table's status, samples, median, ...; "## points" before it in Markdown) and
 /// the run's text (interleaved_text). Results and skipped points that belong to no interleaved run
 /// (a point skipped or failed before the rounds, so no run was recorded) follow in one table with
-/// side "-". Point labels as detail::point_label, with the report's declared axes (schema 1.9).
+/// side "-" (after a line saying so when the report has no interleaved run at all). Point labels as detail::point_label, with the report's declared axes (schema 1.9).
 /// \throws ConfigError for a record whose A or B is not an index into the experiments.
 inline std::string interleaved_views(const StoredReport& report, TableStyle style) {
   const auto declared = [&](const std::string& name) -> const std::vector<std::string>& {
@@ -95,7 +95,15 @@ inline std::string interleaved_views(const StoredReport& report, TableStyle styl
     if (!in_record[i]) rest.push_back(row("-", label(report.results[i]), sweep_row(report.results[i])));
   for (const auto& s : report.skipped)
     rest.push_back(row("-", detail::point_label(s.name, s.dimensions, declared(s.name)), sweep_row(s)));
-  if (!rest.empty()) text += (text.empty() ? "" : "\n") + table(rest);
+  if (!rest.empty()) {
+    // Said first where nothing was interleaved (a report of another run, or a point that did not reach the rounds).
+    if (report.interleaved.empty())
+      text = style == TableStyle::markdown ? "No interleaved A/B run in this report; its points:\n\n"
+                                           : "no interleaved A/B run in this report; its points:\n";
+    else
+      text += "\n";
+    text += table(rest);
+  }
   return text;
 }
 

@@ -294,6 +294,24 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
                   "max_time\\n  B/A = 1.0000: same\n") != std::string::npos);
   // The result of no record follows, side "-".
   CHECK(text.find("\n-     other") != std::string::npos);
+  // Markdown: the user's text renders as written (no link, image or HTML), in both tables and the reason.
+  gauge::StoredReport md_doc = doc;
+  md_doc.results[0].dimensions["B"] = std::string("[x](y)");
+  md_doc.interleaved[0].reason = "<img src=x> [c](u)";
+  const std::string md = gauge::find_export_format("interleaved_markdown").write(md_doc, {});
+  CHECK(md.find("| A | k/A=1/B=\\[x\\](y) | ok |") != std::string::npos);
+  CHECK(md.find("\n\\<img src=x\\> \\[c\\](u)\n") != std::string::npos);
+  CHECK(md.find("[x](y)") == std::string::npos);
+  // Two runs: a blank line between the first one's text and the second one's table.
+  gauge::StoredReport two = doc;
+  two.results.push_back(doc.results[0]);
+  two.results.push_back(doc.results[1]);
+  gauge::InterleavedRecord y = x;
+  y.a = 3;
+  y.b = 4;
+  two.interleaved.push_back(y);
+  const std::string both = gauge::find_export_format("interleaved").write(two, {});
+  CHECK(both.find("  B is slower\n\nside  point") != std::string::npos);
   // A record whose A and B are one experiment, or out of range: refused, naming it.
   doc.interleaved[0].b = 0;
   CHECK_THROWS_WITH(gauge::find_export_format("interleaved").write(doc, {}),

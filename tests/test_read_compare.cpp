@@ -1005,4 +1005,47 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   CHECK(back["only_in_new"][0] == "scan/n=16777216");
 }
 
+
+TEST_CASE("compare: labels name one point of both reports; colliding labels are not one experiment", "[compare][labels]") {
+  // Base holds two/z=1 and two/z=2 with b=x and b=y; new holds only b=x. The rows must say b=x
+  // (the base's b=y points are other points), in the declared order z, b.
+  auto with = [](const std::string& name, gauge::Dimensions d) {
+    gauge::Result r = fake_result(name, 20e-6);
+    r.dimensions = std::move(d);
+    return r;
+  };
+  gauge::StoredReport base, candidate;
+  for (std::int64_t z : {1, 2})
+    for (const char* b : {"x", "y"}) base.results.push_back(with("two", {{"z", z}, {"b", std::string(b)}}));
+  for (std::int64_t z : {1, 2}) candidate.results.push_back(with("two", {{"z", z}, {"b", std::string("x")}}));
+  base.axes["two"] = {"z", "b"};
+  candidate.axes["two"] = {"z", "b"};
+  const auto c = gauge::compare_reports(base, candidate);
+  REQUIRE(c.experiments.size() == 2);
+  CHECK(c.experiments[0].label == "two/z=1/b=x");
+  CHECK(c.experiments[1].label == "two/z=2/b=x");
+  REQUIRE(c.only_in_base.size() == 2);
+  CHECK(c.only_in_base[0] == "two/z=1/b=y");  // declared order, not alphabetical
+  // Markdown of a report: its declared order too.
+  CHECK(gauge::find_export_format("markdown").write(base, {}).find("| two/z=1/b=y |") != std::string::npos);
+
+  // "k/x=1" with no dimensions and "k" with x = 1 read alike, but are two experiments: no note
+  // that one of them is in the report twice.
+  gauge::StoredReport a, b;
+  a.results = {with("k/x=1", {}), with("k", {{"x", std::int64_t{1}}})};
+  b.results = a.results;
+  const auto d = gauge::compare_reports(a, b);
+  CHECK(d.experiments.size() == 2);
+  for (const auto& note : d.notes) CHECK(note.find("more than once") == std::string::npos);
+  // The same experiment twice is still named.
+  a.results.push_back(with("k", {{"x", std::int64_t{1}}}));
+  const auto e = gauge::compare_reports(a, b);
+  CHECK(std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) { return n.find("k/x=1: more than once in the base report") == 0; }));
+
+  // A lookup by a NaN dimension finds the result Report::add stored with "nan".
+  gauge::StoredReport n;
+  n.results.push_back(with("k", {{"x", std::string("nan")}}));
+  CHECK(n.find("k", {{"x", std::nan("")}}) == &n.results[0]);
+}
+
 }  // namespace gauge_test_read_compare

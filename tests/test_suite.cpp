@@ -798,8 +798,15 @@ TEST_CASE("suite: the progress line says where the run is and how long is left",
   CHECK(gauge::detail::format_duration(59.94) == "59.9 s");
   CHECK(gauge::detail::format_duration(-0.0) == "0.0 s");
   CHECK(gauge::detail::format_duration(9.3e18) == "9.3e+18 s");  // no wrap past llround's range
+  CHECK(gauge::detail::format_duration(9.99e7) == "27750 h 00 min");
+  CHECK(gauge::detail::format_duration(1e8) == "1e+08 s");
   CHECK(gauge::detail::format_duration(-1) == "?");
-  CHECK(gauge::detail::format_duration(0.0421) == "42 ms");
+  CHECK(gauge::detail::format_duration(0.0421) == "42.1 ms");
+  CHECK(gauge::detail::format_duration(0.00093) == "930 us");  // three digits, never "9.3e+02 us"
+  CHECK(gauge::detail::format_duration(0.0005) == "500 us");
+  CHECK(gauge::detail::format_duration(0.09999) == "0.1 s");   // rounds up to the next form
+  CHECK(gauge::detail::format_duration(0.0995) == "99.5 ms");
+  CHECK(gauge::detail::format_duration(1e-320) == "< 1 ns");
   CHECK(gauge::detail::format_duration(0.1) == "0.1 s");
 }
 

@@ -512,6 +512,29 @@ class ExportCli(unittest.TestCase):
         self.assertEqual(0, p.returncode, p.stderr)
         return p.stdout
 
+    def test_gauge_plot_spells_a_point_as_the_cpp_tools_do(self):
+        # Two methods: gauge-export's `line` format (C++: gauge::to_string, std::to_chars) and
+        # gauge-plot's experiment_text (Python) label the same reals alike.
+        with open(report("base.json")) as f:
+            doc = json.load(f)
+        values = [1e5, 2e6, 1e15, -0.0, 0.5, 1e-07, 123456789.0, 1.0, 0.001, 0.1 + 0.2, 1234.5678, 3e-05, 7, True]
+        base = doc["experiments"][0]
+        doc["experiments"] = []
+        for i, v in enumerate(values):
+            e = json.loads(json.dumps(base))
+            e["name"] = f"p{i}"
+            e["dimensions"] = {"v": v}
+            doc["experiments"].append(e)
+        path = os.path.join(scratch("labels"), "labels.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        p = run(EXPORT, path, "--format", "line")
+        self.assertEqual(0, p.returncode, p.stderr)
+        cpp = [line.split(":")[0] for line in p.stdout.splitlines()]
+        plot = load_plot()
+        self.assertEqual(cpp, [plot.experiment_text(e) for e in doc["experiments"]])
+        self.assertIn("p0/v=1e+05", cpp)  # as std::to_chars writes it
+
     def test_compare_py_reads_the_google_benchmark_export(self):
         self.assertTrue(os.path.exists(COMPARE_PY),
                         f"{COMPARE_PY} not found: install libbenchmark-tools (scripts/install-deps.sh does)")

@@ -268,7 +268,8 @@ int main(int argc, char** argv) {
           if (e.regression())
             list += (list.empty() ? "" : ", ") + e.label + " (" + (e.candidate_failed ? "failed" : gauge::to_string(e.verdict)) + ")";
         for (const auto& l : c.only_in_base) list += (list.empty() ? "" : ", ") + l + " (missing from the new report)";
-        std::fprintf(stderr, "gauge-compare: regression: %s\n", gauge::detail::escape::terminal_text(list).c_str());
+        // One line: a label's newline or escape sequence is made visible.
+        std::fprintf(stderr, "gauge-compare: regression: %s\n", gauge::detail::escape::visible(list).c_str());
         return 1;
       }
       case gauge::GateOutcome::not_comparable:
@@ -280,7 +281,7 @@ int main(int argc, char** argv) {
         for (const auto& e : c.experiments)
           if (e.verdict == gauge::Verdict::inconclusive) list += (list.empty() ? "" : ", ") + e.label;
         std::fprintf(stderr, "gauge-compare: inconclusive: %s (--allow-inconclusive to pass)\n",
-                     list.empty() ? "no experiment was compared" : gauge::detail::escape::terminal_text(list).c_str());
+                     list.empty() ? "no experiment was compared" : gauge::detail::escape::visible(list).c_str());
         return 4;
       }
     }

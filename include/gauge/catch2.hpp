@@ -80,7 +80,9 @@ inline Result baseline(const std::filesystem::path& path, const std::string& nam
   const StoredReport report = read_report(path);
   const Result* r = report.find(name, dimensions);
   if (!r)
-    throw ReportError(path.string() + ": no experiment \"" + gauge::detail::point_label(name, dimensions) + "\"");
+    throw ReportError(path.string() + ": no experiment \"" +
+                      gauge::detail::point_label(name, dimensions, report.axes.count(name) ? report.axes.at(name) : std::vector<std::string>{}) +
+                      "\"");
   return *r;
 }
 
@@ -266,7 +268,7 @@ namespace Catch {
 /// (gauge/report/export_line.hpp): name, dimensions, status, n and medians.
 template <>
 struct StringMaker<gauge::Result> {
-  /// "gemm [M=8192, dtype=bf16]: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)"
+  /// "gemm/M=8192/dtype=bf16: ok, GPU time median 1.616 ms (n = 98), wall time median 1.629 ms (n = 14)"
   /// (the result's `time_label`: "real time" on the host backend).
   static std::string convert(const gauge::Result& r) { return gauge::detail::export_::result_line(r); }
 };

@@ -466,7 +466,8 @@ class StoredReport(_Fields):
                  if r["name"] == name and all(r["dimensions"].get(k) == v for k, v in dimensions.items())]
         if len(found) != 1:
             what = "no experiment" if not found else f"{len(found)} experiments"
-            raise ReportError(f"{self.source}: {what} named {name!r} with dimensions {dimensions}")
+            point = name + "".join(f"/{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in dimensions.items())
+            raise ReportError(f"{self.source}: {what} {point!r} (name/dimension=value, as every gauge tool spells a point)")
         return found[0]
 
 

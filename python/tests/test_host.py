@@ -181,6 +181,10 @@ def test_report_round_trip(tmp_path):
     assert stored.find("b")["gpu_time_s"] == b["gpu_time_s"]
     assert stored.find("a").median_s == pytest.approx(float(np.median(on_disk["experiments"][0]["samples"]["gpu_time_per_step_s"])))
     assert "a" in report.summary() and "b" in report.summary()
+    # A point that is not there is named as every gauge tool spells it.
+    with pytest.raises(gauge.ReportError) as e:
+        stored.find("a", n=3, flag=True)
+    assert "no experiment 'a/n=3/flag=true'" in str(e.value)
 
 
 def test_report_refuses_an_unwritable_path(tmp_path):

@@ -62,14 +62,19 @@ inline std::string format_rate(const std::optional<double>& value, const char* u
   return format_general(x, 4) + " " + prefixes[i] + unit;
 }
 
-/// Seconds as "42 ms" (under 0.1 s, two significant digits), "0.4 s", "12.3 s", "2 min 05 s",
-/// "1 h 02 min" ("0.0 s" for 0, "?" when negative or not finite): a run's length in the suite
-/// runner's progress line and summaries.
+/// Seconds as "42.1 ms" or "930 us" (under 0.1 s, three significant digits; "< 1 ns" below a
+/// nanosecond), "0.4 s", "12.3 s", "2 min 05 s", "1 h 02 min", and "1.16e+08 s" from 10^8 s on ("0.0
+/// s" for 0, "?" when negative or not finite): a run's length in the suite runner's progress line
+/// and summaries.
 inline std::string format_duration(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
-  if (seconds >= 1e12) return format_general(seconds, 3) + " s";  // past llround's range long before
-  if (seconds == 0) return "0.0 s";                 // -0.0 too
-  if (seconds < 0.1) return format_time(seconds, 2);  // not "0.0 s" for the runner's 40 ms
+  if (seconds >= 1e8) return format_general(seconds, 3) + " s";  // about 3 years: no hours count
+  if (seconds == 0) return "0.0 s";                                // -0.0 too
+  if (seconds < 1e-9) return "< 1 ns";
+  // Under 0.1 s: not "0.0 s" for the runner's 40 ms. Rounded to three digits first, so that a
+  // value that rounds up to 0.1 s reads so, and three digits never take an exponent ("930 us").
+  if (rounded_to_digits(seconds, 3) < 0.1) return format_time(seconds, 3);
+  if (seconds < 0.1) seconds = 0.1;
   const auto two = [](long long v) { return (v < 10 ? "0" : "") + std::to_string(v); };
   if (seconds < 60) {
     char buf[32];

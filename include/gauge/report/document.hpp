@@ -48,8 +48,11 @@ struct StoredReport {
 
   /// The first result named `name` whose dimensions equal `dimensions`; nullptr if none.
   const Result* find(const std::string& name, const Dimensions& dimensions) const {
+    // A non-finite real is held as its text ("nan", as Report::add and the file hold it).
+    Dimensions wanted = dimensions;
+    detail::finite_dimensions(wanted);
     for (const auto& r : results)
-      if (r.name == name && r.dimensions == dimensions) return &r;
+      if (r.name == name && r.dimensions == wanted) return &r;
     return nullptr;
   }
   /// The one result named `name`. \throws ReportError naming the report when there is none or more

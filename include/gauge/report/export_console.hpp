@@ -50,7 +50,7 @@ inline std::string write_console(const StoredReport& report, const ExportOptions
   }
   for (const auto& [reason, count] : reasons)
     out += escape::visible("cpu counters (cycles, instructions): unavailable for " + std::to_string(count) + " of " +
-                           std::to_string(host) + " host results: " + reason) + "\n";
+                           std::to_string(host) + " host results: " + (reason.empty() ? "(no reason recorded)" : reason)) + "\n";
   for (const auto& timer : report.timers) out += detail::timer_summary_text(timer);
   return out;
 }

@@ -41,7 +41,7 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
     else
       s += fmt::format("| {} | {} | - | - | - | - | {} | {} | {} |\n", ma, mb, x.pair_ratios.size(), threshold,
                        to_string(x.verdict));
-    return s + "\n" + escape::visible(x.reason) + "\n";
+    return s + "\n" + escape::markdown_name(x.reason) + "\n";
   }
   std::string s = "interleaved A/B (" + escape::visible(x.order) + " rounds): A = " + escape::visible(a) + ", B = " + escape::visible(b) +
                   "; " + std::to_string(x.pair_ratios.size()) + " round pairs in " + format_duration(x.measure_time_s) +
@@ -87,6 +87,7 @@ inline std::string interleaved_views(const StoredReport& report, TableStyle styl
       throw ConfigError("interleaved[" + std::to_string(i) + "]: A and B are the same experiment " + std::to_string(x.a));
     const Result &a = report.results[x.a], &b = report.results[x.b];
     in_record[x.a] = in_record[x.b] = true;
+    if (!text.empty()) text += "\n";  // a blank line between two runs
     text += table({row("A", label(a), sweep_row(a)), row("B", label(b), sweep_row(b))});
     text += interleaved_text(x, label(a), label(b), style);
   }

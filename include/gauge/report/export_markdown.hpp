@@ -6,6 +6,7 @@
 #include "gauge/detail/fmt.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,8 +33,10 @@ namespace gauge {
 /// "% of peak", the GPU throughput as a percent of every known peak ("bf16 dense 62.6 % theoretical
 /// (max boost), 82.6 % theoretical (run clock), 93.1 % measured; memory 5.1 % theoretical (max
 /// boost)"), and "roofline" ("compute-bound (2.73e+03 FLOP/B, ridge 319 FLOP/B, theoretical)"), "-"
-/// where a row has none; times with readable units ("1.616 ms"). '|' in text is escaped.
-inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {}) {
+/// where a row has none; times with readable units ("1.616 ms"). '|' in text is escaped. A
+/// result's label is detail::point_label, its name's `axes` (a report's declared order) first.
+inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {},
+                                  const std::map<std::string, std::vector<std::string>>& axes = {}) {
   using detail::compare::md_cell;
   const auto rows = detail::export_::table_rows(results, timers);
   // A "cpu/step" column (process CPU time per step, median) where some row has it (host timing).
@@ -60,7 +63,10 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
     for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ", ") + c;
     // The point ("name/k=v/...") and, for the suite runner's --repetitions, the repetition
     // (0-based, as the report and the CSV write it): the runs of one point are told apart.
-    std::string label = r.dimensions ? detail::point_label(r.name, *r.dimensions) : r.name;
+    static const std::vector<std::string> undeclared;
+    const auto declared = axes.find(r.name);
+    std::string label =
+        r.dimensions ? detail::point_label(r.name, *r.dimensions, declared == axes.end() ? undeclared : declared->second) : r.name;
     if (r.repetition) label += " (repetition " + std::to_string(*r.repetition) + ")";
     if (r.kind == "timer_step") label += " (timer step)";
     if (r.kind == "timer_region")
@@ -85,7 +91,7 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
 namespace gauge::detail::export_ {
 /// The `markdown` export format: markdown_table of a stored report.
 inline std::string write_markdown(const StoredReport& report, const ExportOptions&) {
-  return markdown_table(report.results, report.timers);
+  return markdown_table(report.results, report.timers, report.axes);
 }
 }  // namespace gauge::detail::export_
 

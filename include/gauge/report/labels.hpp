@@ -1,12 +1,13 @@
 #pragma once
 /// \file gauge/report/labels.hpp
 /// The label of each result in a list or a table: its name, and, where other results share the
-/// name, the dimensions that tell them apart ("fnv1a [threads=2]"). The console summary and
-/// gauge-compare both label rows so. Light: core types and the standard library only.
+/// name, the dimensions that tell them apart ("fnv1a/threads=2", as detail::point_label spells a
+/// point). The console summary and gauge-compare both label rows so. Light: core types and the standard library only.
 
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ namespace gauge::detail {
 /// "name/k=v/..." with each of its dimensions whose value differs among the results of that
 /// name (a key some of them lack counts as differing): first in the order `axes` declares for the
 /// name (a report's `axes`, schema 1.9), then the others alphabetically. The name alone when
-/// nothing differs. Grouped by name: O(n · dimensions · log n). Null pointers are not allowed.
+/// nothing differs. Keys in `ignored` (gauge-compare's --ignore-dimension) never label. Grouped by
+/// name: O(n · dimensions · log n). Null pointers are not allowed.
 inline std::vector<std::string> distinguishing_labels(const std::vector<const Result*>& results,
-                                                      const std::map<std::string, std::vector<std::string>>& axes = {}) {
+                                                      const std::map<std::string, std::vector<std::string>>& axes = {},
+                                                      const std::set<std::string>& ignored = {}) {
   std::vector<std::string> labels(results.size());
   std::map<std::string, std::vector<std::size_t>> by_name;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -35,6 +38,7 @@ inline std::vector<std::string> distinguishing_labels(const std::vector<const Re
     std::map<std::string, const DimensionValue*> first;
     for (std::size_t i : members)
       for (const auto& [k, v] : results[i]->dimensions) {
+        if (ignored.count(k)) continue;
         auto& [count, differs] = keys[k];
         ++count;
         const auto [it, added] = first.emplace(k, &v);

@@ -79,7 +79,8 @@ inline SweepRow sweep_row(const SkippedPoint& s) {
 /// "-"), a "repetition" column when a row has one (SweepRow::repetition), then status, samples,
 /// median, ci +-%, "cpu/step" when a row has process CPU time (SweepRow::cpu), throughput, notes;
 /// ends with a newline.
-/// Control characters in cells are made visible; '|' is escaped in Markdown.
+/// Control characters in cells are made visible; in Markdown '|', '\\' and what would start
+/// emphasis, code, a link or HTML are escaped (escape::markdown_name).
 inline std::string sweep_table(const std::vector<std::string>& axes, const std::vector<SweepRow>& rows, TableStyle style) {
   const bool repetition_column =
       std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.repetition.empty(); });
@@ -137,7 +138,8 @@ inline std::string sweep_table(const std::vector<std::string>& axes, const std::
   };
   std::string out;
   if (style == TableStyle::markdown) {
-    auto md = [](const std::string& c) { return detail::escape::markdown_cell(c); };
+    // Axis values and notes are the user's text: no emphasis, code, link or HTML renders from them.
+    auto md = [](const std::string& c) { return detail::escape::markdown_name(c); };
     out += "|";
     for (const auto& h : header) out += " " + md(h) + " |";
     out += "\n|";

@@ -95,7 +95,7 @@ inline StoredReport run_document(const Environment& env, std::vector<Result> res
   doc.skipped = std::move(skipped);
   doc.interleaved = std::move(interleaved);
   doc.axes = std::move(axes);
-  // As Report::add: a non-finite dimension (Point::add_dimension takes any value) as the file holds it.
+  // As Report::add: a non-finite dimension (a failed point's, or a document's made by hand) as the file holds it.
   for (auto& r : doc.results) finite_dimensions(r.dimensions);
   for (auto& s : doc.skipped) finite_dimensions(s.dimensions);
   return doc;

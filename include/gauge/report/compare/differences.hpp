@@ -134,8 +134,13 @@ inline std::vector<EnvironmentDifference> result_differences(const Result& a, co
   return d;
 }
 
-/// Label of an experiment for lists: "name/k=v/..." (detail::point_label).
-inline std::string full_label(const Result& r) { return detail::point_label(r.name, r.dimensions); }
+/// Label of an experiment for lists: "name/k=v/..." (detail::point_label), the axes `axes`
+/// declares for its name (a report's `axes`) first.
+inline std::string full_label(const Result& r, const std::map<std::string, std::vector<std::string>>& axes = {}) {
+  static const std::vector<std::string> undeclared;
+  const auto declared = axes.find(r.name);
+  return detail::point_label(r.name, r.dimensions, declared == axes.end() ? undeclared : declared->second);
+}
 
 }  // namespace detail::compare
 

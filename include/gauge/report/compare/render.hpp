@@ -175,8 +175,8 @@ inline std::string to_text(const Comparison& c) {
       if (!d.invalidates) notes += fmt::format("  {}: {}: {} → {}\n", e.label, d.what, d.base, d.candidate);
   if (!notes.empty()) out += "other differences:\n" + notes;
   if (!any_invalid) out += "environment: no difference that invalidates the comparison\n";
-  for (const auto& l : c.only_in_base) out += "only in base: " + l + "\n";
-  for (const auto& l : c.only_in_candidate) out += "only in new:  " + l + "\n";
+  for (const auto& l : c.only_in_base) out += "only in base: " + detail::escape::visible(l) + "\n";
+  for (const auto& l : c.only_in_candidate) out += "only in new:  " + detail::escape::visible(l) + "\n";
   for (const auto& n : c.notes) out += "note: " + n + "\n";
   out += short_rule_text(c.options) + "\n";
   return out;

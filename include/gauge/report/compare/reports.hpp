@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -185,14 +186,15 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
   within_side(candidate, "new");
   // One report holding an experiment twice under the same repetition (or none): its results are
   // that experiment's runs, never paired by position with the other side's; the note says so.
+  // An experiment is its name and dimensions (not its label: "k/x=1" may name two).
   auto duplicated = [&](const std::vector<StoredReport>& side, const char* which) {
     for (const auto& rep : side) {
-      std::set<std::pair<std::string, long long>> seen;
-      std::set<std::string> named;
+      std::set<std::tuple<std::string, Dimensions, long long>> seen;
+      std::set<std::pair<std::string, Dimensions>> named;
       for (const auto& r : rep.results) {
-        const std::string label = full_label(r);
+        const std::string label = full_label(r, rep.axes);
         const long long k = r.repetition ? static_cast<long long>(*r.repetition) : -1;
-        if (!seen.insert({label, k}).second && named.insert(label).second)
+        if (!seen.insert({r.name, r.dimensions, k}).second && named.insert({r.name, r.dimensions}).second)
           out.notes.push_back(label + ": more than once in the " + which + " report " + rep.source +
                               (k < 0 ? "" : " (repetition " + std::to_string(k) + ")") +
                               ": its results there are compared as runs of one experiment, not matched by position "
@@ -214,7 +216,7 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
       if (!used[j] && groups_b[j].front()->name == a.name && matching_key(groups_b[j].front()->dimensions, options.ignored_dimensions) == key)
         break;
     if (j == groups_b.size()) {
-      out.only_in_base.push_back(full_label(a));
+      out.only_in_base.push_back(full_label(a, base.front().axes));
       continue;
     }
     used[j] = true;
@@ -224,7 +226,7 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
     matched_base.push_back(&a);
   }
   for (std::size_t j = 0; j < groups_b.size(); ++j)
-    if (!used[j]) out.only_in_candidate.push_back(full_label(*groups_b[j].front()));
+    if (!used[j]) out.only_in_candidate.push_back(full_label(*groups_b[j].front(), candidate.front().axes));
   // Hints: an unmatched pair of the same name differs in some dimensions.
   std::set<std::string> hinted;
   for (const auto& ga : groups_a) {
@@ -259,11 +261,16 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
       break;
     }
   }
-  // Labels: the name alone, unless other matched experiments share it; then the dimensions that
-  // tell them apart, declared axes first.
+  // Labels: the name alone, unless other results of either side share it; then the dimensions that
+  // tell them apart among all of them (so that a label names one point of the reports, as
+  // --interleave takes it), declared axes first.
   {
-    // One per experiment compared; the dimensions in the base report's declared order (`axes`).
-    const std::vector<std::string> labels = detail::distinguishing_labels(matched_base, base.front().axes);
+    // One per experiment compared (the first entries); the base report's declared order (`axes`).
+    std::vector<const Result*> all = matched_base;
+    for (const auto* side : {&base, &candidate})
+      for (const auto& rep : *side)
+        for (const auto& r : rep.results) all.push_back(&r);
+    const std::vector<std::string> labels = detail::distinguishing_labels(all, base.front().axes, options.ignored_dimensions);
     for (std::size_t i = 0; i < out.experiments.size(); ++i)
       if (labels[i] != matched_base[i]->name) out.experiments[i].label = labels[i];
   }

@@ -1006,7 +1006,7 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
 }
 
 
-TEST_CASE("compare: labels name one point of both reports; colliding labels are not one experiment", "[compare][labels]") {
+TEST_CASE("compare: labels name one point of both reports, and colliding labels are not one experiment", "[compare][labels]") {
   // Base holds two/z=1 and two/z=2 with b=x and b=y; new holds only b=x. The rows must say b=x
   // (the base's b=y points are other points), in the declared order z, b.
   auto with = [](const std::string& name, gauge::Dimensions d) {

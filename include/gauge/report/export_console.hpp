@@ -23,18 +23,17 @@ namespace gauge::detail::export_ {
 inline std::string write_console(const StoredReport& report, const ExportOptions&) {
   std::string out = environment_line(report.environment) + summary_table(report.results, report.axes) + peaks_table(report.results) +
                     kernel_table(report.results) + warnings_text(report.results, report.environment);
-  for (const auto& s : report.skipped) {
-    const auto axes = report.axes.find(s.name);
-    out += escape::visible("skipped: " + point_label(s.name, s.dimensions, axes == report.axes.end() ? std::vector<std::string>{} : axes->second) +
-                           ": " + s.reason) + "\n";
-  }
-  const auto label = [&](const Result& r) {
-    const auto axes = report.axes.find(r.name);
-    return point_label(r.name, r.dimensions, axes == report.axes.end() ? std::vector<std::string>{} : axes->second);
+  // A point as every output spells it, its name's declared axes first.
+  const auto label = [&](const std::string& name, const Dimensions& dimensions) {
+    const auto axes = report.axes.find(name);
+    return point_label(name, dimensions, axes == report.axes.end() ? std::vector<std::string>{} : axes->second);
   };
+  for (const auto& s : report.skipped)
+    out += escape::visible("skipped: " + label(s.name, s.dimensions) + ": " + s.reason) + "\n";
   for (const auto& x : report.interleaved)
     if (x.a < report.results.size() && x.b < report.results.size())
-      out += escape::visible("interleaved A/B, B \"" + label(report.results[x.b]) + "\" / A \"" + label(report.results[x.a]) +
+      out += escape::visible("interleaved A/B, B \"" + label(report.results[x.b].name, report.results[x.b].dimensions) +
+                             "\" / A \"" + label(report.results[x.a].name, report.results[x.a].dimensions) +
                              "\": " + to_string(x.verdict) + ": " + x.reason) + "\n";
   // Hardware counters that a host result asked for and could not read (no PMU in a VM,
   // perf_event_paranoid): said once per reason, as the JSON's cpu_counters.reason says it.

@@ -58,7 +58,8 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
 /// point; then sweep_table's status, samples, median, ...; "## points" before it in Markdown) and
 /// the run's text (interleaved_text). Results and skipped points that belong to no interleaved run
 /// (a point skipped or failed before the rounds, so no run was recorded) follow in one table with
-/// side "-" (after a line saying so when the report has no interleaved run at all). Point labels as detail::point_label, with the report's declared axes (schema 1.9).
+/// side "-" (after a line saying so when the report has no interleaved run at all). Point labels
+/// as detail::point_label, with the report's declared axes (schema 1.9).
 /// \throws ConfigError for a record whose A or B is not an index into the experiments.
 inline std::string interleaved_views(const StoredReport& report, TableStyle style) {
   const auto declared = [&](const std::string& name) -> const std::vector<std::string>& {

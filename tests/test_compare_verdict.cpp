@@ -2,6 +2,7 @@
 // that issue, each with the right verdict, and the two-sample statistics behind it against values
 // computed independently (by hand, or NumPy 2.x / SciPy 1.17 as annotated).
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -56,13 +57,67 @@ TEST_CASE("verdict: a slow minority of steps is a regression, although the media
   CHECK(statistic_of(e, gauge::Statistic::p99).interval.estimate == Approx(3.0).epsilon(1e-15));
   CHECK(e.mann_whitney->u == 42500000.0);
   CHECK(e.mann_whitney->p_value < 1e-100);
-  CHECK(e.candidate_modes->bimodal);  // 85 % / 15 %, nothing between: the median does not decide
+  // 85 % / 15 %, nothing between: two modes, and the lower one holds the median (>= 75 %), so the
+  // median decides too (within 1 +- 2 %) while p90 and p99 decide "slower".
+  CHECK(e.candidate_modes->bimodal);
   CHECK_FALSE(e.base_modes->bimodal);
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) != e.deciding.end());
   // The gate fails with "regression".
   gauge::Comparison c;
   c.experiments.push_back(e);
   CHECK(gauge::gate(c) == gauge::GateOutcome::regression);
   CHECK(gauge::gate(c, true, true) == gauge::GateOutcome::regression);
+}
+
+TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the rest", "[compare][trust]") {
+  // The CPU pair of docs/images/cpu-compare.png, in evenly spaced values: base 440 steps over
+  // [3.10, 3.18] ms and a descheduled 12 % over [3.40, 3.90] ms (two modes, Ashman's D ~3.9);
+  // new 500 steps over [3.40, 3.48] ms. The base's lower mode holds 88 % of its steps, so its
+  // median lies there and decides. NumPy: median ratio 1.09364161849711, p90 ratio
+  // 0.9976827586206896 (the base's tail), mean ratio 1.0745970261152067;
+  // scipy.stats.mannwhitneyu(base, new, method="asymptotic") -> (27604.0, 6.292416068153982e-101).
+  std::vector<double> base, candidate;
+  for (int i = 0; i < 440; ++i) base.push_back(3.10e-3 + 0.08e-3 * (i + 0.5) / 440);
+  for (int i = 0; i < 60; ++i) base.push_back(3.40e-3 + 0.50e-3 * (i + 0.5) / 60);
+  for (int i = 0; i < 500; ++i) candidate.push_back(3.40e-3 + 0.08e-3 * (i + 0.5) / 500);
+  const auto e = gauge::compare_results(result(base), result(candidate));
+  INFO(e.reason);
+  REQUIRE(e.base_modes->bimodal);
+  CHECK(e.base_modes->lower.n == 440);
+  CHECK_FALSE(e.candidate_modes->bimodal);
+  CHECK(e.mann_whitney->u == 27604.0);
+  CHECK(e.mann_whitney->p_value == Approx(6.292416068153982e-101).epsilon(1e-6));
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.09364161849711).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::Statistic::p90).interval.estimate == Approx(0.9976827586206896).epsilon(1e-12));
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) != e.deciding.end());
+  CHECK(e.verdict == gauge::Verdict::slower);
+  CHECK_THAT(e.reason, Catch::Contains("the median lies in a mode that holds >= 75 % of the steps, so it decides"));
+  CHECK(e.headline->statistic == gauge::Statistic::median);
+  // The same tail with a body of 60 % (300 at [3.10, 3.18], 200 at [3.40, 3.90]): no mode holds
+  // the median firmly, so it does not decide, and p90 (the base's tail) cannot call it slower.
+  std::vector<double> even;
+  for (int i = 0; i < 300; ++i) even.push_back(3.10e-3 + 0.08e-3 * (i + 0.5) / 300);
+  for (int i = 0; i < 200; ++i) even.push_back(3.40e-3 + 0.50e-3 * (i + 0.5) / 200);
+  const auto j = gauge::compare_results(result(even), result(candidate));
+  INFO(j.reason);
+  REQUIRE(j.base_modes->bimodal);
+  CHECK(std::find(j.deciding.begin(), j.deciding.end(), gauge::Statistic::median) == j.deciding.end());
+  CHECK(j.verdict != gauge::Verdict::slower);
+  CHECK_THAT(j.reason, Catch::Contains("the median jumps between the modes"));
+  // Under 100 samples a side (no p90), a slow fifth: 60 steps at 1 ms against 48 at 1 ms and 12 at
+  // 3 ms. The median lies in the fast mode (80 %) and stays put (ratio 1); the mean prices the slow
+  // mode, by hand (0.8 * 1 + 0.2 * 3) / 1 = 1.4, and decides with it: slower.
+  const auto few = gauge::compare_results(result(repeat(60, 1e-3)), result(join(repeat(48, 1e-3), repeat(12, 3e-3))));
+  INFO(few.reason);
+  CHECK(few.deciding == std::vector<gauge::Statistic>{gauge::Statistic::median, gauge::Statistic::mean});
+  CHECK(statistic_of(few, gauge::Statistic::median).interval.estimate == 1.0);
+  CHECK(statistic_of(few, gauge::Statistic::mean).interval.estimate == Approx(1.4).epsilon(1e-12));
+  CHECK(few.verdict == gauge::Verdict::slower);
+  // Two bimodal sides whose medians lie in different modes (80 % fast against 80 % slow): the
+  // median jumps, though each side's majority is firm.
+  const auto swapped = gauge::compare_results(result(join(repeat(800, 1.00e-3), repeat(200, 1.25e-3))),
+                                              result(join(repeat(200, 1.00e-3), repeat(800, 1.25e-3))));
+  CHECK(std::find(swapped.deciding.begin(), swapped.deciding.end(), gauge::Statistic::median) == swapped.deciding.end());
 }
 
 TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %", "[compare][trust]") {

@@ -103,7 +103,7 @@ inline std::vector<Result> baselines(const std::vector<std::filesystem::path>& p
 /// level, over the whole distribution: the ratios result / baseline of the median, p90 (both
 /// sides >= 100 samples) and p99 (>= 1000) of the per-step samples get percentile-bootstrap
 /// intervals (`compare_results`, each at level 1 − (1 − level) / k with k counting the mean too:
-/// conservative; the median does not decide when a side is bimodal), and it matches when every
+/// conservative; the median does not decide when it can jump between a side's two modes), and it matches when every
 /// upper bound is <= 1 + tolerance — the data show, with that confidence, that neither the typical
 /// step nor the slow tail is more than `tolerance` slower. The mean is checked only where
 /// `gauge-compare` decides on it too (a bimodal side with under 100 samples: nothing else prices

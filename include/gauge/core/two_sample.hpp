@@ -101,6 +101,9 @@ struct Modes {
   double middle_fraction = 1;    ///< share of all values in the middle half between the medians
   static constexpr double min_weight = 0.10;           ///< a smaller group is a tail, not a mode
   static constexpr double max_middle_fraction = 0.10;  ///< a fuller middle is one broad mode
+  /// A mode holding at least this share of the values holds the sample's median: a quarter of
+  /// the steps would have to change mode before the median jumps to the other one.
+  static constexpr double median_weight = 0.75;
   /// How the groups are found.
   static constexpr const char* method =
       "two groups split where the between-group variance is largest (Otsu 1979, exact over the sorted sample); "

@@ -97,7 +97,7 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
                   result.backend + "); allow_other_device() to compare anyway");
   }
   // The whole distribution, as gauge-compare sees it: median, mean, p90 and p99 (as the sample
-  // sizes allow; the median not when a side is bimodal), each interval at level 1 - alpha / k.
+  // sizes allow; the median not when it jumps between a side's two modes), each interval at level 1 - alpha / k.
   // Several baseline runs: the run-level median interval (compare_runs is compare_results for one).
   std::vector<const Result*> runs;
   for (const auto& b : baselines) runs.push_back(&b);
@@ -141,7 +141,11 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
                                100 * e.run_variation->relative_sd, e.run_variation->degrees_of_freedom);
   std::string text = fmt::format("{} {} vs {} (baseline{}, medians); new/base {}{}{}: {}", metric_words(m, result),
                                  format_time(e.candidate_median_s), format_time(e.base_median_s), runs_text, detail_text,
-                                 e.bimodal ? " (bimodal: the median does not decide)" : "", clock_text,
+                                 !e.bimodal ? ""
+                                 : std::find(e.deciding.begin(), e.deciding.end(), Statistic::median) == e.deciding.end()
+                                     ? " (bimodal: the median does not decide)"
+                                     : " (bimodal: one mode holds the median)",
+                                 clock_text,
                                  ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance)
                                     : above_text(above, reaching, 100 * tolerance));
   // A side whose samples are not one steady state (a drifting baseline, say) is named, pass or fail.

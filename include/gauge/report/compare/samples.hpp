@@ -246,6 +246,23 @@ inline void separated_modes(Modes& m, const std::vector<double>& sorted) {
   if (!(d > 2)) m.bimodal = false;
 }
 
+/// Which mode holds `m`'s median firmly: -1 the lower, +1 the upper (it holds at least
+/// `Modes::median_weight` of the values), 0 neither (the median can jump between them).
+inline int median_mode(const Modes& m) {
+  if (m.lower.weight >= Modes::median_weight) return -1;
+  if (m.upper.weight >= Modes::median_weight) return 1;
+  return 0;
+}
+
+/// Whether the median cannot decide: a bimodal side whose median no mode holds firmly, or two
+/// bimodal sides whose medians lie in different modes (a quarter of the steps changed mode).
+inline bool median_jumps(const ExperimentComparison& c) {
+  if (!c.bimodal || !c.base_modes || !c.candidate_modes) return false;
+  const Modes &a = *c.base_modes, &b = *c.candidate_modes;
+  if ((a.bimodal && median_mode(a) == 0) || (b.bimodal && median_mode(b) == 0)) return true;
+  return a.bimodal && b.bimodal && median_mode(a) != median_mode(b);
+}
+
 /// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`). `unit` scales
 /// one timer tick into the samples' unit (1 for seconds; the clock in Hz for cycles).
 inline void compare_samples(ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
@@ -277,15 +294,18 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   if (n >= 1000) stats.push_back(Statistic::p99);
   const bool host = base.backend == "host" || candidate.backend == "host";
   const bool tails_decide = same_k && !host;
+  const bool jumps = median_jumps(c);
   for (Statistic st : stats) {
     if (st == Statistic::mean) continue;
-    if (st == Statistic::median && c.bimodal) continue;
+    if (st == Statistic::median && jumps) continue;
     if (st == Statistic::p90 && !same_k) continue;
     if (st == Statistic::p99 && !tails_decide) continue;
     c.deciding.push_back(st);
   }
   // A bimodal side with too few samples for p90: only the mean prices the slow mode (a slow
   // minority of 20 % of the steps leaves the median put), so it decides here, and only here.
+  if (c.bimodal && std::find(c.deciding.begin(), c.deciding.end(), Statistic::p90) == c.deciding.end())
+    c.deciding.push_back(Statistic::mean);
   if (c.deciding.empty()) c.deciding.push_back(Statistic::mean);
   if (!same_k)
     c.notes.push_back(fmt::format("steps per sample differ ({} base, {} new): only the medians are compared, not the "
@@ -355,7 +375,9 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     if (c.base_modes->bimodal && c.candidate_modes->bimodal)
       modes += fmt::format(" (mode ratios {:.4f} and {:.4f})", c.candidate_modes->lower.median / c.base_modes->lower.median,
                            c.candidate_modes->upper.median / c.base_modes->upper.median);
-    modes += "; the median jumps between the modes, so it does not decide; ";
+    modes += jumps ? "; the median jumps between the modes, so it does not decide; "
+                   : fmt::format("; the median lies in a mode that holds >= {:g} % of the steps{}, so it decides; ",
+                                 100 * Modes::median_weight, c.base_modes->bimodal && c.candidate_modes->bimodal ? " on each side" : "");
   }
   if (!above.empty()) {
     c.verdict = Verdict::slower;

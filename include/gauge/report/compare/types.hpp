@@ -62,7 +62,9 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 // 2. *Modes.* Each side is checked for two modes (`find_modes`; their medians must be more than
 //    two ticks of the timer apart). When either side is bimodal, its median jumps between the
 //    modes as their weights move a little, so the median does not decide; the modes of both
-//    sides are reported and compared instead (`bimodal`).
+//    sides are reported and compared instead (`bimodal`). Unless one mode holds >= 75 % of the
+//    steps of every bimodal side (the same mode on both): the median then lies in it and decides
+//    (a slow tenth of descheduled steps in the base does not hide a +10 % change of the rest).
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 //    `faster` when some interval lies entirely below 1 − t and none above; `same` when every

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -286,6 +288,42 @@ TEST_CASE("a failed experiment is reported beside the others", "[report]") {
   CHECK(summary.find("failed") != std::string::npos);
   CHECK(summary.find("cuBLAS said no") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("the ci +-% cell never reads 0.000 for an interval the clock cannot resolve", "[report]") {
+  using gauge::detail::ci_half_width_text;
+  // A new user's friction: quantized host samples gave "ci +-% 0.000". At a 1 ns tick (k = 1 step
+  // per sample), 100 samples of 3.499 us, 1000 of 3.5 us and 100 of 3.501 us: the median's
+  // interval lies between equal samples and has no width. One tick over the median, by hand:
+  // 100 * 1e-9 / 3.5e-6 = 0.02857 %, "<=0.029".
+  gauge::Result r;
+  r.name = "quantized";
+  r.backend = "host";
+  std::vector<double> samples(100, 3.499e-6);
+  samples.insert(samples.end(), 1000, 3.5e-6);
+  samples.insert(samples.end(), 100, 3.501e-6);
+  r.gpu_time = gauge::summarize(samples);
+  r.sampling.timer_resolution_s = 1e-9;
+  r.sampling.steps_per_sample = 1;
+  REQUIRE(r.gpu_time.median_ci_relative_width);
+  CHECK(*r.gpu_time.median_ci_relative_width == 0.0);
+  CHECK(*r.gpu_time.p50 == 3.5e-6);
+  CHECK(ci_half_width_text(r.gpu_time.median_ci_relative_width, r.gpu_time.p50, r.sampling.resolution_per_step()) ==
+        "<=0.029");
+  const std::string table = gauge::summary_table({r});
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("<=0.029"));
+  CHECK_THAT(table, !Catch::Contains("0.000"));
+  // 1000 steps per sample: a tick per step of 1e-12 s, 100 * 1e-12 / 3.5e-6 = 2.9e-5 %: "<0.001".
+  CHECK(ci_half_width_text(0.0, 3.5e-6, 1e-12) == "<0.001");
+  // No tick known: the interval's own width, 0.000.
+  CHECK(ci_half_width_text(0.0, 3.5e-6, 0) == "0.000");
+  // A width that rounds to 0.000 at three decimals but is not zero: 50 * 4e-6 = 0.0002 %.
+  CHECK(ci_half_width_text(4e-6, 1.0, 1e-9) == "<0.001");
+  // The ordinary case, as before: 50 * 0.0042 = 0.21 %.
+  CHECK(ci_half_width_text(0.0042, 1.0, 1e-9) == "0.210");
+  CHECK(ci_half_width_text(std::nullopt, 1.0, 1e-9) == "-");
+  CHECK(ci_half_width_text(std::numeric_limits<double>::quiet_NaN(), 1.0, 1e-9) == "-");
 }
 
 TEST_CASE("the console summary shows median, p99 and throughput in readable units", "[report]") {

@@ -86,6 +86,30 @@ inline std::string format_duration(double seconds) {
   return std::to_string(s / 3600) + " h " + two((s % 3600) / 60) + " min";
 }
 
+/// The "ci +-%" cell of gauge's tables: the half-width of the median's confidence interval in
+/// percent of the median, `relative_width` being the interval's whole width over the median.
+/// Three decimals ("0.210"); "<0.001" when narrower but not zero; and where the interval has no
+/// width (its bounding order statistics are equal: samples quantized by the clock), the bound the
+/// clock gives, "<=" one tick per step over the median ("<=0.029"; `resolution_per_step` and
+/// `median` in seconds), or "0.000" when the tick is unknown. "-" when absent or not finite.
+inline std::string ci_half_width_text(const std::optional<double>& relative_width, const std::optional<double>& median,
+                                      double resolution_per_step) {
+  if (!relative_width || !std::isfinite(*relative_width) || *relative_width < 0) return "-";
+  const auto fixed3 = [](double v) {
+    char buf[64];
+    const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
+    return w.ec == std::errc() ? std::string(buf, w.ptr) : std::string("?");
+  };
+  const double half = 50 * *relative_width;
+  if (half >= 0.0005) return fixed3(half);
+  if (half > 0) return "<0.001";
+  if (resolution_per_step > 0 && median && *median > 0 && std::isfinite(*median)) {
+    const double tick = 100 * resolution_per_step / *median;
+    return tick >= 0.0005 ? "<=" + fixed3(tick) : "<0.001";
+  }
+  return fixed3(0);
+}
+
 }  // namespace gauge::detail
 
 namespace gauge {

@@ -52,9 +52,8 @@ inline std::string summary_table(const std::vector<Result>& results,
       const auto& [item, v] = *r.gpu_throughput.items_per_second.begin();
       rate = detail::format_rate(v, (item + "/s").c_str());
     }
-    std::string ci = r.gpu_time.median_ci_relative_width
-                         ? fmt::format("{:.3f}", 50 * *r.gpu_time.median_ci_relative_width)
-                         : "-";
+    const std::string ci =
+        detail::ci_half_width_text(r.gpu_time.median_ci_relative_width, r.gpu_time.p50, r.sampling.resolution_per_step());
     std::string codes;
     for (const auto& w : r.warnings) {
       if (!codes.empty()) codes += ",";
@@ -72,7 +71,7 @@ inline std::string summary_table(const std::vector<Result>& results,
   std::string times;
   for (const auto& k : kinds) times += (times.empty() ? " (" : "; ") + k;
   out += "median, p99: time per step" + times + (times.empty() ? "" : ")") +
-         "; ci +-%: half-width of the confidence interval of the median; wall/step: wall time per step; " +
+         "; ci +-%: half-width of the confidence interval of the median (<=x: samples quantized by the clock, x its tick); wall/step: wall time per step; " +
          (cpu ? "cpu/step: process CPU time per step (all threads); " : "") + "throughput: work / median\n";
   return out;
 }

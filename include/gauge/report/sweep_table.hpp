@@ -53,7 +53,7 @@ inline SweepRow sweep_row(const Result& r) {
   row.status = to_string(r.status);
   row.samples = std::to_string(r.gpu_time.n);
   row.median = detail::format_time(r.gpu_time.p50);
-  if (r.gpu_time.median_ci_relative_width) row.ci = fmt::format("{:.3f}", 50 * *r.gpu_time.median_ci_relative_width);
+  row.ci = detail::ci_half_width_text(r.gpu_time.median_ci_relative_width, r.gpu_time.p50, r.sampling.resolution_per_step());
   if (r.cpu_time.p50) row.cpu = detail::format_time(r.cpu_time.p50);
   if (r.gpu_throughput.flop_per_second) row.throughput = detail::format_rate(r.gpu_throughput.flop_per_second, "FLOP/s");
   else if (r.gpu_throughput.bytes_per_second) row.throughput = detail::format_rate(r.gpu_throughput.bytes_per_second, "B/s");

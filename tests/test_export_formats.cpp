@@ -312,6 +312,27 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   two.interleaved.push_back(y);
   const std::string both = gauge::find_export_format("interleaved").write(two, {});
   CHECK(both.find("  B is slower\n\nside  point") != std::string::npos);
+  // With a ratio, the reason's restatement of the line above is left out: by hand, the ratio line
+  // "B/A = 1.1000, 95 % CI [1.0500, 1.1500], threshold 2 %: slower", then only the why.
+  gauge::StoredReport rated = doc;
+  gauge::PairedRatio p;
+  p.estimate = 1.1;
+  p.low = 1.05;
+  p.high = 1.15;
+  p.level = 0.95;
+  p.pairs = 40;
+  rated.interleaved[0].ratio = p;
+  rated.interleaved[0].config.threshold = 0.02;
+  rated.interleaved[0].verdict = gauge::detail::paired_verdict(p, 0.02, rated.interleaved[0].reason);
+  REQUIRE(rated.interleaved[0].reason ==
+          "B/A 1.1000 [1.0500, 1.1500] at 95 % over 40 round pairs: B is slower: the interval lies above 1 and the "
+          "estimate above 1 + 2 %");
+  const std::string r = gauge::find_export_format("interleaved").write(rated, {});
+  CHECK(r.find("  B/A = 1.1000, 95 % CI [1.0500, 1.1500], threshold 2 %: slower\n"
+               "  why: the interval lies above 1 and the estimate above 1 + 2 %\n") != std::string::npos);
+  // A reason written otherwise (another version's words) is printed whole.
+  rated.interleaved[0].reason = "B/A 1.1 looked slower";
+  CHECK(gauge::find_export_format("interleaved").write(rated, {}).find("\n  B/A 1.1 looked slower\n") != std::string::npos);
   // A record whose A and B are one experiment, or out of range: refused, naming it.
   doc.interleaved[0].b = 0;
   CHECK_THROWS_WITH(gauge::find_export_format("interleaved").write(doc, {}),

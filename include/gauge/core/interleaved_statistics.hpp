@@ -109,30 +109,36 @@ inline std::optional<PairedDifference> paired_difference(const std::vector<doubl
   return d;
 }
 
-/// The verdict on a paired ratio with threshold t (the rule at InterleavedOutcome::rule), and
-/// the reason in words.
-inline PairedVerdict paired_verdict(const PairedRatio& p, double t, std::string& reason) {
+/// The start of paired_verdict's reason: "B/A 1.0123 [1.0011, 1.0240] at 95 % over 32 round pairs".
+inline std::string paired_head(const PairedRatio& p) {
   char head[160];
   std::snprintf(head, sizeof head, "B/A %.4f [%.4f, %.4f] at %g %% over %zu round pairs", p.estimate, p.low, p.high,
                 100 * p.level, p.pairs);
+  return head;
+}
+
+/// The verdict on a paired ratio with threshold t (the rule at InterleavedOutcome::rule), and
+/// the reason in words.
+inline PairedVerdict paired_verdict(const PairedRatio& p, double t, std::string& reason) {
+  const std::string head = paired_head(p);
   const std::string pct = format_number(100 * t) + " %";
   if (p.low >= 1 - t && p.high <= 1 + t) {
-    reason = std::string(head) + ": the interval lies within 1 ± " + pct;
+    reason = head + ": the interval lies within 1 ± " + pct;
     return PairedVerdict::same;
   }
   if (p.low > 1 && p.estimate > 1 + t) {
-    reason = std::string(head) + ": B is slower: the interval lies above 1 and the estimate above 1 + " + pct;
+    reason = head + ": B is slower: the interval lies above 1 and the estimate above 1 + " + pct;
     return PairedVerdict::slower;
   }
   if (p.high < 1 && p.estimate < 1 - t) {
-    reason = std::string(head) + ": B is faster: the interval lies below 1 and the estimate below 1 - " + pct;
+    reason = head + ": B is faster: the interval lies below 1 and the estimate below 1 - " + pct;
     return PairedVerdict::faster;
   }
   if (p.low > 1 || p.high < 1)
-    reason = std::string(head) + ": a difference is shown, but the estimate is within 1 ± " + pct +
+    reason = head + ": a difference is shown, but the estimate is within 1 ± " + pct +
              " and the interval is not: more rounds (max_time) narrow it";
   else
-    reason = std::string(head) + ": the interval includes 1 and reaches beyond 1 ± " + pct +
+    reason = head + ": the interval includes 1 and reaches beyond 1 ± " + pct +
              ": more rounds (max_time) narrow it";
   return PairedVerdict::inconclusive;
 }

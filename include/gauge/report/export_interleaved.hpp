@@ -16,6 +16,7 @@
 
 #include "gauge/core/format.hpp"
 #include "gauge/core/interleaved.hpp"
+#include "gauge/core/interleaved_statistics.hpp"
 #include "gauge/report/escape.hpp"
 #include "gauge/report/export_format.hpp"
 #include "gauge/report/read.hpp"
@@ -51,7 +52,20 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
                      format_number(100 * x.ratio->level), x.ratio->low, x.ratio->high, threshold, to_string(x.verdict));
   else
     s += "  B/A: no interval, threshold " + threshold + ": " + to_string(x.verdict) + "\n";
-  return s + "  " + escape::visible(x.reason) + "\n";
+  // The reason without what the line above said already (the ratio, its interval, "B is slower"):
+  // a new user read the verdict twice in different words. A reason of another shape (an older
+  // report, "too few round pairs") is printed whole.
+  std::string why = x.reason;
+  if (x.ratio) {
+    const std::string head = paired_head(*x.ratio) + ": ";
+    if (why.rfind(head, 0) == 0) {
+      why.erase(0, head.size());
+      for (const char* said : {"B is slower: ", "B is faster: "})
+        if (why.rfind(said, 0) == 0) why.erase(0, std::string(said).size());
+      why = "why: " + why;
+    }
+  }
+  return s + "  " + escape::visible(why) + "\n";
 }
 
 /// The interleaved views of `report`: per interleaved run, a table of its two points (columns side,

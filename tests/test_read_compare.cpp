@@ -21,6 +21,7 @@
 #include "fake_backend.hpp"
 #include "gauge/experiment.hpp"
 #include "gauge/report/compare.hpp"
+#include "gauge/report/console.hpp"
 #include "gauge/report/export.hpp"
 #include "gauge/report/json.hpp"
 #include "gauge/report/read.hpp"
@@ -1041,6 +1042,22 @@ TEST_CASE("compare: labels name one point of both reports, and colliding labels 
   a.results.push_back(with("k", {{"x", std::int64_t{1}}}));
   const auto e = gauge::compare_reports(a, b);
   CHECK(std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) { return n.find("k/x=1: more than once in the base report") == 0; }));
+
+  // The integer 1, the real 1.0 and the string "1" of one axis are three points that print "1":
+  // the rows spell them by type (by hand: "k/x=1", "k/x=1.0", "k/x=\"1\""); 0.5 among them
+  // stays "0.5", and a name whose points do not collide keeps the plain spelling.
+  gauge::StoredReport t;
+  t.results = {with("k", {{"x", std::int64_t{1}}}), with("k", {{"x", 1.0}}), with("k", {{"x", std::string("1")}}),
+               with("k", {{"x", 0.5}}), with("j", {{"x", 2.0}}), with("j", {{"x", std::int64_t{3}}})};
+  const auto typed = gauge::compare_reports(t, t);
+  REQUIRE(typed.experiments.size() == 6);
+  std::vector<std::string> labels;
+  for (const auto& x : typed.experiments) labels.push_back(x.label);
+  CHECK(labels == std::vector<std::string>{"k/x=1", "k/x=1.0", "k/x=\"1\"", "k/x=0.5", "j/x=2", "j/x=3"});
+  for (const auto& note : typed.notes) CHECK(note.find("more than once") == std::string::npos);
+  const std::string table = gauge::summary_table(t.results);
+  CHECK(table.find("k/x=1.0 ") != std::string::npos);
+  CHECK(table.find("k/x=\"1\" ") != std::string::npos);
 
   // A lookup by a NaN dimension finds the result Report::add stored with "nan".
   gauge::StoredReport n;

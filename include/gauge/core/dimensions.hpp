@@ -89,7 +89,8 @@ inline void finite_dimensions(Dimensions& dims) {
 /// first, in that order (a suite's declared axes), then the other dimensions in key order; the
 /// name alone without dimensions. E.g. "gemm/M=4096/dtype=bf16". A result's label holds every
 /// dimension, also one its benchmark added while running (the runner's --list knows the axes
-/// only). The integer 1 and the real 1.0 both read "1". (Google Benchmark JSON keeps its own
+/// only). The integer 1 and the real 1.0 both read "1" here (tables that show both spell them by
+/// type: detail::distinguishing_labels). (Google Benchmark JSON keeps its own
 /// "name/key:value".)
 inline std::string point_label(const std::string& name, const Dimensions& dims,
                                const std::vector<std::string>& declared = {}) {

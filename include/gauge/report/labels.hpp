@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "gauge/core/dimensions.hpp"
@@ -16,12 +17,25 @@
 
 namespace gauge::detail {
 
+/// A dimension's value spelled so that its type shows: an integer as is ("1"), a real with a
+/// decimal point or exponent ("1.0", "0.5", "1e+20", "nan"), a string in double quotes ("\"1\""), a
+/// bool as "true"/"false".
+inline std::string typed_text(const DimensionValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return "\"" + *s + "\"";
+  std::string text = gauge::to_string(value);
+  if (std::holds_alternative<double>(value) && text.find_first_of(".eEni") == std::string::npos) text += ".0";
+  return text;
+}
+
 /// One label per result, in order: the name alone, unless another result has the same name; then
 /// "name/k=v/..." with each of its dimensions whose value differs among the results of that
 /// name (a key some of them lack counts as differing): first in the order `axes` declares for the
 /// name (a report's `axes`, schema 1.9), then the others alphabetically. The name alone when
 /// nothing differs. Keys in `ignored` (gauge-compare's --ignore-dimension) never label. Grouped by
-/// name: O(n · dimensions · log n). Null pointers are not allowed.
+/// name: O(n · dimensions · log n). Null pointers are not allowed. Where two results with
+/// different dimensions would still read alike (the integer 1 and the real 1.0 both print "1", the
+/// string "true" and the bool true "true"), their values are spelled by type: a real keeps a
+/// decimal point ("1.0"), a string is quoted ("\"1\"").
 inline std::vector<std::string> distinguishing_labels(const std::vector<const Result*>& results,
                                                       const std::map<std::string, std::vector<std::string>>& axes = {},
                                                       const std::set<std::string>& ignored = {}) {
@@ -57,6 +71,24 @@ inline std::vector<std::string> distinguishing_labels(const std::vector<const Re
         if (v == results[i]->dimensions.end()) continue;
         const auto& [count, differs] = keys[k];
         if (differs || count < members.size()) labels[i] += "/" + k + "=" + gauge::to_string(v->second);
+      }
+    }
+    // Labels that still collide between results of different dimensions: spelled by type.
+    std::map<std::string, std::vector<std::size_t>> by_label;
+    for (std::size_t i : members) by_label[labels[i]].push_back(i);
+    for (const auto& [label, same] : by_label) {
+      bool ambiguous = false;
+      for (std::size_t j = 1; j < same.size() && !ambiguous; ++j)
+        ambiguous = !(results[same[j]]->dimensions == results[same[0]]->dimensions);
+      if (!ambiguous) continue;
+      for (std::size_t i : same) {
+        labels[i] = name;
+        for (const auto& k : order) {
+          const auto v = results[i]->dimensions.find(k);
+          if (v == results[i]->dimensions.end()) continue;
+          const auto& [count, differs] = keys[k];
+          if (differs || count < members.size()) labels[i] += "/" + k + "=" + typed_text(v->second);
+        }
       }
     }
   }

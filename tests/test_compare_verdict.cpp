@@ -11,6 +11,7 @@
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/timer_summary.hpp"
 #include "gauge/core/two_sample.hpp"
+#include "gauge/report/checks.hpp"
 #include "gauge/report/compare.hpp"
 
 // This file's own namespace: the unity build compiles several test files as one.
@@ -91,7 +92,7 @@ TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the
   CHECK(statistic_of(e, gauge::Statistic::p90).interval.estimate == Approx(0.9976827586206896).epsilon(1e-12));
   CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) != e.deciding.end());
   CHECK(e.verdict == gauge::Verdict::slower);
-  CHECK_THAT(e.reason, Catch::Contains("the median lies in a mode that holds >= 75 % of the steps, so it decides"));
+  CHECK_THAT(e.reason, Catch::Contains("the middle half of the steps spans <= 2 % on each bimodal side, so the median is steady and decides"));
   CHECK(e.headline->statistic == gauge::Statistic::median);
   // The same tail with a body of 60 % (300 at [3.10, 3.18], 200 at [3.40, 3.90]): no mode holds
   // the median firmly, so it does not decide, and p90 (the base's tail) cannot call it slower.
@@ -118,6 +119,77 @@ TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the
   const auto swapped = gauge::compare_results(result(join(repeat(800, 1.00e-3), repeat(200, 1.25e-3))),
                                               result(join(repeat(200, 1.00e-3), repeat(800, 1.25e-3))));
   CHECK(std::find(swapped.deciding.begin(), swapped.deciding.end(), gauge::Statistic::median) == swapped.deciding.end());
+}
+
+TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides", "[compare][trust]") {
+  // Values in ms, exact repeats; NumPy for every ratio (np.median, np.mean, np.percentile type 7).
+  auto ms = [](std::size_t n, double v) { return repeat(n, v * 1e-3); };
+  auto has = [](const gauge::ExperimentComparison& e, gauge::Statistic s) {
+    return std::find(e.deciding.begin(), e.deciding.end(), s) != e.deciding.end();
+  };
+  // 1. Identical code whose fast "mode" is two clock states trading weight: base 2600 x 1.00, 1400
+  //    x 1.05, 1000 x 2.0; new 2400 / 1600 / 1000. Median ratio 1.05 (the seam), mean
+  //    1.00164744645799, p90 1.0. The middle half spans 1.00 to 1.05 (5 % > 2 %): the median does
+  //    not decide, nor veto (a tenth of the steps moves it too): same, never slower.
+  auto e = gauge::compare_results(result(join(join(ms(2600, 1.00), ms(1400, 1.05)), ms(1000, 2.0))),
+                                  result(join(join(ms(2400, 1.00), ms(1600, 1.05)), ms(1000, 2.0))));
+  INFO(e.reason);
+  CHECK_FALSE(has(e, gauge::Statistic::median));
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.05).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::same);
+  // 2. A body 9.4 % slower behind a base tail of a quarter: base 749 evenly over [3.10, 3.18] ms
+  //    and 251 over [3.9, 4.1]; new 1000 over [3.41, 3.49]. Median 1.0940556331766798, mean
+  //    1.0280524217339222, p90 0.8661611940298508. The base's Q75 (3.90 ms) is in the tail, so the
+  //    median does not decide; p90 is below 1 - 2 %, but the median (steady: Q40 3.143, Q60 3.164
+  //    ms) is above and the mean not below: inconclusive, never faster; the matcher fails.
+  std::vector<double> tail_base, body_new;
+  for (int i = 0; i < 749; ++i) tail_base.push_back(3.10e-3 + 0.08e-3 * (i + 0.5) / 749);
+  for (int i = 0; i < 251; ++i) tail_base.push_back(3.9e-3 + 0.2e-3 * (i + 0.5) / 251);
+  for (int i = 0; i < 1000; ++i) body_new.push_back(3.41e-3 + 0.08e-3 * (i + 0.5) / 1000);
+  e = gauge::compare_results(result(tail_base), result(body_new));
+  INFO(e.reason);
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.0940556331766798).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::Statistic::p90).interval.estimate == Approx(0.8661611940298508).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  CHECK_THAT(e.reason, Catch::Contains("the distribution changed shape"));
+  CHECK_FALSE(gauge::detail::checks::no_slower_than({result(tail_base)}, result(body_new), 0.03, {}, false).ok);
+  // 3. Both modes moved, the weights flipped: base 800 x 1.00, 200 x 1.25; new 200 x 0.90, 800 x
+  //    1.12. Median 1.12 (80 % of the steps 12 % slower), mean 1.024761904761904, p90 0.896. Not
+  //    the same modes (0.90 / 1.00): each median is steady and decides: slower.
+  e = gauge::compare_results(result(join(ms(800, 1.00), ms(200, 1.25))), result(join(ms(200, 0.90), ms(800, 1.12))));
+  INFO(e.reason);
+  CHECK(has(e, gauge::Statistic::median));
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.12).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::slower);
+  // 4. The same modes, weights flipped 80/20 to 20/80: median 1.5, mean 1.2727272727272725, p90
+  //    1.0. The medians lie in different modes (they read the flip), but each is steady: it vetoes
+  //    "same": inconclusive, at n = 1000 and at n = 100.
+  for (std::size_t k : {1, 10}) {
+    e = gauge::compare_results(result(join(ms(80 * k, 1.0), ms(20 * k, 1.5))), result(join(ms(20 * k, 1.0), ms(80 * k, 1.5))));
+    INFO(e.reason);
+    CHECK_FALSE(has(e, gauge::Statistic::median));
+    CHECK(e.verdict == gauge::Verdict::inconclusive);
+    CHECK_THAT(e.reason, Catch::Contains("the same modes, 80 % → 20 % in the lower one"));
+  }
+  // 6. The matcher at tolerance t compares as gauge-compare --threshold t: base 600 x 1.00, 400 x
+  //    1.04; new 450 x 1.02, 550 x 1.065. At 5 % the groups (4 % apart) are not modes, the median
+  //    (1.065) decides: slower, and the matcher at 5 % fails.
+  gauge::CompareOptions five;
+  five.threshold = 0.05;
+  const auto a6 = result(join(ms(600, 1.00), ms(400, 1.04))), b6 = result(join(ms(450, 1.02), ms(550, 1.065)));
+  e = gauge::compare_results(a6, b6, five);
+  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.065).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::slower);
+  const auto m6 = gauge::detail::checks::no_slower_than({a6}, b6, 0.05, {}, false);
+  INFO(m6.text);
+  CHECK_FALSE(m6.ok);
+  // 10. Two modes at any scale: 1e300 and 2e300, 1e-300 and 2e-300 (the between-group variance
+  //     overflowed or underflowed).
+  for (double scale : {1e300, 1e-300}) {
+    const auto m = gauge::find_modes(join(repeat(60, scale), repeat(40, 2 * scale)));
+    CHECK(m.bimodal);
+    CHECK(m.lower.n == 60);
+  }
 }
 
 TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %", "[compare][trust]") {

@@ -324,6 +324,14 @@ TEST_CASE("the ci +-% cell never reads 0.000 for an interval the clock cannot re
   CHECK(ci_half_width_text(0.0042, 1.0, 1e-9) == "0.210");
   CHECK(ci_half_width_text(std::nullopt, 1.0, 1e-9) == "-");
   CHECK(ci_half_width_text(std::numeric_limits<double>::quiet_NaN(), 1.0, 1e-9) == "-");
+  // Extremes (an adversarial review's): never "?", never wider than the column.
+  CHECK(ci_half_width_text(1e60, 1.0, 1e-9) == ">999");
+  CHECK(ci_half_width_text(20.0, 1.0, 1e-9) == ">999");  // 50 * 20 = 1000 %
+  CHECK(ci_half_width_text(0.0, 1e-300, 1e-9) == "-");
+  CHECK(ci_half_width_text(0.0, 5e-324, 1e-9) == "-");
+  CHECK(ci_half_width_text(0.0, 1e-12, 1.0) == "-");
+  CHECK(ci_half_width_text(0.0, 1e-9, 1e-9) == "<=100.000");
+  CHECK(ci_half_width_text(0.0, 1.0, std::numeric_limits<double>::infinity()) == "0.000");
 }
 
 TEST_CASE("the console summary shows median, p99 and throughput in readable units", "[report]") {

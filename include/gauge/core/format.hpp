@@ -91,7 +91,8 @@ inline std::string format_duration(double seconds) {
 /// Three decimals ("0.210"); "<0.001" when narrower but not zero; and where the interval has no
 /// width (its bounding order statistics are equal: samples quantized by the clock), the bound the
 /// clock gives, "<=" one tick per step over the median ("<=0.029"; `resolution_per_step` and
-/// `median` in seconds), or "0.000" when the tick is unknown. "-" when absent or not finite.
+/// `median` in seconds), or "0.000" when the tick is unknown. "-" when absent or not finite, or
+/// when the tick is 1000 % of the median or more; ">999" for a half-width of 1000 % or more.
 inline std::string ci_half_width_text(const std::optional<double>& relative_width, const std::optional<double>& median,
                                       double resolution_per_step) {
   if (!relative_width || !std::isfinite(*relative_width) || *relative_width < 0) return "-";
@@ -101,10 +102,12 @@ inline std::string ci_half_width_text(const std::optional<double>& relative_widt
     return w.ec == std::errc() ? std::string(buf, w.ptr) : std::string("?");
   };
   const double half = 50 * *relative_width;
+  if (half >= 1000) return ">999";  // wider than the column, and than any use of the number
   if (half >= 0.0005) return fixed3(half);
   if (half > 0) return "<0.001";
-  if (resolution_per_step > 0 && median && *median > 0 && std::isfinite(*median)) {
-    const double tick = 100 * resolution_per_step / *median;
+  if (resolution_per_step > 0 && std::isfinite(resolution_per_step) && median && *median > 0 && std::isfinite(*median)) {
+    const double tick = 100 * (resolution_per_step / *median);
+    if (!(tick < 1000)) return "-";  // a tick of ten medians or more bounds nothing
     return tick >= 0.0005 ? "<=" + fixed3(tick) : "<0.001";
   }
   return fixed3(0);

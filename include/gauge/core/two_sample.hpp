@@ -101,9 +101,6 @@ struct Modes {
   double middle_fraction = 1;    ///< share of all values in the middle half between the medians
   static constexpr double min_weight = 0.10;           ///< a smaller group is a tail, not a mode
   static constexpr double max_middle_fraction = 0.10;  ///< a fuller middle is one broad mode
-  /// A mode holding at least this share of the values holds the sample's median: a quarter of
-  /// the steps would have to change mode before the median jumps to the other one.
-  static constexpr double median_weight = 0.75;
   /// How the groups are found.
   static constexpr const char* method =
       "two groups split where the between-group variance is largest (Otsu 1979, exact over the sorted sample); "
@@ -290,14 +287,16 @@ inline Modes find_modes(const std::vector<double>& sorted, double min_separation
   const std::size_t n = sorted.size();
   if (n < 20) return m;
   const auto min_n = static_cast<std::size_t>(std::ceil(Modes::min_weight * static_cast<double>(n)));
-  // Prefix sums relative to the first value, for precision.
-  const double x0 = sorted[0];
+  // Prefix sums relative to the first value, for precision, and in units of the range, so that
+  // neither 1e306 s nor 1e-300 s overflows or underflows the between-group variance.
+  const double x0 = sorted[0], range = sorted[n - 1] - sorted[0];
+  if (!(range > 0) || !std::isfinite(range)) return m;
   double total = 0;
-  for (double v : sorted) total += v - x0;
+  for (double v : sorted) total += (v - x0) / range;
   double prefix = 0, best = -1;
   std::size_t split = 0;
   for (std::size_t k = 1; k < n; ++k) {
-    prefix += sorted[k - 1] - x0;
+    prefix += (sorted[k - 1] - x0) / range;
     if (k < min_n || n - k < min_n || !(sorted[k - 1] < sorted[k])) continue;
     const double w0 = static_cast<double>(k), w1 = static_cast<double>(n - k);
     const double d = prefix / w0 - (total - prefix) / w1;

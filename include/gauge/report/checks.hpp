@@ -101,7 +101,11 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
   // Several baseline runs: the run-level median interval (compare_runs is compare_results for one).
   std::vector<const Result*> runs;
   for (const auto& b : baselines) runs.push_back(&b);
-  const ExperimentComparison e = compare_runs(runs, {&result}, options);
+  // The comparison at the tolerance as its threshold, as gauge-compare --threshold would run it: the
+  // modes (more than t apart) and which statistics decide follow t too.
+  CompareOptions at_tolerance = options;
+  if (tolerance > 0 && tolerance < 1) at_tolerance.threshold = tolerance;
+  const ExperimentComparison e = compare_runs(runs, {&result}, at_tolerance);
   if (e.deciding.empty()) return fail(e.reason);
   std::string detail_text, above, reaching;
   bool ok = true;
@@ -110,8 +114,12 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
     // Every statistic the comparison decides on is checked. The mean decides only where nothing
     // else can (a bimodal side with under 100 samples: no median, no p90); one descheduled sample
     // moves it, but without it such a side would pass unchecked however slow it is.
-    if (std::find(e.deciding.begin(), e.deciding.end(), s.statistic) == e.deciding.end()) continue;
-    ++checked;
+    // A bimodal pair the comparison calls inconclusive without its median (the median jumps, or it
+    // vetoed "faster" or "same"): the median is checked too, since the comparison could not tell.
+    const bool undecided_median = s.statistic == Statistic::median && e.bimodal && e.verdict == Verdict::inconclusive;
+    const bool deciding = std::find(e.deciding.begin(), e.deciding.end(), s.statistic) != e.deciding.end();
+    if (!deciding && !undecided_median) continue;
+    if (deciding) ++checked;
     const auto& i = s.interval;
     detail_text += fmt::format("{}{} {:.4f} [{:.4f}, {:.4f}]", detail_text.empty() ? "" : ", ", to_string(s.statistic),
                                i.estimate, i.low, i.high);

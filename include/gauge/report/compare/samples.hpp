@@ -246,21 +246,38 @@ inline void separated_modes(Modes& m, const std::vector<double>& sorted) {
   if (!(d > 2)) m.bimodal = false;
 }
 
-/// Which mode holds `m`'s median firmly: -1 the lower, +1 the upper (it holds at least
-/// `Modes::median_weight` of the values), 0 neither (the median can jump between them).
-inline int median_mode(const Modes& m) {
-  if (m.lower.weight >= Modes::median_weight) return -1;
-  if (m.upper.weight >= Modes::median_weight) return 1;
-  return 0;
+/// Whether two bimodal sides have the same two modes: each mode's median within 1 ± t.
+inline bool same_modes(const Modes& a, const Modes& b, double t) {
+  return a.bimodal && b.bimodal && std::fabs(b.lower.median / a.lower.median - 1) <= t &&
+         std::fabs(b.upper.median / a.upper.median - 1) <= t;
 }
 
-/// Whether the median cannot decide: a bimodal side whose median no mode holds firmly, or two
-/// bimodal sides whose medians lie in different modes (a quarter of the steps changed mode).
-inline bool median_jumps(const ExperimentComparison& c) {
+/// Whether the median of ascending `sorted` is steady against a shift of `share` of the steps'
+/// weight (e.g. between two modes): the quantiles at 0.5 ± share are within 1 + t of each other
+/// (type 7), so moving that share of the steps across the median moves it by at most t.
+inline bool median_steady(const std::vector<double>& sorted, double share, double t) {
+  const double lo = percentile_unchecked(sorted, 100 * (0.5 - share)), hi = percentile_unchecked(sorted, 100 * (0.5 + share));
+  return lo > 0 && hi / lo - 1 <= t;
+}
+
+/// The weight shifts the median must withstand (rule 2 at `Verdict`): to decide, a quarter of
+/// the steps; to veto a verdict it does not decide, a tenth (two GPU clock states trade a few
+/// points of weight from run to run).
+inline constexpr double median_decides_share = 0.25, median_vetoes_share = 0.10;
+
+/// Whether the median of a comparison with a bimodal side cannot decide (rule 2 at `Verdict`):
+/// a bimodal side whose median is not steady against a quarter of its steps changing mode, or
+/// two sides with the same two modes whose medians lie in different ones (the weights flipped:
+/// the median reads the flip, not the step).
+inline bool median_jumps(const ExperimentComparison& c, const std::vector<double>& sa, const std::vector<double>& sb,
+                         double t) {
   if (!c.bimodal || !c.base_modes || !c.candidate_modes) return false;
   const Modes &a = *c.base_modes, &b = *c.candidate_modes;
-  if ((a.bimodal && median_mode(a) == 0) || (b.bimodal && median_mode(b) == 0)) return true;
-  return a.bimodal && b.bimodal && median_mode(a) != median_mode(b);
+  if ((a.bimodal && !median_steady(sa, median_decides_share, t)) || (b.bimodal && !median_steady(sb, median_decides_share, t)))
+    return true;
+  if (!same_modes(a, b, t)) return false;
+  const auto in_lower = [](const Modes& m, const std::vector<double>& x) { return percentile_unchecked(x, 50) <= m.lower.high; };
+  return in_lower(a, sa) != in_lower(b, sb);
 }
 
 /// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`). `unit` scales
@@ -294,7 +311,7 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   if (n >= 1000) stats.push_back(Statistic::p99);
   const bool host = base.backend == "host" || candidate.backend == "host";
   const bool tails_decide = same_k && !host;
-  const bool jumps = median_jumps(c);
+  const bool jumps = median_jumps(c, sa, sb, t);
   for (Statistic st : stats) {
     if (st == Statistic::mean) continue;
     if (st == Statistic::median && jumps) continue;
@@ -363,9 +380,7 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   // Both sides have the same two modes (each mode's median within 1 ± t): a shift of weight
   // between them moves the median and the deciles near the gap, but its cost shows in the mean
   // and the tails, which decide.
-  const bool modes_match = c.base_modes && c.candidate_modes && c.base_modes->bimodal && c.candidate_modes->bimodal &&
-                           std::fabs(c.candidate_modes->lower.median / c.base_modes->lower.median - 1) <= t &&
-                           std::fabs(c.candidate_modes->upper.median / c.base_modes->upper.median - 1) <= t;
+  const bool modes_match = c.base_modes && c.candidate_modes && same_modes(*c.base_modes, *c.candidate_modes, t);
   std::string modes;
   if (c.bimodal) {
     modes = "bimodal: ";
@@ -376,13 +391,34 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
       modes += fmt::format(" (mode ratios {:.4f} and {:.4f})", c.candidate_modes->lower.median / c.base_modes->lower.median,
                            c.candidate_modes->upper.median / c.base_modes->upper.median);
     modes += jumps ? "; the median jumps between the modes, so it does not decide; "
-                   : fmt::format("; the median lies in a mode that holds >= {:g} % of the steps{}, so it decides; ",
-                                 100 * Modes::median_weight, c.base_modes->bimodal && c.candidate_modes->bimodal ? " on each side" : "");
+                   : fmt::format("; the middle half of the steps spans <= {:g} % on each bimodal side, so the median is "
+                                 "steady and decides; ", 100 * t);
   }
+  // Where the median jumps it does not decide; but where it is steady against a tenth of the
+  // steps changing mode on each bimodal side, a median whose whole interval moved beyond 1 ± t
+  // vetoes `same`, and `faster` against it unless the mean's whole interval is below 1 - t too:
+  // the steps moved between the modes, or the body one way and a tail the other (a tail alone
+  // must not call faster what is slower in its median and not faster in its mean).
+  std::string moved_up, moved_down;
+  if (jumps && !(c.base_modes->bimodal && !median_steady(sa, median_vetoes_share, t)) &&
+      !(c.candidate_modes->bimodal && !median_steady(sb, median_vetoes_share, t)))
+    for (const auto& s : c.statistics) {
+      if (s.statistic != Statistic::median) continue;
+      if (s.interval.low > 1 + t) moved_up = statistic_text(s);
+      else if (s.interval.high < 1 - t) moved_down = statistic_text(s);
+    }
   if (!above.empty()) {
     c.verdict = Verdict::slower;
     c.reason = fmt::format("{}{} above 1 + {:g} % ({}){}", modes, above, 100 * t, level,
                            below.empty() ? "" : "; faster at " + below);
+  } else if (!below.empty() && !moved_up.empty() &&
+             !std::any_of(c.statistics.begin(), c.statistics.end(), [&](const StatisticRatio& s) {
+               return s.statistic == Statistic::mean && s.interval.high < 1 - t;
+             })) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}{} below 1 - {:g} %, but {} above 1 + {:g} % ({}): the distribution changed shape, "
+                           "faster in one part and slower in another; look at the plots",
+                           modes, below, 100 * t, moved_up, 100 * t, level);
   } else if (!below.empty()) {
     c.verdict = Verdict::faster;
     c.reason = fmt::format("{}{} below 1 - {:g} % ({})", modes, below, 100 * t, level);
@@ -390,6 +426,14 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}{} straddles a bound of 1 ± {:g} % ({}): more samples or a quieter machine would decide",
                            modes, undecided, 100 * t, level);
+  } else if (!moved_up.empty() || !moved_down.empty()) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}the deciding statistics are within 1 ± {:g} %, but {} moved beyond it ({}){}: the steps moved "
+                           "between the modes; look at the plots",
+                           modes, 100 * t, moved_up.empty() ? moved_down : moved_up, level,
+                           modes_match ? fmt::format(" (the same modes, {:.0f} % → {:.0f} % in the lower one)",
+                                                     100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)
+                                       : "");
   } else if (same_k && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match) {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but the modes differ and the distributions "

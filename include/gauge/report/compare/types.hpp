@@ -62,9 +62,14 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 // 2. *Modes.* Each side is checked for two modes (`find_modes`; their medians must be more than
 //    two ticks of the timer apart). When either side is bimodal, its median jumps between the
 //    modes as their weights move a little, so the median does not decide; the modes of both
-//    sides are reported and compared instead (`bimodal`). Unless one mode holds >= 75 % of the
-//    steps of every bimodal side (the same mode on both): the median then lies in it and decides
-//    (a slow tenth of descheduled steps in the base does not hide a +10 % change of the rest).
+//    sides are reported and compared instead (`bimodal`). Unless the median is steady on every
+//    bimodal side: the middle half of its steps (Q25 to Q75) spans at most t, so a quarter of
+//    the steps would have to change mode to move it by t; then it decides (a slow tenth of
+//    descheduled steps in the base does not hide a +10 % change of the rest). Not where both
+//    sides have the same two modes and their medians lie in different ones (the weights
+//    flipped). A median steady against a tenth of the steps (Q40 to Q60 within t) whose whole
+//    interval moved beyond 1 ± t vetoes `same`, and `faster` unless the mean is below 1 − t too:
+//    inconclusive (the distribution changed shape).
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 //    `faster` when some interval lies entirely below 1 − t and none above; `same` when every

@@ -354,6 +354,21 @@ class PlotKeys(unittest.TestCase):
         self.assertEqual(1.5, plot.at({"warmup": {"curve": [{"start_s": 1.5}]}}["warmup"]["curve"][0], "warmup.curve[].start_s"))
 
 
+    def test_a_long_point_label_wraps_after_a_slash_instead_of_running_off_the_figure(self):
+        plot = load_plot()
+        # The GEMM example's label (171 characters) ran off the timeline's left edge.
+        label = ("gemm/K=8192/M=8192/N=8192/alignment_bytes=256/compute=fp32 accumulate (CUBLAS_COMPUTE_32F)/"
+                 "dtype=bf16/epilogue=none (alpha=1, beta=0)/layout=column-major/library=cuBLAS 130100/transa=n/transb=n")
+        title = plot.wrapped_title(label, " on NVIDIA H200")
+        lines = title.split("\n")
+        self.assertEqual(label + " on NVIDIA H200", "".join(lines))  # nothing lost, broken only after '/'
+        self.assertTrue(all(line.endswith("/") for line in lines[:-1]))
+        self.assertTrue(all(len(line) <= 80 for line in lines[:-1]), lines)
+        self.assertGreaterEqual(len(lines), 3)
+        self.assertEqual("k/x=1 on d", plot.wrapped_title("k/x=1", " on d"))  # short: one line
+        self.assertEqual(240, len(plot.wrapped_title("x" * 1000).replace("\n", "")))  # a hostile label is cut
+
+
 class CompareCli(unittest.TestCase):
     """gauge-compare: verdicts, formats, exit codes and one-line errors."""
 

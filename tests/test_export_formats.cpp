@@ -330,6 +330,20 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   const std::string r = gauge::find_export_format("interleaved").write(rated, {});
   CHECK(r.find("  B/A = 1.1000, 95 % CI [1.0500, 1.1500], threshold 2 %: slower\n"
                "  why: the interval lies above 1 and the estimate above 1 + 2 %\n") != std::string::npos);
+  // A ratio of 1e300 (a hostile report) in five significant digits, not 300 digits, and the why
+  // still found.
+  p.estimate = 1e300;
+  p.low = 1e299;
+  p.high = std::numeric_limits<double>::infinity();
+  rated.interleaved[0].ratio = p;
+  rated.interleaved[0].verdict = gauge::detail::paired_verdict(p, 0.02, rated.interleaved[0].reason);
+  CHECK(rated.interleaved[0].reason.rfind("B/A 1e+300 [1e+299, inf] at 95 % over 40 round pairs: ", 0) == 0);
+  const std::string huge = gauge::find_export_format("interleaved").write(rated, {});
+  CHECK(huge.find("  B/A = 1e+300, 95 % CI [1e+299, inf], threshold 2 %: slower\n  why: ") != std::string::npos);
+  CHECK(gauge::find_export_format("interleaved_markdown").write(rated, {}).find("| 1e+300 | 1e+299 | inf |") != std::string::npos);
+  CHECK(gauge::detail::format_ratio(1.23456) == "1.2346");
+  CHECK(gauge::detail::format_ratio(999999.5) == "999999.5000");
+  CHECK(gauge::detail::format_ratio(1234567.0) == "1.2346e+06");
   // A reason written otherwise (another version's words) is printed whole.
   rated.interleaved[0].reason = "B/A 1.1 looked slower";
   CHECK(gauge::find_export_format("interleaved").write(rated, {}).find("\n  B/A 1.1 looked slower\n") != std::string::npos);

@@ -86,6 +86,17 @@ inline std::string format_duration(double seconds) {
   return std::to_string(s / 3600) + " h " + two((s % 3600) / 60) + " min";
 }
 
+/// A ratio as gauge's verdict lines write it: four decimals ("1.0123"); from 10^6 on, and for
+/// values that are not finite, five significant digits ("1.2346e+300", "inf"), not 300 digits.
+inline std::string format_ratio(double v) {
+  if (std::isfinite(v) && std::fabs(v) < 1e6) {
+    char buf[64];
+    const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 4);
+    if (w.ec == std::errc()) return std::string(buf, w.ptr);
+  }
+  return format_general(v, 5);
+}
+
 /// The "ci +-%" cell of gauge's tables: the half-width of the median's confidence interval in
 /// percent of the median, `relative_width` being the interval's whole width over the median.
 /// Three decimals ("0.210"); "<0.001" when narrower but not zero; and where the interval has no

@@ -111,10 +111,9 @@ inline std::optional<PairedDifference> paired_difference(const std::vector<doubl
 
 /// The start of paired_verdict's reason: "B/A 1.0123 [1.0011, 1.0240] at 95 % over 32 round pairs".
 inline std::string paired_head(const PairedRatio& p) {
-  char head[160];
-  std::snprintf(head, sizeof head, "B/A %.4f [%.4f, %.4f] at %g %% over %zu round pairs", p.estimate, p.low, p.high,
-                100 * p.level, p.pairs);
-  return head;
+  char tail[96];
+  std::snprintf(tail, sizeof tail, "] at %g %% over %zu round pairs", 100 * p.level, p.pairs);
+  return "B/A " + format_ratio(p.estimate) + " [" + format_ratio(p.low) + ", " + format_ratio(p.high) + tail;
 }
 
 /// The verdict on a paired ratio with threshold t (the rule at InterleavedOutcome::rule), and

@@ -36,9 +36,9 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
     s += "|---|---|---|---|---|---|---|---|---|\n";
     const std::string ma = escape::markdown_name(a), mb = escape::markdown_name(b);
     if (x.ratio)
-      s += fmt::format("| {} | {} | {:.4f} | {:.4f} | {:.4f} | {} % | {} | {} | {} |\n", ma, mb, x.ratio->estimate,
-                       x.ratio->low, x.ratio->high, format_number(100 * x.ratio->level), x.ratio->pairs, threshold,
-                       to_string(x.verdict));
+      s += fmt::format("| {} | {} | {} | {} | {} | {} % | {} | {} | {} |\n", ma, mb, format_ratio(x.ratio->estimate),
+                       format_ratio(x.ratio->low), format_ratio(x.ratio->high), format_number(100 * x.ratio->level),
+                       x.ratio->pairs, threshold, to_string(x.verdict));
     else
       s += fmt::format("| {} | {} | - | - | - | - | {} | {} | {} |\n", ma, mb, x.pair_ratios.size(), threshold,
                        to_string(x.verdict));
@@ -48,8 +48,9 @@ inline std::string interleaved_text(const InterleavedRecord& x, const std::strin
                   "; " + std::to_string(x.pair_ratios.size()) + " round pairs in " + format_duration(x.measure_time_s) +
                   ", stopped: " + (x.stopping_reason.empty() ? "-" : escape::visible(x.stopping_reason)) + "\n";
   if (x.ratio)
-    s += fmt::format("  B/A = {:.4f}, {} % CI [{:.4f}, {:.4f}], threshold {}: {}\n", x.ratio->estimate,
-                     format_number(100 * x.ratio->level), x.ratio->low, x.ratio->high, threshold, to_string(x.verdict));
+    s += fmt::format("  B/A = {}, {} % CI [{}, {}], threshold {}: {}\n", format_ratio(x.ratio->estimate),
+                     format_number(100 * x.ratio->level), format_ratio(x.ratio->low), format_ratio(x.ratio->high), threshold,
+                     to_string(x.verdict));
   else
     s += "  B/A: no interval, threshold " + threshold + ": " + to_string(x.verdict) + "\n";
   // The reason without what the line above said already (the ratio, its interval, "B is slower"):

@@ -183,6 +183,39 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   const auto m6 = gauge::detail::checks::no_slower_than({a6}, b6, 0.05, {}, false);
   INFO(m6.text);
   CHECK_FALSE(m6.ok);
+  // A second review. (i) Two clock states trading a third of the steps (650 x 1.00 and 350 x 1.03
+  //     ms against 350 / 650): the median crosses the gap (1.03) but the mean moves 0.89 %
+  //     (NumPy: 1.0089064819396338): same, and the matcher at 2 % passes.
+  const auto a_i = result(join(ms(650, 1.00), ms(350, 1.03))), b_i = result(join(ms(350, 1.00), ms(650, 1.03)));
+  e = gauge::compare_results(a_i, b_i);
+  INFO(e.reason);
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.0089064819396338).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::same);
+  CHECK(gauge::detail::checks::no_slower_than({a_i}, b_i, 0.02, {}, false).ok);
+  // (ii) The base tail of a quarter at twice the body (749 over [3.10, 3.18] ms, 251 at 2x the
+  //      first 251 of them) against a body 9.4 % slower: median 1.0940556331766798, mean
+  //      0.8812735323872091, p90 0.5587086841694845. The steady median vetoes "faster" whatever
+  //      the mean: inconclusive, and the matcher fails.
+  std::vector<double> twice = tail_base;
+  twice.resize(749);
+  for (int i = 0; i < 251; ++i) twice.push_back(2 * twice[static_cast<std::size_t>(i)]);
+  e = gauge::compare_results(result(twice), result(body_new));
+  INFO(e.reason);
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(0.8812735323872091).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  CHECK_FALSE(gauge::detail::checks::no_slower_than({result(twice)}, result(body_new), 0.03, {}, false).ok);
+  // (iii) A mode 15 % slower behind an unchanged one (450 x 1.00 and 550 x 1.30 ms against 450 x
+  //       1.15 and 550 x 1.30): median and p90 1.0, mean 1.0579399141630899. gauge-compare says
+  //       inconclusive (a mode moved); the matcher checks the mean too, and fails at 3 %.
+  const auto a_m = result(join(ms(450, 1.00), ms(550, 1.30))), b_m = result(join(ms(450, 1.15), ms(550, 1.30)));
+  e = gauge::compare_results(a_m, b_m);
+  INFO(e.reason);
+  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.0579399141630899).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  const auto m_m = gauge::detail::checks::no_slower_than({a_m}, b_m, 0.03, {}, false);
+  INFO(m_m.text);
+  CHECK_FALSE(m_m.ok);
+  CHECK_THAT(m_m.text, Catch::Contains("mean above 1 + 3 % where the comparison is inconclusive"));
   // 10. Two modes at any scale: 1e300 and 2e300, 1e-300 and 2e-300 (the between-group variance
   //     overflowed or underflowed).
   for (double scale : {1e300, 1e-300}) {

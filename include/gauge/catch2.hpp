@@ -107,7 +107,10 @@ inline std::vector<Result> baselines(const std::vector<std::filesystem::path>& p
 /// upper bound is <= 1 + tolerance — the data show, with that confidence, that neither the typical
 /// step nor the slow tail is more than `tolerance` slower. The mean is checked only where
 /// `gauge-compare` decides on it too (a bimodal side with under 100 samples: nothing else prices
-/// the slow mode); with no deciding statistic at all it does not match. It does not match when an interval
+/// the slow mode); with no deciding statistic at all it does not match. The comparison runs at the
+/// tolerance as its threshold (a tolerance in (0, 1); else at CompareOptions' default), as
+/// `gauge-compare --threshold` would; a bimodal pair it calls inconclusive has its median and mean
+/// checked too. It does not match when an interval
 /// reaches beyond (slower, or too noisy to tell: the description says which), when either side
 /// failed, carries an error warning or has too few samples for a distribution-free CI of its
 /// median (n <= 5 at 95 %), or when the two ran on different devices or backends (unless

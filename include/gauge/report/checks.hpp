@@ -48,10 +48,16 @@ inline std::string rate_text(double v, const std::string& quantity) {
 ///   runs that are not all of one experiment name.
 /// The failing part of no_slower_than's text: the statistics whose whole interval lies above
 /// 1 + t ("median above 1 + 3 % (slower)"), then those whose interval only reaches above it
-/// ("p90: its interval's upper end is above 1 + 3 % (cannot confirm: ...)"). `t_percent` in percent.
-inline std::string above_text(const std::string& above, const std::string& reaching, double t_percent) {
+/// ("p90: its interval's upper end is above 1 + 3 % (cannot confirm: ...)"), after the median or
+/// mean of an inconclusive bimodal pair (`moved`), which do not decide. `t_percent` in percent.
+inline std::string above_text(const std::string& above, const std::string& reaching, double t_percent,
+                              const std::string& moved = {}) {
   std::string text;
-  if (!above.empty()) text = fmt::format("{} above 1 + {:g} % (slower)", above, t_percent);
+  if (!moved.empty())
+    text = fmt::format("{} above 1 + {:g} % where the comparison is inconclusive (two modes: the steps moved between them, "
+                       "or a mode moved)",
+                       moved, t_percent);
+  if (!above.empty()) text += fmt::format("{}{} above 1 + {:g} % (slower)", text.empty() ? "" : "; ", above, t_percent);
   if (!reaching.empty())
     text += fmt::format("{}{}: {} above 1 + {:g} % (cannot confirm: more samples or a quieter machine)",
                         text.empty() ? "" : "; ", reaching,
@@ -107,26 +113,29 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
   if (tolerance > 0 && tolerance < 1) at_tolerance.threshold = tolerance;
   const ExperimentComparison e = compare_runs(runs, {&result}, at_tolerance);
   if (e.deciding.empty()) return fail(e.reason);
-  std::string detail_text, above, reaching;
+  std::string detail_text, above, reaching, moved;
   bool ok = true;
   std::size_t checked = 0;
   for (const auto& s : e.statistics) {
     // Every statistic the comparison decides on is checked. The mean decides only where nothing
     // else can (a bimodal side with under 100 samples: no median, no p90); one descheduled sample
     // moves it, but without it such a side would pass unchecked however slow it is.
-    // A bimodal pair the comparison calls inconclusive without its median (the median jumps, or it
-    // vetoed "faster" or "same"): the median is checked too, since the comparison could not tell.
-    const bool undecided_median = s.statistic == Statistic::median && e.bimodal && e.verdict == Verdict::inconclusive;
+    // A bimodal pair the comparison calls inconclusive (the median jumps or vetoed, a mode moved):
+    // the median and the mean are checked too, since the comparison could not tell (a mode that
+    // got 15 % slower behind an unchanged one moves neither the median nor p90, but the mean).
     const bool deciding = std::find(e.deciding.begin(), e.deciding.end(), s.statistic) != e.deciding.end();
-    if (!deciding && !undecided_median) continue;
+    const bool undecided = !deciding && e.bimodal && e.verdict == Verdict::inconclusive &&
+                           (s.statistic == Statistic::median || s.statistic == Statistic::mean);
+    if (!deciding && !undecided) continue;
     if (deciding) ++checked;
     const auto& i = s.interval;
     detail_text += fmt::format("{}{} {:.4f} [{:.4f}, {:.4f}]", detail_text.empty() ? "" : ", ", to_string(s.statistic),
                                i.estimate, i.low, i.high);
     if (i.high > 1 + tolerance) {
       ok = false;
-      // Slower where the whole interval is above the bound; else only its upper end reaches it.
-      std::string& list = i.low > 1 + tolerance ? above : reaching;
+      // Slower where the whole interval is above the bound; else only its upper end reaches it; a
+      // statistic that does not decide is named apart (the comparison could not tell).
+      std::string& list = undecided ? moved : i.low > 1 + tolerance ? above : reaching;
       list += (list.empty() ? "" : ", ") + std::string(to_string(s.statistic));
     }
   }
@@ -152,10 +161,10 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
                                  !e.bimodal ? ""
                                  : std::find(e.deciding.begin(), e.deciding.end(), Statistic::median) == e.deciding.end()
                                      ? " (bimodal: the median does not decide)"
-                                     : " (bimodal: one mode holds the median)",
+                                     : " (bimodal: the median is steady and decides)",
                                  clock_text,
                                  ok ? fmt::format("every upper bound <= 1 + {:g} %", 100 * tolerance)
-                                    : above_text(above, reaching, 100 * tolerance));
+                                    : above_text(above, reaching, 100 * tolerance, moved));
   // A side whose samples are not one steady state (a drifting baseline, say) is named, pass or fail.
   for (const auto& note : e.notes)
     if (detail::compare::is_unsteady_note(note)) text += "; " + note;

@@ -68,7 +68,8 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    descheduled steps in the base does not hide a +10 % change of the rest). Not where both
 //    sides have the same two modes and their medians lie in different ones (the weights
 //    flipped). A median steady against a tenth of the steps (Q40 to Q60 within t) whose whole
-//    interval moved beyond 1 ± t vetoes `same`, and `faster` unless the mean is below 1 − t too:
+//    interval moved beyond 1 ± t vetoes `faster` against it, and `same` (where both sides have
+//    the same two modes, only with the mean's whole interval beyond 1 ± t the same way):
 //    inconclusive (the distribution changed shape).
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);

@@ -25,6 +25,14 @@ inline std::string format_general(double v, int digits) {
   return w.ec == std::errc() ? std::string(buf, w.ptr) : std::string("?");
 }
 
+/// `v` with `decimals` digits after the point, as printf's "%.*f" in the "C" locale ("0.210");
+/// "?" where it does not fit 64 characters (|v| of 10^60 and more: callers bound their values).
+inline std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  return w.ec == std::errc() ? std::string(buf, w.ptr) : std::string("?");
+}
+
 /// Seconds as "12.35 us" / "1.5 ms" / "2 s" with `digits` significant digits; "-" when absent or
 /// not finite.
 /// `v` rounded to `digits` significant digits (as "%.*g" prints it), so that a unit is chosen for
@@ -76,11 +84,7 @@ inline std::string format_duration(double seconds) {
   if (rounded_to_digits(seconds, 3) < 0.1) return format_time(seconds, 3);
   if (seconds < 0.1) seconds = 0.1;
   const auto two = [](long long v) { return (v < 10 ? "0" : "") + std::to_string(v); };
-  if (seconds < 60) {
-    char buf[32];
-    const auto w = std::to_chars(buf, buf + sizeof buf, seconds, std::chars_format::fixed, 1);
-    return std::string(buf, w.ptr) + " s";
-  }
+  if (seconds < 60) return format_fixed(seconds, 1) + " s";
   const auto s = static_cast<long long>(std::llround(seconds));
   if (s < 3600) return std::to_string(s / 60) + " min " + two(s % 60) + " s";
   return std::to_string(s / 3600) + " h " + two((s % 3600) / 60) + " min";
@@ -89,12 +93,7 @@ inline std::string format_duration(double seconds) {
 /// A ratio as gauge's verdict lines write it: four decimals ("1.0123"); from 10^6 on, and for
 /// values that are not finite, five significant digits ("1.2346e+300", "inf"), not 300 digits.
 inline std::string format_ratio(double v) {
-  if (std::isfinite(v) && std::fabs(v) < 1e6) {
-    char buf[64];
-    const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 4);
-    if (w.ec == std::errc()) return std::string(buf, w.ptr);
-  }
-  return format_general(v, 5);
+  return std::isfinite(v) && std::fabs(v) < 1e6 ? format_fixed(v, 4) : format_general(v, 5);
 }
 
 /// The "ci +-%" cell of gauge's tables: the half-width of the median's confidence interval in
@@ -107,21 +106,16 @@ inline std::string format_ratio(double v) {
 inline std::string ci_half_width_text(const std::optional<double>& relative_width, const std::optional<double>& median,
                                       double resolution_per_step) {
   if (!relative_width || !std::isfinite(*relative_width) || *relative_width < 0) return "-";
-  const auto fixed3 = [](double v) {
-    char buf[64];
-    const auto w = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
-    return w.ec == std::errc() ? std::string(buf, w.ptr) : std::string("?");
-  };
   const double half = 50 * *relative_width;
   if (half >= 1000) return ">999";  // wider than the column, and than any use of the number
-  if (half >= 0.0005) return fixed3(half);
+  if (half >= 0.0005) return format_fixed(half, 3);
   if (half > 0) return "<0.001";
   if (resolution_per_step > 0 && std::isfinite(resolution_per_step) && median && *median > 0 && std::isfinite(*median)) {
     const double tick = 100 * (resolution_per_step / *median);
     if (!(tick < 1000)) return "-";  // a tick of ten medians or more bounds nothing
-    return tick >= 0.0005 ? "<=" + fixed3(tick) : "<0.001";
+    return tick >= 0.0005 ? "<=" + format_fixed(tick, 3) : "<0.001";
   }
-  return fixed3(0);
+  return format_fixed(0, 3);
 }
 
 }  // namespace gauge::detail

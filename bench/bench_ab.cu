@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
       const auto r = run_pair(ns, ns);
       ++verdicts[gauge::to_string(r.verdict)];
       if (r.ratio) estimates.push_back(r.ratio->estimate);
-      if (r.verdict == gauge::PairedVerdict::inconclusive) std::fprintf(stderr, "self %.0f us: %s\n", ns * 1e-3, r.reason.c_str());
+      if (r.verdict == gauge::stats::PairedVerdict::inconclusive) std::fprintf(stderr, "self %.0f us: %s\n", ns * 1e-3, r.reason.c_str());
     }
     std::printf("| %.0f us | %d | %d | %d | %d | %.5f |\n", ns * 1e-3, verdicts["faster"], verdicts["slower"],
                 verdicts["same"], verdicts["inconclusive"], bench::median(estimates));

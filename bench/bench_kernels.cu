@@ -51,7 +51,7 @@ gauge::Result spin_run(std::uint64_t T_us, bool trace, const char* phase) {
   return r;
 }
 
-const gauge::TracedKernel* spin_of(const gauge::KernelTraceRecord& t) {
+const gauge::records::TracedKernel* spin_of(const gauge::records::KernelTraceRecord& t) {
   for (const auto& k : t.kernels)
     if (k.name.find("spin_kernel") != std::string::npos) return &k;
   return nullptr;
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     nlohmann::json per_run = nlohmann::json::array();
     for (const auto& r : traced) {
       const auto& t = r.kernel_trace.value();
-      const gauge::TracedKernel* k = spin_of(t);
+      const gauge::records::TracedKernel* k = spin_of(t);
       if (t.status != "traced" || !k) {
         std::fprintf(stderr, "bench_kernels: T = %llu us not traced: %s %s\n", (unsigned long long)T_us, t.status.c_str(),
                      t.reason.c_str());
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
     report.add(after);
   }
   std::printf("\nevery traced median within 0.05 us of the stamped span: %s\n", all_within ? "yes" : "NO");
-  std::fputs(gauge::kernel_table({report.results().back()}).c_str(), stdout);
+  std::fputs(gauge::formats::kernel_table({report.results().back()}).c_str(), stdout);
   std::ofstream(out) << nlohmann::json{{"rows", rows}}.dump(2) << "\n";
   report.write();
   return all_within ? 0 : 3;

@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
       GAUGE_CUDA_CHECK(cudaFree(const_cast<uint4*>(src)));
       GAUGE_CUDA_CHECK(cudaFree(dst));
     }
-    std::fputs(gauge::peaks_table(copies).c_str(), stdout);
+    std::fputs(gauge::formats::peaks_table(copies).c_str(), stdout);
     bool warned = false;
     for (const auto& c : copies)
       for (const auto& wn : c.warnings)

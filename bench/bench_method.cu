@@ -181,6 +181,6 @@ int main(int argc, char** argv) {
                                            {"time_to_result_s", copy_walls}}}};
   const std::string sum_path = out + ".summary.json";
   gauge::detail::write_file_atomic(sum_path, summary.dump(2) + "\n");
-  std::fputs(gauge::environment_line(report.environment()).c_str(), stdout);
+  std::fputs(gauge::formats::environment_line(report.environment()).c_str(), stdout);
   return 0;
 }

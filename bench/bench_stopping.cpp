@@ -26,7 +26,7 @@ void spin(long ns) {
 
 /// Steps per second over rounds [first, last): their samples over the time from the first's start
 /// to the start of the round after the last (or the last's end).
-double rate(const gauge::SamplingRecord& s, std::size_t first, std::size_t last) {
+double rate(const gauge::records::SamplingRecord& s, std::size_t first, std::size_t last) {
   std::size_t steps = 0;
   for (std::size_t i = first; i < last; ++i) steps += s.round_samples[i] * s.steps_per_sample;
   const double end = last < s.round_start_s.size() ? s.round_start_s[last] : s.round_end_s[last - 1];

@@ -117,11 +117,11 @@ int main(int argc, char** argv) {
     check(cudaMemset(p, 0, max_bytes), "cudaMemset");
   }
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  gauge::RunOptions o;
+  gauge::suite::RunOptions o;
   o.out = out;
   o.quiet = false;
-  const auto points = gauge::plan_points(registry, o);
-  const gauge::SuiteSummary s = gauge::run_suite(points, o);
+  const auto points = gauge::suite::plan_points(registry, o);
+  const gauge::suite::SuiteSummary s = gauge::suite::run_suite(points, o);
 
   const auto report = gauge::read_report(out);
   std::printf("\n== triad bandwidth: gauge vs the same kernel back to back, and vs cudaMemcpyAsync D2D back to back "

@@ -479,7 +479,7 @@ int main(int argc, char** argv) {
     const Micro micro = run_micro(stream);
     GAUGE_CUDA_CHECK(cudaStreamDestroy(stream));
 
-    std::fputs(gauge::environment_line(env).c_str(), stdout);
+    std::fputs(gauge::formats::environment_line(env).c_str(), stdout);
     nlohmann::json jsizes = nlohmann::json::array();
     for (const auto& s : sizes) {
       std::printf("\nstep %s (hidden %zu, batch %zu): untimed %.4g ms per step, 3 regions per step\n", s.name.c_str(),

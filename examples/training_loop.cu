@@ -391,8 +391,8 @@ int main(int argc, char** argv) {
     GAUGE_CUDA_CHECK(cudaSetDevice(local_rank % devices));  // one rank per GPU of its node
     gauge::mpi::Session session;
     session.report_to(o.out, gauge::capture_environment());
-    std::vector<gauge::TimerRanksWindow> combined;
-    gauge::mpi::TimerAcrossRanks across(session.communicator(), [&](const gauge::TimerRanksWindow& w) {
+    std::vector<gauge::records::TimerRanksWindow> combined;
+    gauge::mpi::TimerAcrossRanks across(session.communicator(), [&](const gauge::records::TimerRanksWindow& w) {
       combined.push_back(w);
       session.add(w);
       if (rank == 0) std::printf("  %s\n", gauge::mpi::console_line(w).c_str());

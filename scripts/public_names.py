@@ -6,6 +6,9 @@ namespace), or directly in one of the user-facing sub-namespaces `gauge::catch2`
 (written `catch2::X`, `mpi::X`), and a macro the table lists that a public header #defines
 (`GAUGE_BENCHMARK`). Everything in `gauge::detail` is machinery, and so is every name
 inside another sub-namespace of `gauge` (the namespace itself counts once, e.g. `warning_code`).
+The members of the seven sub-namespaces by concept (`stats`, `records`, `env`, `peaks`, `compare`,
+`formats`, `suite`) are listed in full in docs/names.md, whose tables (first column:
+`stats::summarize`, ...) are checked against the headers the same way.
 
 The names come from the compiler, not from a text search: clang++ parses one translation unit that
 includes every public header under include/gauge/ (gauge/mpi.hpp and gauge/mpi/ only where <mpi.h>
@@ -29,6 +32,8 @@ import sys
 import tempfile
 
 USER_NAMESPACES = ("catch2", "mpi")
+# Sub-namespaces by concept: each counts once in the README; docs/names.md lists their members.
+CONCEPT_NAMESPACES = ("stats", "records", "env", "peaks", "compare", "formats", "suite")
 
 
 def headers(root):
@@ -71,11 +76,16 @@ def compiler_names(root, clang):
         sys.stderr.write("public_names: clang++ could not parse the public headers:\n" + p.stderr[-4000:])
         sys.exit(2)
     names = set()
+    members = set()
     for line in p.stdout.splitlines():
         q = line.strip()
         if not q.startswith("gauge::"):
             continue
         parts = q.split("::")[1:]
+        # (to_json and from_json there are using-declarations of gauge's own, for ADL.)
+        if len(parts) == 2 and parts[0] in CONCEPT_NAMESPACES and re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[1]) \
+                and parts[1] not in ("to_json", "from_json"):
+            members.add(parts[0] + "::" + parts[1])
         if not parts or not re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[0]) or parts[0] == "detail":
             continue
         if len(parts) == 1:
@@ -85,7 +95,7 @@ def compiler_names(root, clang):
                 names.add(parts[0] + "::" + parts[1])
     # A user-facing namespace is not itself a name in the table: its members are.
     names -= set(USER_NAMESPACES)
-    return names
+    return names, members
 
 
 def readme_names(root):
@@ -114,6 +124,19 @@ def readme_names(root):
     if dupes:
         sys.stderr.write("public_names: listed more than once in README.md's table: %s\n" % " ".join(sorted(set(dupes))))
         sys.exit(1)
+    return names
+
+
+def names_page(root):
+    """The names docs/names.md's tables list (first column, `stats::summarize`), or None without the page."""
+    path = os.path.join(root, "docs", "names.md")
+    if not os.path.isfile(path):
+        return None
+    names = set()
+    with open(path, encoding="utf-8") as f:
+        for row in f.read().splitlines():
+            if row.startswith("|") and not re.match(r"^\|\s*-", row):
+                names.update(n for n in re.findall(r"`([^`]+)`", row.split("|")[1]) if "::" in n)
     return names
 
 
@@ -149,9 +172,10 @@ def main():
     if not clang:
         sys.stderr.write("public_names: clang++ not found (Debian: apt-get install clang)\n")
         sys.exit(77 if a.skip_without_clang else 2)
-    seen = compiler_names(a.root, clang)
+    seen, members = compiler_names(a.root, clang)
     if a.list:
         print("\n".join(sorted(seen)))
+        print("\n".join(sorted(members)))
     listed = readme_names(a.root)
     # Macros (GAUGE_BENCHMARK, ...) are not declarations: a listed macro must be #defined in a
     # public header, and then counts as a public name.
@@ -171,7 +195,14 @@ def main():
         print("in the headers, not in the README's table (%d): %s" % (len(missing), " ".join(missing)))
     if extra:
         print("in the README's table, not a public name (%d): %s" % (len(extra), " ".join(extra)))
-    sys.exit(1 if missing or extra else 0)
+    page = names_page(a.root)
+    page_missing, page_extra = sorted(members - (page or set())), sorted((page or set()) - members)
+    print("sub-namespace members: %d in the headers, %d in docs/names.md" % (len(members), len(page or ())))
+    if page_missing:
+        print("in the headers, not in docs/names.md (%d): %s" % (len(page_missing), " ".join(page_missing)))
+    if page_extra:
+        print("in docs/names.md, not in the headers (%d): %s" % (len(page_extra), " ".join(page_extra)))
+    sys.exit(1 if missing or extra or page_missing or page_extra else 0)
 
 
 if __name__ == "__main__":

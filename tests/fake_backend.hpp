@@ -62,10 +62,10 @@ class FakeDevice {
   bool caller_stream = false;
 
   // Telemetry: a reading as a function of the virtual host time (null: no telemetry source).
-  std::function<gauge::TelemetrySample(double)> telemetry;
+  std::function<gauge::records::TelemetrySample(double)> telemetry;
   double sm_clock_max_mhz = 1980;
   /// The device's peak-relevant attributes (gauge/core/peaks.hpp); empty: the backend knows none.
-  std::optional<gauge::DeviceAttributes> attributes;
+  std::optional<gauge::peaks::DeviceAttributes> attributes;
   /// The UUID prepare() reports (the peaks cache is keyed by it); empty: none.
   std::optional<std::string> uuid;
   /// The SM clock probe (gauge/cuda/clock_probe.hpp): the mean SM clock, MHz, of the i-th probed
@@ -75,7 +75,7 @@ class FakeDevice {
   std::vector<std::pair<unsigned, std::uint64_t>> processes;  ///< compute processes on the GPU
   /// What FakeBackend::cache_flush_record() says (the report's `sampling.cache_flush`); empty:
   /// the backend does not describe its flush.
-  std::optional<gauge::CacheFlushRecord> flush_record;
+  std::optional<gauge::records::CacheFlushRecord> flush_record;
   /// NVML GPM through the telemetry probe: the reading gpm_end() returns; empty: no GPM, and
   /// gpm_begin() answers `gpm_reason`. `gpm_begin_host`/`gpm_end_host`: the virtual host time at
   /// each sample.
@@ -86,7 +86,7 @@ class FakeDevice {
   std::uint64_t device_total = 80ull << 30;
   std::uint64_t device_used = 1ull << 30;
   std::optional<std::uint64_t> pool_used_high, pool_reserved_high;
-  std::map<std::string, gauge::KernelBinaryRecord> kernel_binaries;  ///< by kernel name
+  std::map<std::string, gauge::records::KernelBinaryRecord> kernel_binaries; ///< by kernel name
   /// Kernel tracing (tests/fake_cupti.hpp): called when a kernel is launched on the stream (its
   /// correlation id is returned) and when it has run (correlation id, name, device start and end
   /// in seconds, stream of the pool).
@@ -270,20 +270,20 @@ class FakeBackend {
   GateSupport gate_support() const { return dev_->gate_available ? GateSupport::available : GateSupport::unavailable; }
   bool graph_supported() const { return dev_->graph_available; }
   bool flush_supported() const { return true; }
-  DeviceRecord prepare(const Config& config) {
+  records::DeviceRecord prepare(const Config& config) {
     ++prepared;
     streams_ = dev_->caller_stream ? 1 : config.measure.streams;
     dev_->current_stream = 0;
     dev_->kernels_per_stream.assign(streams_, 0);
-    DeviceRecord d;
+    records::DeviceRecord d;
     d.ordinal = 0;
     d.name = "fake GPU";
     d.uuid = dev_->uuid;
     return d;
   }
   void finish() noexcept { ++finished; }
-  std::optional<gauge::DeviceAttributes> device_attributes() const { return dev_->attributes; }
-  std::optional<gauge::CacheFlushRecord> cache_flush_record() { return dev_->flush_record; }
+  std::optional<gauge::peaks::DeviceAttributes> device_attributes() const { return dev_->attributes; }
+  std::optional<gauge::records::CacheFlushRecord> cache_flush_record() { return dev_->flush_record; }
   stream_type stream() { return FakeStream{dev_}; }
   std::size_t stream_count() const { return streams_; }
   void select_stream(std::size_t i) { dev_->current_stream = i % streams_; }
@@ -319,20 +319,20 @@ class FakeBackend {
   bool clock_probe_supported() const { return static_cast<bool>(dev_->round_clock_mhz); }
   void clock_probe_start() {}
   void clock_probe_stop() {}
-  std::optional<gauge::SmClockReading> clock_probe_read() {
+  std::optional<gauge::records::SmClockReading> clock_probe_read() {
     if (!dev_->round_clock_mhz) return std::nullopt;
-    return gauge::SmClockReading{dev_->round_clock_mhz(dev_->probed_rounds++), 132, 0.0};
+    return gauge::records::SmClockReading{dev_->round_clock_mhz(dev_->probed_rounds++), 132, 0.0};
   }
 
-  std::unique_ptr<gauge::TelemetryProbe> telemetry_probe(std::string& reason) {
+  std::unique_ptr<gauge::env::TelemetryProbe> telemetry_probe(std::string& reason) {
     if (!dev_->telemetry) {
       reason = "fake device without telemetry";
       return nullptr;
     }
-    struct Probe : gauge::TelemetryProbe {
+    struct Probe : gauge::env::TelemetryProbe {
       FakeDevice* d;
       explicit Probe(FakeDevice* dd) : d(dd) {}
-      gauge::TelemetrySample read() override { return d->telemetry(d->host); }
+      gauge::records::TelemetrySample read() override { return d->telemetry(d->host); }
       std::optional<double> sm_clock_max_mhz() override { return d->sm_clock_max_mhz; }
       std::vector<std::pair<unsigned, std::uint64_t>> processes() override { return d->processes; }
       std::string gpm_begin() override {
@@ -348,8 +348,8 @@ class FakeBackend {
     };
     return std::make_unique<Probe>(dev_);
   }
-  gauge::DeviceMemorySnapshot memory_snapshot() {
-    gauge::DeviceMemorySnapshot m;
+  gauge::records::DeviceMemorySnapshot memory_snapshot() {
+    gauge::records::DeviceMemorySnapshot m;
     m.total_bytes = dev_->device_total;
     m.used_bytes = dev_->device_used;
     m.pool_used_high_bytes = dev_->pool_used_high;
@@ -357,7 +357,7 @@ class FakeBackend {
     return m;
   }
   void reset_memory_watermarks() {}
-  gauge::KernelBinaryRecord kernel_binary(const void*, const std::string& kernel_name) {
+  gauge::records::KernelBinaryRecord kernel_binary(const void*, const std::string& kernel_name) {
     auto it = dev_->kernel_binaries.find(kernel_name);
     if (it == dev_->kernel_binaries.end()) throw std::runtime_error("fake: unknown kernel " + kernel_name);
     return it->second;

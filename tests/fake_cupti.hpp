@@ -1,5 +1,5 @@
 #pragma once
-// A fake CUPTI for the CPU tests: a function table (gauge::cupti::Api) over one process-wide
+// A fake CUPTI for the CPU tests: a function table (gauge::detail::cupti::Api) over one process-wide
 // state, writing activity records in the layouts gauge/env/cupti.hpp declares, with the
 // behaviour of CUPTI's Activity API that gauge relies on: records are delivered through the
 // registered buffer callbacks at a flush; an API call made while an external correlation id is
@@ -20,11 +20,11 @@ namespace gauge::testing {
 
 struct FakeCupti {
   // ---- script ----
-  cupti::Result subscribe_result = cupti::success;  ///< what cuptiSubscribe answers
+  detail::cupti::Result subscribe_result = detail::cupti::success; ///< what cuptiSubscribe answers
   int refuse_kind = -1;                             ///< cuptiActivityEnable fails for this kind
   std::uint64_t dropped = 0;                        ///< what cuptiActivityGetNumDroppedRecords says
-  cupti::Result push_result = cupti::success;       ///< what cuptiActivityPushExternalCorrelationId answers
-  cupti::Result flush_result = cupti::success;      ///< what cuptiActivityFlushAll answers
+  detail::cupti::Result push_result = detail::cupti::success; ///< what cuptiActivityPushExternalCorrelationId answers
+  detail::cupti::Result flush_result = detail::cupti::success; ///< what cuptiActivityFlushAll answers
   bool external_records = true;                     ///< false: EXTERNAL_CORRELATION records never come
 
   // ---- state ----
@@ -32,8 +32,8 @@ struct FakeCupti {
   std::vector<std::uint64_t> external;  ///< the pushed ids (kind CUSTOM2), top last
   std::uint32_t next_correlation = 100;
   std::vector<std::vector<std::uint8_t>> pending;  ///< records written, not yet delivered
-  cupti::BufferRequested requested = nullptr;
-  cupti::BufferCompleted completed = nullptr;
+  detail::cupti::BufferRequested requested = nullptr;
+  detail::cupti::BufferCompleted completed = nullptr;
   std::size_t flushes = 0, pushes = 0, pops = 0, enables = 0, disables = 0;
   std::vector<std::string> names;  ///< storage for kernel names (records point into it)
 
@@ -43,33 +43,33 @@ struct FakeCupti {
   }
 
   /// The function table; every entry forwards to current().
-  static cupti::Api api() {
-    cupti::Api a;
-    a.get_version = [](std::uint32_t* v) { *v = 130001; return cupti::success; };
-    a.get_result_string = [](cupti::Result r, const char** s) {
-      *s = r == cupti::error_multiple_subscribers ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" : "CUPTI_ERROR_UNKNOWN";
-      return cupti::success;
+  static detail::cupti::Api api() {
+    detail::cupti::Api a;
+    a.get_version = [](std::uint32_t* v) { *v = 130001; return detail::cupti::success; };
+    a.get_result_string = [](detail::cupti::Result r, const char** s) {
+      *s = r == detail::cupti::error_multiple_subscribers ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" : "CUPTI_ERROR_UNKNOWN";
+      return detail::cupti::success;
     };
-    a.subscribe = [](void** sub, cupti::CallbackFunc, void*) {
+    a.subscribe = [](void** sub, detail::cupti::CallbackFunc, void*) {
       *sub = current();
       return current()->subscribe_result;
     };
-    a.unsubscribe = [](void*) { return cupti::success; };
+    a.unsubscribe = [](void*) { return detail::cupti::success; };
     a.activity_enable = [](int k) {
-      if (k == current()->refuse_kind) return cupti::error_insufficient_privileges;
+      if (k == current()->refuse_kind) return detail::cupti::error_insufficient_privileges;
       ++current()->enables;
       current()->enabled.insert(k);
-      return cupti::success;
+      return detail::cupti::success;
     };
     a.activity_disable = [](int k) {
       ++current()->disables;
       current()->enabled.erase(k);
-      return cupti::success;
+      return detail::cupti::success;
     };
-    a.activity_register_callbacks = [](cupti::BufferRequested req, cupti::BufferCompleted done) {
+    a.activity_register_callbacks = [](detail::cupti::BufferRequested req, detail::cupti::BufferCompleted done) {
       current()->requested = req;
       current()->completed = done;
-      return cupti::success;
+      return detail::cupti::success;
     };
     a.activity_flush_all = [](std::uint32_t) {
       current()->deliver();
@@ -78,21 +78,21 @@ struct FakeCupti {
     a.activity_get_next_record = [](std::uint8_t* buffer, std::size_t valid, void** rec) {
       std::size_t at = 0;
       if (*rec) at = static_cast<std::size_t>(static_cast<std::uint8_t*>(*rec) - buffer) + record_size(*rec);
-      if (at >= valid) return cupti::error_max_limit_reached;
+      if (at >= valid) return detail::cupti::error_max_limit_reached;
       *rec = buffer + at;
-      return cupti::success;
+      return detail::cupti::success;
     };
     a.activity_get_num_dropped_records = [](void*, std::uint32_t, std::size_t* n) {
       *n = static_cast<std::size_t>(current()->dropped);
       current()->dropped = 0;  // CUPTI reports drops since the last call
-      return cupti::success;
+      return detail::cupti::success;
     };
     a.push_external_correlation_id = [](int kind, std::uint64_t id) {
-      if (kind != cupti::external_kind_gauge) return 1;
-      if (current()->push_result != cupti::success) return current()->push_result;
+      if (kind != detail::cupti::external_kind_gauge) return 1;
+      if (current()->push_result != detail::cupti::success) return current()->push_result;
       ++current()->pushes;
       current()->external.push_back(id);
-      return cupti::success;
+      return detail::cupti::success;
     };
     a.pop_external_correlation_id = [](int, std::uint64_t* last) {
       FakeCupti* f = current();
@@ -100,7 +100,7 @@ struct FakeCupti {
       ++f->pops;
       if (last) *last = f->external.back();
       f->external.pop_back();
-      return cupti::success;
+      return detail::cupti::success;
     };
     return a;
   }
@@ -116,16 +116,16 @@ struct FakeCupti {
 
   std::uint32_t launch() {
     const std::uint32_t corr = next_correlation++;
-    if (enabled.count(cupti::kind::external_correlation) && !external.empty() && external_records) {
-      cupti::record::ExternalCorrelation r{};
-      r.kind = cupti::kind::external_correlation;
-      r.external_kind = cupti::external_kind_gauge;
+    if (enabled.count(detail::cupti::kind::external_correlation) && !external.empty() && external_records) {
+      detail::cupti::record::ExternalCorrelation r{};
+      r.kind = detail::cupti::kind::external_correlation;
+      r.external_kind = detail::cupti::external_kind_gauge;
       r.external_id = external.back();
       r.correlation_id = corr;
       write(&r, sizeof r);
     }
-    if (enabled.count(cupti::kind::runtime)) {
-      const std::uint32_t k = cupti::kind::runtime;
+    if (enabled.count(detail::cupti::kind::runtime)) {
+      const std::uint32_t k = detail::cupti::kind::runtime;
       std::uint8_t api_record[40] = {};
       std::memcpy(api_record, &k, sizeof k);
       write(api_record, sizeof api_record);
@@ -134,10 +134,10 @@ struct FakeCupti {
   }
 
   void kernel_ran(std::uint32_t corr, const char* name, double start_s, double end_s, std::size_t stream) {
-    if (!enabled.count(cupti::kind::concurrent_kernel)) return;
+    if (!enabled.count(detail::cupti::kind::concurrent_kernel)) return;
     names.emplace_back(name);
-    cupti::record::Kernel r{};
-    r.kind = cupti::kind::concurrent_kernel;
+    detail::cupti::record::Kernel r{};
+    r.kind = detail::cupti::kind::concurrent_kernel;
     r.registers_per_thread = 32;
     r.start = static_cast<std::uint64_t>(start_s * 1e9 + 0.5);
     r.end = static_cast<std::uint64_t>(end_s * 1e9 + 0.5);
@@ -163,7 +163,7 @@ struct FakeCupti {
     if (pending.empty() || !requested || !completed) return;
     for (const auto& [record, name] : name_index) {
       const char* ptr = names[name].c_str();
-      std::memcpy(pending[record].data() + offsetof(cupti::record::Kernel, name), &ptr, sizeof ptr);
+      std::memcpy(pending[record].data() + offsetof(detail::cupti::record::Kernel, name), &ptr, sizeof ptr);
     }
     name_index.clear();
     std::uint8_t* buffer = nullptr;
@@ -186,11 +186,11 @@ struct FakeCupti {
     std::uint32_t k = 0;
     std::memcpy(&k, rec, sizeof k);
     std::size_t n = 40;
-    if (k == static_cast<std::uint32_t>(cupti::kind::concurrent_kernel) || k == static_cast<std::uint32_t>(cupti::kind::kernel))
-      n = sizeof(cupti::record::Kernel);
-    else if (k == static_cast<std::uint32_t>(cupti::kind::memcpy)) n = sizeof(cupti::record::Memcpy);
-    else if (k == static_cast<std::uint32_t>(cupti::kind::memset)) n = sizeof(cupti::record::Memset);
-    else if (k == static_cast<std::uint32_t>(cupti::kind::external_correlation)) n = sizeof(cupti::record::ExternalCorrelation);
+    if (k == static_cast<std::uint32_t>(detail::cupti::kind::concurrent_kernel) || k == static_cast<std::uint32_t>(detail::cupti::kind::kernel))
+      n = sizeof(detail::cupti::record::Kernel);
+    else if (k == static_cast<std::uint32_t>(detail::cupti::kind::memcpy)) n = sizeof(detail::cupti::record::Memcpy);
+    else if (k == static_cast<std::uint32_t>(detail::cupti::kind::memset)) n = sizeof(detail::cupti::record::Memset);
+    else if (k == static_cast<std::uint32_t>(detail::cupti::kind::external_correlation)) n = sizeof(detail::cupti::record::ExternalCorrelation);
     return (n + 7) / 8 * 8;
   }
 
@@ -200,20 +200,20 @@ struct FakeCupti {
 /// Makes a FakeCupti the CUPTI every experiment uses, for the lifetime of this object.
 class ScopedFakeCupti {
  public:
-  ScopedFakeCupti() : lib_(cupti::Library::from_api(FakeCupti::api(), "fake libcupti")) {
+  ScopedFakeCupti() : lib_(detail::cupti::Library::from_api(FakeCupti::api(), "fake libcupti")) {
     FakeCupti::current() = &fake;
-    cupti::Library::set_active(lib_.get());
+    detail::cupti::Library::set_active(lib_.get());
   }
   /// A CUPTI that lacks `cuptiActivityPushExternalCorrelationId` (unusable).
   explicit ScopedFakeCupti(bool incomplete) {
-    cupti::Api a = FakeCupti::api();
+    detail::cupti::Api a = FakeCupti::api();
     if (incomplete) a.push_external_correlation_id = nullptr;
-    lib_ = cupti::Library::from_api(a, "fake libcupti");
+    lib_ = detail::cupti::Library::from_api(a, "fake libcupti");
     FakeCupti::current() = &fake;
-    cupti::Library::set_active(lib_.get());
+    detail::cupti::Library::set_active(lib_.get());
   }
   ~ScopedFakeCupti() {
-    cupti::Library::set_active(nullptr);
+    detail::cupti::Library::set_active(nullptr);
     FakeCupti::current() = nullptr;
   }
   ScopedFakeCupti(const ScopedFakeCupti&) = delete;
@@ -221,7 +221,7 @@ class ScopedFakeCupti {
   FakeCupti fake;
 
  private:
-  std::unique_ptr<cupti::Library> lib_;
+  std::unique_ptr<detail::cupti::Library> lib_;
 };
 
 }  // namespace gauge::testing

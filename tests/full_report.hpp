@@ -45,8 +45,8 @@ inline Config full_config() {
 }
 
 /// H200-like attributes for the peaks of the full report (schema 1.5).
-inline DeviceAttributes full_device_attributes() {
-  DeviceAttributes a;
+inline peaks::DeviceAttributes full_device_attributes() {
+  peaks::DeviceAttributes a;
   a.name = "NVIDIA H200";
   a.compute_capability_major = 9;
   a.multiprocessors = 132;
@@ -84,7 +84,7 @@ inline Result full_result() {
   r.sampling = {"graph", 4, 2e-6, "k = 4 from the configuration", "cold", 2, 1, 24, 8, 2, 6, 5e-7,
                 {0.3, 0.35}, {0.34, 0.39}, {3, 3}, {0, 1}, 40, 1.5e-6,
                 // the cold cache's flush (schema 1.6)
-                CacheFlushRecord{"read", "read of 282066944 bytes by ld.global.cg, 2 x L2 size 141033472 bytes",
+                records::CacheFlushRecord{"read", "read of 282066944 bytes by ld.global.cg, 2 x L2 size 141033472 bytes",
                                  282066944ull, 141033472ull, true, 0ull, true}};
   r.streams.scope = "stream pool";
   r.streams.count = 2;
@@ -104,8 +104,8 @@ inline Result full_result() {
   r.stopping.target_met = false;
   r.gpu_samples_s = {1.6e-3, 1.61e-3, 1.62e-3, 1.63e-3, std::numeric_limits<double>::quiet_NaN(), 1.65e-3};
   r.wall_samples_s = {1.7e-3, 1.72e-3};
-  r.gpu_time = summarize({1.6e-3, 1.61e-3, 1.62e-3, 1.63e-3, 1.65e-3}, 0.99);
-  r.wall_time = summarize(r.wall_samples_s, 0.99);
+  r.gpu_time = stats::summarize({1.6e-3, 1.61e-3, 1.62e-3, 1.63e-3, 1.65e-3}, 0.99);
+  r.wall_time = stats::summarize(r.wall_samples_s, 0.99);
   r.gpu_throughput.flop_per_second = 6.8e14;
   r.gpu_throughput.bytes_per_second = 2.5e11;
   r.gpu_throughput.items_per_second = {{"tokens", 5.0e6}};
@@ -126,7 +126,7 @@ inline Result full_result() {
   t.throttle_reasons_seen = 0x80000000000ull;  // above 2^32
   t.throttle_reason_names = {"sw_power_cap"};
   t.throttled_samples = {1, 3};
-  TelemetrySample a;
+  records::TelemetrySample a;
   a.t_s = 0.3;
   a.sm_clock_mhz = 1500.0;
   a.memory_clock_mhz = 3201.0;
@@ -134,7 +134,7 @@ inline Result full_result() {
   a.temperature_c = 44.0;
   a.clock_event_reasons = 4;
   a.process_memory_bytes = 5ull << 30;
-  TelemetrySample b;  // a reading where NVML gave nothing but the time
+  records::TelemetrySample b; // a reading where NVML gave nothing but the time
   b.t_s = 0.315;
   t.series = {a, b};
   // GPM over the measured rounds (schema 1.6): one metric refused, the cross-check done.
@@ -172,7 +172,7 @@ inline Result full_result() {
   m.fits = false;
   m.fits_reason = "host RSS grew by 10 MiB";
   r.kernels = {{"gauge::gate_kernel", 90, 90, 90, false}, {"my_kernel", 0, 80, 90, true}};
-  KernelTraceRecord kt;
+  records::KernelTraceRecord kt;
   kt.status = "traced";
   kt.tool = "CUPTI API version 130001 (libcupti.so)";
   kt.attribution = "external correlation";
@@ -190,7 +190,7 @@ inline Result full_result() {
   kt.gaps_per_step_s = 1.19e-4;
   kt.busy_fraction = 0.9265;
   kt.closure = -6.2e-4;
-  TracedKernel gemm_kernel;
+  records::TracedKernel gemm_kernel;
   gemm_kernel.name = "sm90_xmma_gemm_bf16bf16_bf16f32";
   gemm_kernel.kind = "kernel";
   gemm_kernel.launches = 24;
@@ -207,7 +207,7 @@ inline Result full_result() {
   gemm_kernel.static_shared_bytes = 0;
   gemm_kernel.dynamic_shared_bytes = 232448;
   gemm_kernel.streams = {13, 14};
-  TracedKernel copy;
+  records::TracedKernel copy;
   copy.name = "memcpy DtoD";
   copy.kind = "memcpy";
   copy.launches = 24;
@@ -228,7 +228,7 @@ inline Result full_result() {
     in.run_sm_clock_mhz = 1500;
     in.run_memory_clock_mhz = 3201;
     in.gpu_busy_fraction = 0.99;
-    Peak measured;
+    peaks::Peak measured;
     measured.quantity = "compute";
     measured.dtype = "bf16";
     measured.unit = "FLOP/s";
@@ -299,7 +299,7 @@ inline Environment full_environment() {
   env.cuda.runtime_version = 13000;
   env.cuda.driver_version = 13000;
   env.cuda.device_count = 1;
-  CudaDeviceInfo d;
+  env::CudaDeviceInfo d;
   d.ordinal = 0;
   d.name = "NVIDIA H200";
   d.uuid = "GPU-f6fb3145-6909-9d20-6108-bb12b7c2bdc3";
@@ -318,7 +318,7 @@ inline Environment full_environment() {
   d.ecc_enabled = true;
   d.numa_node = 0;
   d.local_cpulist = "0-31";
-  NvmlGpuInfo n;
+  env::NvmlGpuInfo n;
   n.index = 3;
   n.matched_by = "uuid";
   n.name = "NVIDIA H200";
@@ -342,7 +342,7 @@ inline Environment full_environment() {
   n.processes = {{4242u, 5ull << 30}};
   n.unavailable = {{"power_draw_w", "Not Supported"}};
   d.nvml = n;
-  d.peaks = device_peaks(full_device_attributes());
+  d.peaks = peaks::device_peaks(full_device_attributes());
   d.peaks->measured_source = "/root/.cache/gauge/peaks/GPU-0.json";
   env.cuda.devices = {d};
   env.nvml.available = true;
@@ -368,8 +368,8 @@ inline TimerSummary full_timer() {
   s.window.steps = 3;
   s.window.first_step = 115;
   s.window.last_step = 117;
-  s.window.gpu_time_s = summarize({3e-3, 3.1e-3, 3.2e-3}, 0.9);
-  s.window.wall_time_s = summarize({3.05e-3, 3.1e-3, 3.3e-3}, 0.9);
+  s.window.gpu_time_s = stats::summarize({3e-3, 3.1e-3, 3.2e-3}, 0.9);
+  s.window.wall_time_s = stats::summarize({3.05e-3, 3.1e-3, 3.3e-3}, 0.9);
   s.window.throughput.items_per_second = {{"tokens", 2.6e6}, {"samples", 640.0}};
   s.window.throughput.flop_per_second = 4.0e14;
   s.window.throughput.mfu = 0.4;
@@ -377,24 +377,24 @@ inline TimerSummary full_timer() {
   s.total.gpu_time_s = {113, 0.35, 2.9e-3, 3.1e-3, 1e-4, 3.4e-3, 3.1e-3, 3.2e-3, 3.35e-3};
   s.total.wall_time_s = {113, 0.36, 3e-3, 3.2e-3, 1.1e-4, 3.5e-3, 3.2e-3, 3.3e-3, 3.45e-3};
   s.total.throughput.items_per_second["tokens"] = 2.5e6;
-  TimerRegionSummary fwd;
+  records::TimerRegionSummary fwd;
   fwd.name = "forward";
   fwd.kind = "phase";
   fwd.stream = "timer";
   fwd.level = 1;
-  fwd.window = {3, 3, summarize({1e-3, 1.1e-3, 1.2e-3}, 0.9), 0.35, 0.0};
+  fwd.window = {3, 3, stats::summarize({1e-3, 1.1e-3, 1.2e-3}, 0.9), 0.35, 0.0};
   fwd.total = {113, 113, {113, 0.12, 1e-3, 1.05e-3, 5e-5, 1.3e-3, 1.05e-3, 1.1e-3, 1.25e-3}, 0.34};
-  TimerRegionSummary attn;
+  records::TimerRegionSummary attn;
   attn.name = "attention";
   attn.kind = "region";
   attn.parent = "forward";
   attn.stream = "other";
   attn.level = 2;
-  attn.window = {2, 4, summarize({4e-4, 5e-4}, 0.9), std::nullopt, 2.5e-4};
+  attn.window = {2, 4, stats::summarize({4e-4, 5e-4}, 0.9), std::nullopt, 2.5e-4};
   s.regions = {fwd, attn};
   s.warnings = {{"timer_unresolved_steps", Severity::info, "2 steps pending"}};
   s.config.trace_kernels = true;
-  TimerKernelTrace kt;
+  records::TimerKernelTrace kt;
   kt.status = "traced";
   kt.tool = "CUPTI API version 130001 (libcupti.so)";
   kt.step = 110;
@@ -406,7 +406,7 @@ inline TimerSummary full_timer() {
   kt.closure = 0.0;
   kt.records = 40;
   kt.attributed_records = 12;
-  TracedKernel gemm;
+  records::TracedKernel gemm;
   gemm.name = "sm90_xmma_gemm";
   gemm.kind = "kernel";
   gemm.launches = 3;

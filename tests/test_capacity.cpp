@@ -33,8 +33,8 @@ auto telemetry_experiment(FakeDevice& dev, Step step) {
 }
 
 /// Full clocks, no throttling.
-gauge::TelemetrySample healthy(double) {
-  gauge::TelemetrySample s;
+gauge::records::TelemetrySample healthy(double) {
+  gauge::records::TelemetrySample s;
   s.sm_clock_mhz = 1980;
   s.memory_clock_mhz = 3201;
   s.power_w = 300;
@@ -71,7 +71,7 @@ TEST_CASE("steps measured while throttled are identified", "[capacity][telemetry
   double throttle_from = 0, throttle_to = 0;
   // Power-capped (sw_power_cap, 0x4) at 1400 MHz in a window of virtual time, else healthy.
   dev.telemetry = [&](double t) {
-    gauge::TelemetrySample s = healthy(t);
+    gauge::records::TelemetrySample s = healthy(t);
     if (t >= throttle_from && t < throttle_to) {
       s.sm_clock_mhz = 1400;
       s.clock_event_reasons = 0x4;
@@ -150,8 +150,8 @@ TEST_CASE("no telemetry source is recorded with the reason", "[capacity][telemet
 
 TEST_CASE("a kernel compiled from older PTX warns jit_compiled, and a native one does not", "[capacity][jit]") {
   FakeDevice dev;
-  dev.kernel_binaries["ptx_only"] = gauge::KernelBinaryRecord{"ptx_only", 90, 75, 90, true};
-  dev.kernel_binaries["native"] = gauge::KernelBinaryRecord{"native", 90, 90, 90, false};
+  dev.kernel_binaries["ptx_only"] = gauge::records::KernelBinaryRecord{"ptx_only", 90, 75, 90, true};
+  dev.kernel_binaries["native"] = gauge::records::KernelBinaryRecord{"native", 90, 90, 90, false};
   auto step = [](FakeStream s) { s.kernel(10e-6); };
   auto exp = telemetry_experiment(dev, step);
   exp.kernel("native", +[] {});

@@ -91,7 +91,7 @@ TEST_CASE("compare: no_slower_than never passes what gauge-compare calls slower"
   for (int i = 0; i < 10; ++i) base.gpu_samples_s.push_back(1e-6 * (1 + 1e-4 * i));
   for (int i = 0; i < 300; ++i) slow.gpu_samples_s.push_back((i % 10 >= 7 ? 4e-6 : 2e-6) * (1 + 1e-5 * i));
   const auto e = gauge::compare_results(base, slow, {});
-  REQUIRE(e.deciding == std::vector<gauge::Statistic>{gauge::Statistic::mean});
+  REQUIRE(e.deciding == std::vector<gauge::stats::Statistic>{gauge::stats::Statistic::mean});
   REQUIRE(e.verdict == gauge::Verdict::slower);
   auto m = no_slower_than(base, 0.03);
   CHECK_FALSE(m.match(slow));
@@ -108,7 +108,7 @@ TEST_CASE("compare: no_slower_than never passes what gauge-compare calls slower"
   eighty.gpu_samples_s.clear();
   for (int i = 0; i < 300; ++i) eighty.gpu_samples_s.push_back((i % 5 == 4 ? 4e-6 : 2e-6) * (1 + 1e-5 * i));
   const auto e80 = gauge::compare_results(base, eighty, {});
-  REQUIRE(e80.deciding == std::vector<gauge::Statistic>{gauge::Statistic::median, gauge::Statistic::mean});
+  REQUIRE(e80.deciding == std::vector<gauge::stats::Statistic>{gauge::stats::Statistic::median, gauge::stats::Statistic::mean});
   CHECK(e80.verdict == gauge::Verdict::slower);
   auto m80 = no_slower_than(base, 0.03);
   CHECK_FALSE(m80.match(eighty));
@@ -142,14 +142,14 @@ TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher an
   const auto e = gauge::compare_results(base, slower, {});
   INFO(e.reason);
   CHECK(e.verdict == gauge::Verdict::slower);
-  const auto note = std::find_if(e.notes.begin(), e.notes.end(), gauge::detail::compare::is_unsteady_note);
+  const auto note = std::find_if(e.notes.begin(), e.notes.end(), gauge::detail::comparing::is_unsteady_note);
   REQUIRE(note != e.notes.end());
   CHECK(note->find("the base result carries drift_during_measurement (the last third") == 0);
   CHECK(note->find("noise_target_not_met") == std::string::npos);
-  CHECK(std::count_if(e.notes.begin(), e.notes.end(), gauge::detail::compare::is_unsteady_note) == 1);
+  CHECK(std::count_if(e.notes.begin(), e.notes.end(), gauge::detail::comparing::is_unsteady_note) == 1);
   // Without the warning: no such note.
   const auto clean = gauge::compare_results(steady, slower, {});
-  CHECK(std::none_of(clean.notes.begin(), clean.notes.end(), gauge::detail::compare::is_unsteady_note));
+  CHECK(std::none_of(clean.notes.begin(), clean.notes.end(), gauge::detail::comparing::is_unsteady_note));
 
   // The matcher names it when it fails (1.34 beyond 1 + 3 %) and when it passes (against itself at 1 %).
   auto m = no_slower_than(base, 0.03);
@@ -167,14 +167,14 @@ TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher an
   gauge::StoredReport ra, rb;
   ra.results.push_back(hostile);
   rb.results.push_back(slower);
-  const std::string md = gauge::to_markdown(gauge::compare_reports(ra, rb));
+  const std::string md = gauge::compare::to_markdown(gauge::compare_reports(ra, rb));
   INFO(md);
   CHECK(md.find("\\<b\\>x\\</b\\> \\</details\\> !\\[i\\](http://x/y.png) \\`c\\`") != std::string::npos);
   CHECK(md.find("<b>") == std::string::npos);
   // Several runs: every run's warnings count, not only the first's.
   const std::vector<const gauge::Result*> runs_a{&steady, &base}, runs_b{&slower, &slower};
-  const auto r = gauge::compare_runs(runs_a, runs_b, {});
-  const auto rn = std::find_if(r.notes.begin(), r.notes.end(), gauge::detail::compare::is_unsteady_note);
+  const auto r = gauge::compare::compare_runs(runs_a, runs_b, {});
+  const auto rn = std::find_if(r.notes.begin(), r.notes.end(), gauge::detail::comparing::is_unsteady_note);
   REQUIRE(rn != r.notes.end());
   CHECK(rn->find("drift_during_measurement (run 2: the last third") != std::string::npos);
   // The reason says which variance set the interval's width (a new user could not tell).
@@ -182,7 +182,7 @@ TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher an
   // A long message is cut after a word: "word word ... word..." (5 bytes a word; 200 bytes hold 40).
   std::string words;
   for (int k = 0; k < 60; ++k) words += "word ";
-  CHECK(gauge::detail::compare::clipped(words) == words.substr(0, 199) + "...");
+  CHECK(gauge::detail::comparing::clipped(words) == words.substr(0, 199) + "...");
   // Each code once per run with its own message, clipped to 200 bytes; none for an empty message.
   gauge::Result twice = base;
   twice.warnings.push_back(drift);  // the same code again: listed once
@@ -190,7 +190,7 @@ TEST_CASE("compare: a baseline whose samples drifted is named, by the matcher an
   warm.code = "warmup_not_converged";  // no message: no parentheses
   twice.warnings.push_back(warm);
   twice.warnings[0].message = std::string(300, 'x');
-  const std::string n2 = gauge::detail::compare::unsteady_note({&twice}, "base");
+  const std::string n2 = gauge::detail::comparing::unsteady_note({&twice}, "base");
   CHECK(n2 == "the base result carries drift_during_measurement (" + std::string(200, 'x') + "...), warmup_not_converged: its "
               "samples are not one steady state, so this verdict is weaker than its interval says; measure the base side again");
 }

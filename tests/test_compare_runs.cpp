@@ -138,7 +138,7 @@ TEST_CASE("clock: a time difference the SM clock explains is machine state, not 
   CHECK(named);
   // Asked to decide on time, the same data reads slower (1.03 > 1.02, the interval excludes 1).
   gauge::CompareOptions o;
-  o.clock_normalization = gauge::ClockNormalization::time;
+  o.clock_normalization = gauge::compare::ClockNormalization::time;
   const auto t = gauge::compare_results(base, cand, o);
   CHECK(t.decided_on == "time");
   CHECK(t.verdict == gauge::Verdict::slower);
@@ -169,12 +169,12 @@ TEST_CASE("clock: the automatic rule decides on time where the work is memory-bo
   CHECK(e.decided_on == "time");
   // The environment's bandwidth: 2 × 2619 MHz × 6144 bits / 8 = 4.0228 TB/s (H100 SXM's attributes).
   gauge::Environment env;
-  gauge::CudaDeviceInfo d;
+  gauge::env::CudaDeviceInfo d;
   d.ordinal = 0;
   d.memory_clock_max_mhz = 2619;
   d.memory_bus_width_bits = 6144;
   env.cuda.devices.push_back(d);
-  CHECK(*gauge::detail::compare::memory_bandwidth(env, 0) == Approx(2.0 * 2619e6 * 6144 / 8).epsilon(1e-12));
+  CHECK(*gauge::detail::comparing::memory_bandwidth(env, 0) == Approx(2.0 * 2619e6 * 6144 / 8).epsilon(1e-12));
 }
 
 TEST_CASE("runs: a run-level offset is covered by several runs per side, not by one", "[compare][runs]") {
@@ -196,7 +196,7 @@ TEST_CASE("runs: a run-level offset is covered by several runs per side, not by 
       for (int i = 0; i < 200; ++i) x.gpu_samples_s.push_back(1e-3 * shift * std::exp(within(gen)));
       (r < 3 ? a : b).push_back(std::move(x));
     }
-    const auto multi = gauge::compare_runs({&a[0], &a[1], &a[2]}, {&b[0], &b[1], &b[2]});
+    const auto multi = gauge::compare::compare_runs({&a[0], &a[1], &a[2]}, {&b[0], &b[1], &b[2]});
     REQUIRE(multi.run_variation);
     CHECK(multi.base_runs == 3);
     CHECK(multi.run_variation->degrees_of_freedom == 4);
@@ -220,7 +220,7 @@ TEST_CASE("runs: the run-level interval by hand", "[compare][runs]") {
     a[i].gpu_samples_s.assign(50, ma[i]);
     b[i].gpu_samples_s.assign(50, mb[i]);
   }
-  const auto e = gauge::compare_runs({&a[0], &a[1], &a[2]}, {&b[0], &b[1], &b[2]});
+  const auto e = gauge::compare::compare_runs({&a[0], &a[1], &a[2]}, {&b[0], &b[1], &b[2]});
   double la = 0, lb = 0;
   for (int i = 0; i < 3; ++i) la += std::log(ma[i]) / 3, lb += std::log(mb[i]) / 3;
   double ss = 0;
@@ -246,12 +246,12 @@ TEST_CASE("multiplicity: Benjamini-Hochberg and Holm on hand-computed p-values",
   auto make = [](const std::vector<double>& ps) {
     gauge::Comparison c;
     for (double p : ps) {
-      gauge::ExperimentComparison e;
+      gauge::compare::ExperimentComparison e;
       e.verdict = gauge::Verdict::slower;
       e.p_value = p;
-      gauge::RatioInterval i;
+      gauge::stats::RatioInterval i;
       i.estimate = 1.03, i.low = 1.001, i.high = 1.06;
-      e.statistics.push_back({gauge::Statistic::median, i});
+      e.statistics.push_back({gauge::stats::Statistic::median, i});
       c.experiments.push_back(e);
     }
     return c;
@@ -259,14 +259,14 @@ TEST_CASE("multiplicity: Benjamini-Hochberg and Holm on hand-computed p-values",
   gauge::CompareOptions o;
   auto c = make({0.001, 0.02, 0.03, 0.5});
   c.experiments[3].verdict = gauge::Verdict::same;
-  gauge::detail::compare::apply_multiplicity(c, o);
+  gauge::detail::comparing::apply_multiplicity(c, o);
   CHECK(c.experiments[0].verdict == gauge::Verdict::slower);
   CHECK(c.experiments[1].verdict == gauge::Verdict::slower);
   CHECK(c.experiments[2].verdict == gauge::Verdict::slower);
   CHECK(c.multiplicity_rule.find("Benjamini-Hochberg") != std::string::npos);
-  o.multiplicity = gauge::Multiplicity::fwer;
+  o.multiplicity = gauge::compare::Multiplicity::fwer;
   c = make({0.001, 0.02, 0.03, 0.5});
-  gauge::detail::compare::apply_multiplicity(c, o);
+  gauge::detail::comparing::apply_multiplicity(c, o);
   CHECK(c.experiments[0].verdict == gauge::Verdict::slower);
   // Not held: their interval [1.001, 1.06] is not within 1 ± 2 %, so inconclusive (not same).
   CHECK(c.experiments[1].verdict == gauge::Verdict::inconclusive);
@@ -274,9 +274,9 @@ TEST_CASE("multiplicity: Benjamini-Hochberg and Holm on hand-computed p-values",
   CHECK(c.experiments[1].reason.find("does not hold under the Holm") != std::string::npos);
   // The p-value from an interval: estimate 1.1, lower bound 1.05 at 95 %: se = ln(1.1/1.05) / 1.959964,
   // p = erfc(ln 1.1 / se / sqrt 2) = 5.9301533568657736e-05 (Python's math.erfc).
-  gauge::RatioInterval i;
+  gauge::stats::RatioInterval i;
   i.estimate = 1.1, i.low = 1.05, i.high = 1.2;
-  CHECK(gauge::detail::compare::p_value_of(i, 0.95) == Approx(5.9301533568657736e-05).epsilon(1e-6));
+  CHECK(gauge::detail::comparing::p_value_of(i, 0.95) == Approx(5.9301533568657736e-05).epsilon(1e-6));
 }
 
 TEST_CASE("noisy host: a suite of 40 identical experiments passes the gate", "[compare][multiplicity][host]") {
@@ -294,12 +294,12 @@ TEST_CASE("noisy host: a suite of 40 identical experiments passes the gate", "[c
     same += e.verdict == gauge::Verdict::same;
     directed += e.verdict == gauge::Verdict::slower || e.verdict == gauge::Verdict::faster;
     // The mean never decides, and on the host p99 does not either (n = 400: no p99 anyway).
-    CHECK(e.deciding == (std::vector<gauge::Statistic>{gauge::Statistic::median, gauge::Statistic::p90}));
+    CHECK(e.deciding == (std::vector<gauge::stats::Statistic>{gauge::stats::Statistic::median, gauge::stats::Statistic::p90}));
   }
-  INFO(gauge::to_text(c));
+  INFO(gauge::compare::to_text(c));
   CHECK(directed == 0);
   CHECK(same == 40);
-  CHECK(gauge::gate(c) == gauge::GateOutcome::pass);
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::pass);
   CHECK(c.multiplicity_rule.find("40 experiments") != std::string::npos);
 }
 
@@ -321,7 +321,7 @@ TEST_CASE("noisy host: a 10 % slower step reads slower, with a headline change n
   CHECK_FALSE(e.bimodal);
   CHECK(e.verdict == gauge::Verdict::slower);
   REQUIRE(e.headline);
-  CHECK(e.headline->statistic == gauge::Statistic::median);
+  CHECK(e.headline->statistic == gauge::stats::Statistic::median);
   // Medians by hand: base type-7 median of 150 values near 100.2 and 150 near 100.9 µs lies
   // between the groups; candidate 110 µs (+ the 7-cycle jitter): the change is 9–10 %.
   CHECK(e.headline->interval.estimate > 1.08);
@@ -334,22 +334,22 @@ TEST_CASE("host: the CPU is the device where neither report has a GPU", "[compar
   b.host.cpu.model_name = "Intel Xeon 8480";
   a.host.cpu.logical_cpus = 2;
   b.host.cpu.logical_cpus = 2;
-  auto d = gauge::environment_differences(a, b);
+  auto d = gauge::compare::environment_differences(a, b);
   bool invalid = false;
   for (const auto& x : d) invalid = invalid || (x.what == "host CPU" && x.invalidates);
   CHECK(invalid);
   b.host.cpu.model_name = a.host.cpu.model_name;
   b.host.cpu.logical_cpus = 4;
-  d = gauge::environment_differences(a, b);
+  d = gauge::compare::environment_differences(a, b);
   invalid = false;
   for (const auto& x : d) invalid = invalid || (x.what == "logical CPUs" && x.invalidates);
   CHECK(invalid);
   // With a GPU on both sides the CPU is informational.
-  gauge::CudaDeviceInfo g;
+  gauge::env::CudaDeviceInfo g;
   g.name = "NVIDIA H200";
   a.cuda.devices.push_back(g);
   b.cuda.devices.push_back(g);
-  d = gauge::environment_differences(a, b);
+  d = gauge::compare::environment_differences(a, b);
   for (const auto& x : d)
     if (x.what == "logical CPUs") CHECK_FALSE(x.invalidates);
 }
@@ -362,7 +362,7 @@ TEST_CASE("steps per sample that differ: only the medians are compared", "[compa
   a.sampling.steps_per_sample = 1;
   b.sampling.steps_per_sample = 8;
   const auto e = gauge::compare_results(a, b);
-  CHECK(e.deciding == std::vector<gauge::Statistic>{gauge::Statistic::median});  // no p90: k differs
+  CHECK(e.deciding == std::vector<gauge::stats::Statistic>{gauge::stats::Statistic::median}); // no p90: k differs
   CHECK_FALSE(e.base_modes);
   bool noted = false;
   for (const auto& n : e.notes) noted = noted || n.find("steps per sample differ (1 base, 8 new)") != std::string::npos;

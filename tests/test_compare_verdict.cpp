@@ -33,7 +33,7 @@ gauge::Result result(const std::vector<double>& samples) {
   return r;
 }
 
-const gauge::StatisticRatio& statistic_of(const gauge::ExperimentComparison& e, gauge::Statistic s) {
+const gauge::stats::StatisticRatio& statistic_of(const gauge::compare::ExperimentComparison& e, gauge::stats::Statistic s) {
   for (const auto& x : e.statistics)
     if (x.statistic == s) return x;
   FAIL("statistic " << gauge::to_string(s) << " missing");
@@ -52,22 +52,22 @@ TEST_CASE("verdict: a slow minority of steps is a regression, although the media
   INFO(e.reason);
   CHECK(e.verdict == gauge::Verdict::slower);
   CHECK(e.regression());
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == 1.0);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.3).epsilon(1e-12));
-  CHECK(statistic_of(e, gauge::Statistic::p90).interval.low == Approx(3.0).epsilon(1e-15));
-  CHECK(statistic_of(e, gauge::Statistic::p99).interval.estimate == Approx(3.0).epsilon(1e-15));
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == 1.0);
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(1.3).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::p90).interval.low == Approx(3.0).epsilon(1e-15));
+  CHECK(statistic_of(e, gauge::stats::Statistic::p99).interval.estimate == Approx(3.0).epsilon(1e-15));
   CHECK(e.mann_whitney->u == 42500000.0);
   CHECK(e.mann_whitney->p_value < 1e-100);
   // 85 % / 15 %, nothing between: two modes, and the lower one holds the median (>= 75 %), so the
   // median decides too (within 1 +- 2 %) while p90 and p99 decide "slower".
   CHECK(e.candidate_modes->bimodal);
   CHECK_FALSE(e.base_modes->bimodal);
-  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) != e.deciding.end());
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::median) != e.deciding.end());
   // The gate fails with "regression".
   gauge::Comparison c;
   c.experiments.push_back(e);
-  CHECK(gauge::gate(c) == gauge::GateOutcome::regression);
-  CHECK(gauge::gate(c, true, true) == gauge::GateOutcome::regression);
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::regression);
+  CHECK(gauge::compare::gate(c, true, true) == gauge::compare::GateOutcome::regression);
 }
 
 TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the rest", "[compare][trust]") {
@@ -88,12 +88,12 @@ TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the
   CHECK_FALSE(e.candidate_modes->bimodal);
   CHECK(e.mann_whitney->u == 27604.0);
   CHECK(e.mann_whitney->p_value == Approx(6.292416068153982e-101).epsilon(1e-6));
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.09364161849711).epsilon(1e-12));
-  CHECK(statistic_of(e, gauge::Statistic::p90).interval.estimate == Approx(0.9976827586206896).epsilon(1e-12));
-  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) != e.deciding.end());
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == Approx(1.09364161849711).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::p90).interval.estimate == Approx(0.9976827586206896).epsilon(1e-12));
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::median) != e.deciding.end());
   CHECK(e.verdict == gauge::Verdict::slower);
   CHECK_THAT(e.reason, Catch::Contains("the middle half of the steps spans <= 2 % on each bimodal side, so the median is steady and decides"));
-  CHECK(e.headline->statistic == gauge::Statistic::median);
+  CHECK(e.headline->statistic == gauge::stats::Statistic::median);
   // The same tail with a body of 60 % (300 at [3.10, 3.18], 200 at [3.40, 3.90]): no mode holds
   // the median firmly, so it does not decide, and p90 (the base's tail) cannot call it slower.
   std::vector<double> even;
@@ -102,7 +102,7 @@ TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the
   const auto j = gauge::compare_results(result(even), result(candidate));
   INFO(j.reason);
   REQUIRE(j.base_modes->bimodal);
-  CHECK(std::find(j.deciding.begin(), j.deciding.end(), gauge::Statistic::median) == j.deciding.end());
+  CHECK(std::find(j.deciding.begin(), j.deciding.end(), gauge::stats::Statistic::median) == j.deciding.end());
   CHECK(j.verdict != gauge::Verdict::slower);
   CHECK_THAT(j.reason, Catch::Contains("the median jumps between the modes"));
   // Under 100 samples a side (no p90), a slow fifth: 60 steps at 1 ms against 48 at 1 ms and 12 at
@@ -110,21 +110,21 @@ TEST_CASE("verdict: a base whose slow tenth sits apart does not hide +9 % of the
   // mode, by hand (0.8 * 1 + 0.2 * 3) / 1 = 1.4, and decides with it: slower.
   const auto few = gauge::compare_results(result(repeat(60, 1e-3)), result(join(repeat(48, 1e-3), repeat(12, 3e-3))));
   INFO(few.reason);
-  CHECK(few.deciding == std::vector<gauge::Statistic>{gauge::Statistic::median, gauge::Statistic::mean});
-  CHECK(statistic_of(few, gauge::Statistic::median).interval.estimate == 1.0);
-  CHECK(statistic_of(few, gauge::Statistic::mean).interval.estimate == Approx(1.4).epsilon(1e-12));
+  CHECK(few.deciding == std::vector<gauge::stats::Statistic>{gauge::stats::Statistic::median, gauge::stats::Statistic::mean});
+  CHECK(statistic_of(few, gauge::stats::Statistic::median).interval.estimate == 1.0);
+  CHECK(statistic_of(few, gauge::stats::Statistic::mean).interval.estimate == Approx(1.4).epsilon(1e-12));
   CHECK(few.verdict == gauge::Verdict::slower);
   // Two bimodal sides whose medians lie in different modes (80 % fast against 80 % slow): the
   // median jumps, though each side's majority is firm.
   const auto swapped = gauge::compare_results(result(join(repeat(800, 1.00e-3), repeat(200, 1.25e-3))),
                                               result(join(repeat(200, 1.00e-3), repeat(800, 1.25e-3))));
-  CHECK(std::find(swapped.deciding.begin(), swapped.deciding.end(), gauge::Statistic::median) == swapped.deciding.end());
+  CHECK(std::find(swapped.deciding.begin(), swapped.deciding.end(), gauge::stats::Statistic::median) == swapped.deciding.end());
 }
 
 TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides", "[compare][trust]") {
   // Values in ms, exact repeats; NumPy for every ratio (np.median, np.mean, np.percentile type 7).
   auto ms = [](std::size_t n, double v) { return repeat(n, v * 1e-3); };
-  auto has = [](const gauge::ExperimentComparison& e, gauge::Statistic s) {
+  auto has = [](const gauge::compare::ExperimentComparison& e, gauge::stats::Statistic s) {
     return std::find(e.deciding.begin(), e.deciding.end(), s) != e.deciding.end();
   };
   // 1. Identical code whose fast "mode" is two clock states trading weight: base 2600 x 1.00, 1400
@@ -134,8 +134,8 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   auto e = gauge::compare_results(result(join(join(ms(2600, 1.00), ms(1400, 1.05)), ms(1000, 2.0))),
                                   result(join(join(ms(2400, 1.00), ms(1600, 1.05)), ms(1000, 2.0))));
   INFO(e.reason);
-  CHECK_FALSE(has(e, gauge::Statistic::median));
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.05).epsilon(1e-12));
+  CHECK_FALSE(has(e, gauge::stats::Statistic::median));
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == Approx(1.05).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::same);
   // 2. A body 9.4 % slower behind a base tail of a quarter: base 749 evenly over [3.10, 3.18] ms
   //    and 251 over [3.9, 4.1]; new 1000 over [3.41, 3.49]. Median 1.0940556331766798, mean
@@ -148,8 +148,8 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   for (int i = 0; i < 1000; ++i) body_new.push_back(3.41e-3 + 0.08e-3 * (i + 0.5) / 1000);
   e = gauge::compare_results(result(tail_base), result(body_new));
   INFO(e.reason);
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.0940556331766798).epsilon(1e-12));
-  CHECK(statistic_of(e, gauge::Statistic::p90).interval.estimate == Approx(0.8661611940298508).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == Approx(1.0940556331766798).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::p90).interval.estimate == Approx(0.8661611940298508).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::inconclusive);
   CHECK_THAT(e.reason, Catch::Contains("the distribution changed shape"));
   CHECK_FALSE(gauge::detail::checks::no_slower_than({result(tail_base)}, result(body_new), 0.03, {}, false).ok);
@@ -158,8 +158,8 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   //    the same modes (0.90 / 1.00): each median is steady and decides: slower.
   e = gauge::compare_results(result(join(ms(800, 1.00), ms(200, 1.25))), result(join(ms(200, 0.90), ms(800, 1.12))));
   INFO(e.reason);
-  CHECK(has(e, gauge::Statistic::median));
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.12).epsilon(1e-12));
+  CHECK(has(e, gauge::stats::Statistic::median));
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == Approx(1.12).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::slower);
   // 4. The same modes, weights flipped 80/20 to 20/80: median 1.5, mean 1.2727272727272725, p90
   //    1.0. The medians lie in different modes (they read the flip), but each is steady: it vetoes
@@ -167,7 +167,7 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   for (std::size_t k : {1, 10}) {
     e = gauge::compare_results(result(join(ms(80 * k, 1.0), ms(20 * k, 1.5))), result(join(ms(20 * k, 1.0), ms(80 * k, 1.5))));
     INFO(e.reason);
-    CHECK_FALSE(has(e, gauge::Statistic::median));
+    CHECK_FALSE(has(e, gauge::stats::Statistic::median));
     CHECK(e.verdict == gauge::Verdict::inconclusive);
     CHECK_THAT(e.reason, Catch::Contains("the same modes, 80 % → 20 % in the lower one"));
   }
@@ -178,7 +178,7 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   five.threshold = 0.05;
   const auto a6 = result(join(ms(600, 1.00), ms(400, 1.04))), b6 = result(join(ms(450, 1.02), ms(550, 1.065)));
   e = gauge::compare_results(a6, b6, five);
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(1.065).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == Approx(1.065).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::slower);
   const auto m6 = gauge::detail::checks::no_slower_than({a6}, b6, 0.05, {}, false);
   INFO(m6.text);
@@ -189,7 +189,7 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   const auto a_i = result(join(ms(650, 1.00), ms(350, 1.03))), b_i = result(join(ms(350, 1.00), ms(650, 1.03)));
   e = gauge::compare_results(a_i, b_i);
   INFO(e.reason);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.0089064819396338).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(1.0089064819396338).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::same);
   CHECK(gauge::detail::checks::no_slower_than({a_i}, b_i, 0.02, {}, false).ok);
   // (ii) The base tail of a quarter at twice the body (749 over [3.10, 3.18] ms, 251 at 2x the
@@ -201,7 +201,7 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   for (int i = 0; i < 251; ++i) twice.push_back(2 * twice[static_cast<std::size_t>(i)]);
   e = gauge::compare_results(result(twice), result(body_new));
   INFO(e.reason);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(0.8812735323872091).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(0.8812735323872091).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::inconclusive);
   CHECK_FALSE(gauge::detail::checks::no_slower_than({result(twice)}, result(body_new), 0.03, {}, false).ok);
   // (iii) A mode 15 % slower behind an unchanged one (450 x 1.00 and 550 x 1.30 ms against 450 x
@@ -210,7 +210,7 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   const auto a_m = result(join(ms(450, 1.00), ms(550, 1.30))), b_m = result(join(ms(450, 1.15), ms(550, 1.30)));
   e = gauge::compare_results(a_m, b_m);
   INFO(e.reason);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.0579399141630899).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(1.0579399141630899).epsilon(1e-12));
   CHECK(e.verdict == gauge::Verdict::inconclusive);
   const auto m_m = gauge::detail::checks::no_slower_than({a_m}, b_m, 0.03, {}, false);
   INFO(m_m.text);
@@ -219,7 +219,7 @@ TEST_CASE("verdict: an adversarial review of the median's rule for bimodal sides
   // 10. Two modes at any scale: 1e300 and 2e300, 1e-300 and 2e-300 (the between-group variance
   //     overflowed or underflowed).
   for (double scale : {1e300, 1e-300}) {
-    const auto m = gauge::find_modes(join(repeat(60, scale), repeat(40, 2 * scale)));
+    const auto m = gauge::stats::find_modes(join(repeat(60, scale), repeat(40, 2 * scale)));
     CHECK(m.bimodal);
     CHECK(m.lower.n == 60);
   }
@@ -240,7 +240,7 @@ TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %
   CHECK(e.base_modes->upper.median == 1.25e-3);
   CHECK(e.base_modes->lower.weight == Approx(0.52).epsilon(1e-12));
   CHECK(e.candidate_modes->lower.weight == Approx(0.48).epsilon(1e-12));
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.0089285714285716).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(1.0089285714285716).epsilon(1e-12));
   CHECK(e.mann_whitney->u == 7680000.0);
   CHECK(e.mann_whitney->p_value == Approx(0.0003469233380555662).epsilon(1e-9));
   CHECK(e.largest_decile_shift->first == 50);
@@ -248,19 +248,19 @@ TEST_CASE("verdict: a bimodal step whose modes trade weight is not read as +25 %
   // (p90, p99: 1.0) decide, within 2 %: "same", never "slower". The mean (+0.89 %) is shown and
   // does not decide (a heavy tail moves it).
   CHECK(e.verdict == gauge::Verdict::same);
-  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::median) == e.deciding.end());
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::median) == e.deciding.end());
   CHECK(e.reason.find("bimodal") != std::string::npos);
   CHECK(e.reason.find("the same modes, their weights moved (52 % → 48 % in the lower one)") != std::string::npos);
   // The table shows the deciding p90's change (+0.00 %), not the median's jump.
-  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::Statistic::mean) == e.deciding.end());
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::mean) == e.deciding.end());
   gauge::Comparison c;
   c.experiments.push_back(e);
-  const std::string text = gauge::to_text(c);
+  const std::string text = gauge::compare::to_text(c);
   INFO(text);
   CHECK(text.find("p90 1.0000 [1.0000, 1.0000]       +0.00 %") != std::string::npos);
   CHECK(text.find("+25.00 %") == std::string::npos);
   CHECK(text.find("same (bimodal)") != std::string::npos);
-  CHECK(gauge::gate(c) == gauge::GateOutcome::pass);
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::pass);
   // If the slow mode itself got 5 % slower (1.3125 ms), the modes no longer match: p90 and p99
   // (1.3125 / 1.25 = 1.05) decide "slower".
   const auto moved = gauge::compare_results(base, result(join(repeat(1920, 1.00e-3), repeat(2080, 1.3125e-3))));
@@ -282,7 +282,7 @@ TEST_CASE("verdict: a real shift smaller than the threshold stays same, a larger
   CHECK(e.verdict == gauge::Verdict::same);  // ...but below the 2 % threshold
   // The reason says what the small p beside "same" means (a new user read it as a contradiction).
   CHECK_THAT(e.reason, Catch::Contains("< 0.05: the distributions differ, by less than the 2 % that counts"));
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(1.01).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(1.01).epsilon(1e-12));
   // Identical sides: p = 1, nothing to explain.
   CHECK_THAT(gauge::compare_results(result(base), result(base)).reason, !Catch::Contains("the distributions differ"));
   e = gauge::compare_results(result(base), result(large));
@@ -308,8 +308,8 @@ TEST_CASE("verdict: a moved body of the distribution vetoes same", "[compare][tr
   const auto e = gauge::compare_results(result(base), result(candidate));
   INFO(e.reason);
   CHECK_FALSE(e.bimodal);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == Approx(0.98698413).epsilon(1e-8));
-  CHECK(statistic_of(e, gauge::Statistic::median).interval.estimate == Approx(0.9899999909523809).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(0.98698413).epsilon(1e-8));
+  CHECK(statistic_of(e, gauge::stats::Statistic::median).interval.estimate == Approx(0.9899999909523809).epsilon(1e-12));
   CHECK(e.largest_decile_shift->first == 10);
   CHECK(e.largest_decile_shift->second == Approx(0.9676287906415588 - 1).epsilon(1e-10));
   CHECK(e.mann_whitney->u == 589854.0);
@@ -330,7 +330,7 @@ TEST_CASE("verdict: without stored samples, the summaries' median intervals deci
   base.name = candidate.name = "step";
   base.gpu_time.n = 1000;  // a summary of 1,000 samples that were not stored (n = 0 would be no median at all)
   base.gpu_time.p50 = 1.0e-3;
-  base.gpu_time.median_ci = gauge::ConfidenceInterval{};
+  base.gpu_time.median_ci = gauge::stats::ConfidenceInterval{};
   base.gpu_time.median_ci->low = 0.999e-3;
   base.gpu_time.median_ci->high = 1.001e-3;
   base.gpu_time.median_ci->level = 0.95;
@@ -363,12 +363,12 @@ TEST_CASE("verdict: without stored samples, the summaries' median intervals deci
   CHECK(e.reason.find("too few samples: n = 0 (base) and 0 (new)") != std::string::npos);
   gauge::Comparison c;
   c.experiments.push_back(e);
-  CHECK(gauge::gate(c) == gauge::GateOutcome::inconclusive);
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::inconclusive);
   // Zero samples: not a time, inconclusive.
   e = gauge::compare_results(result(repeat(50, 0.0)), result(repeat(50, 0.0)));
   CHECK(e.verdict == gauge::Verdict::inconclusive);
   // Nothing compared at all is inconclusive too.
-  CHECK(gauge::gate(gauge::Comparison{}) == gauge::GateOutcome::inconclusive);
+  CHECK(gauge::compare::gate(gauge::Comparison{}) == gauge::compare::GateOutcome::inconclusive);
 }
 
 TEST_CASE("gate: not comparable fails unless allowed, and a regression wins over everything", "[compare][trust]") {
@@ -377,21 +377,21 @@ TEST_CASE("gate: not comparable fails unless allowed, and a regression wins over
   gauge::Comparison c;
   c.experiments.push_back(gauge::compare_results(result(a), result(a)));
   REQUIRE(c.experiments[0].verdict == gauge::Verdict::same);
-  CHECK(gauge::gate(c) == gauge::GateOutcome::pass);
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::pass);
   c.environment_differences.push_back({"GPU 0 name", "NVIDIA H200", "NVIDIA H100", true});
   CHECK_FALSE(c.comparable());
-  CHECK(gauge::gate(c) == gauge::GateOutcome::not_comparable);
-  CHECK(gauge::gate(c, true) == gauge::GateOutcome::pass);
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::not_comparable);
+  CHECK(gauge::compare::gate(c, true) == gauge::compare::GateOutcome::pass);
   c.only_in_base.push_back("gone");
-  CHECK(gauge::gate(c) == gauge::GateOutcome::regression);
-  CHECK(std::string(gauge::to_string(gauge::GateOutcome::not_comparable)) == "not_comparable");
+  CHECK(gauge::compare::gate(c) == gauge::compare::GateOutcome::regression);
+  CHECK(std::string(gauge::to_string(gauge::compare::GateOutcome::not_comparable)) == "not_comparable");
 }
 
 TEST_CASE("two-sample: the joint bootstrap's median equals bootstrap_median_ratio, mean and p90 by hand", "[compare]") {
   const std::vector<double> x = {1.021, 0.987, 1.112, 0.953, 1.045, 1.003, 0.972, 1.088, 1.015, 0.995, 1.061};
   const std::vector<double> y = {1.102, 1.075, 1.160, 1.051, 1.133, 1.089, 1.121, 1.067, 1.098, 1.145, 1.083, 1.110, 1.058};
-  const auto joint = gauge::bootstrap_ratios(x, y, {gauge::Statistic::mean, gauge::Statistic::median}, 0.9, 5000, 3);
-  const auto alone = gauge::bootstrap_median_ratio(x, y, 0.9, 5000, 3);
+  const auto joint = gauge::stats::bootstrap_ratios(x, y, {gauge::stats::Statistic::mean, gauge::stats::Statistic::median}, 0.9, 5000, 3);
+  const auto alone = gauge::stats::bootstrap_median_ratio(x, y, 0.9, 5000, 3);
   CHECK(joint[1].interval.low == alone.low);
   CHECK(joint[1].interval.high == alone.high);
   // np.mean(y) / np.mean(x) = 1.0747627772156745 (sum(y) = 14.292, sum(x) = 11.252).
@@ -399,21 +399,21 @@ TEST_CASE("two-sample: the joint bootstrap's median equals bootstrap_median_rati
   // By hand: base {1, 1, 1, 1} is constant; a resample of {1, 2} has mean 1, 1.5 or 2 and p90
   // (type 7: 1 + 0.9 (x(2) - x(1))) 1, 1.9 or 2, with probabilities 1/4, 1/2, 1/4: the 0.3 and
   // 0.7 quantiles of the ratios are 1.5 (mean) and 1.9 (p90); 0.2 and 0.8 quantiles: 1 and 2.
-  auto r = gauge::bootstrap_ratios({1, 1, 1, 1}, {1, 2}, {gauge::Statistic::mean, gauge::Statistic::p90}, 0.4, 20000, 4);
+  auto r = gauge::stats::bootstrap_ratios({1, 1, 1, 1}, {1, 2}, {gauge::stats::Statistic::mean, gauge::stats::Statistic::p90}, 0.4, 20000, 4);
   CHECK(r[0].interval.estimate == 1.5);
   CHECK(r[0].interval.low == 1.5);
   CHECK(r[0].interval.high == 1.5);
   CHECK(r[1].interval.estimate == Approx(1.9).epsilon(1e-15));
   CHECK(r[1].interval.low == Approx(1.9).epsilon(1e-15));
   CHECK(r[1].interval.high == Approx(1.9).epsilon(1e-15));
-  r = gauge::bootstrap_ratios({1, 1, 1, 1}, {2, 1}, {gauge::Statistic::mean, gauge::Statistic::p90}, 0.6, 20000, 5);
+  r = gauge::stats::bootstrap_ratios({1, 1, 1, 1}, {2, 1}, {gauge::stats::Statistic::mean, gauge::stats::Statistic::p90}, 0.6, 20000, 5);
   CHECK(r[0].interval.low == 1.0);
   CHECK(r[0].interval.high == 2.0);
   CHECK(r[1].interval.low == 1.0);
   CHECK(r[1].interval.high == 2.0);
-  CHECK_THROWS_AS(gauge::bootstrap_ratios(x, y, {}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::bootstrap_ratios(x, y, {}), gauge::ConfigError);
   try {
-    gauge::bootstrap_median_ratio({}, y);
+    gauge::stats::bootstrap_median_ratio({}, y);
     FAIL("no exception");
   } catch (const gauge::ConfigError& e) {
     CHECK(std::string(e.what()).find("bootstrap_median_ratio: base is empty") != std::string::npos);
@@ -438,7 +438,7 @@ TEST_CASE("two-sample: find_modes splits two modes and leaves one broad mode alo
     expo.push_back(1 - std::log(1 - p));
   }
   for (const auto* v : {&normal, &uniform, &expo}) {
-    const auto m = gauge::find_modes(*v);
+    const auto m = gauge::stats::find_modes(*v);
     INFO("middle fraction " << m.middle_fraction);
     CHECK_FALSE(m.bimodal);
     CHECK(m.middle_fraction > 0.2);
@@ -447,7 +447,7 @@ TEST_CASE("two-sample: find_modes splits two modes and leaves one broad mode alo
   std::vector<double> two;
   for (int i = 0; i < 700; ++i) two.push_back(1.0 + 0.01 * (i - 350) / 350.0);
   for (int i = 0; i < 300; ++i) two.push_back(2.0 + 0.01 * (i - 150) / 150.0);
-  auto m = gauge::find_modes(two);
+  auto m = gauge::stats::find_modes(two);
   CHECK(m.bimodal);
   CHECK(m.lower.n == 700);
   CHECK(m.upper.n == 300);
@@ -456,15 +456,15 @@ TEST_CASE("two-sample: find_modes splits two modes and leaves one broad mode alo
   CHECK(m.middle_fraction == 0);
   // Outliers are a tail, not a mode: 1 % at 5.0.
   auto tail = join(repeat(990, 1.0), repeat(10, 5.0));
-  CHECK_FALSE(gauge::find_modes(tail).bimodal);
+  CHECK_FALSE(gauge::stats::find_modes(tail).bimodal);
   // Quantization: 90 % at 10 us and 10 % at 11 us with a 1 us clock are one mode seen through
   // the clock (medians 1 us apart, not more than two ticks); without the clock, two modes.
   auto quantized = join(repeat(900, 10e-6), repeat(100, 11e-6));
-  CHECK_FALSE(gauge::find_modes(quantized, 2e-6).bimodal);
-  CHECK(gauge::find_modes(quantized).bimodal);
+  CHECK_FALSE(gauge::stats::find_modes(quantized, 2e-6).bimodal);
+  CHECK(gauge::stats::find_modes(quantized).bimodal);
   // Fewer than 20 values: never bimodal.
-  CHECK_FALSE(gauge::find_modes(join(repeat(10, 1.0), repeat(9, 2.0))).bimodal);
-  CHECK_THROWS_AS(gauge::find_modes({2.0, 1.0}), gauge::ConfigError);
+  CHECK_FALSE(gauge::stats::find_modes(join(repeat(10, 1.0), repeat(9, 2.0))).bimodal);
+  CHECK_THROWS_AS(gauge::stats::find_modes({2.0, 1.0}), gauge::ConfigError);
 }
 
 TEST_CASE("verdict: a result whose diagnosis says its time is wrong gets no verdict", "[compare][trust]") {
@@ -488,8 +488,8 @@ TEST_CASE("verdict: one descheduled sample does not make a report differ from it
   x.push_back(3.3e-3);
   const auto e = gauge::compare_results(result(x), result(x));
   INFO(e.reason);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.high > 1.5);
-  CHECK(statistic_of(e, gauge::Statistic::mean).interval.estimate == 1.0);
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.high > 1.5);
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == 1.0);
   CHECK(e.verdict == gauge::Verdict::same);
   std::vector<double> slower = x;
   for (auto& v : slower) v *= 1.1;
@@ -508,10 +508,10 @@ TEST_CASE("compare_reports: Timers are compared per step and per region from the
     gauge::TimerSummary t;
     t.name = "train";
     t.backend = "cuda";
-    t.window.gpu_time_s = gauge::summarize(step);
-    gauge::TimerRegionSummary r;
+    t.window.gpu_time_s = gauge::stats::summarize(step);
+    gauge::records::TimerRegionSummary r;
     r.name = "forward";
-    r.window.time_per_step_s = gauge::summarize(forward);
+    r.window.time_per_step_s = gauge::stats::summarize(forward);
     t.regions.push_back(r);
     if (backward) {
       r.name = "backward";
@@ -539,7 +539,7 @@ TEST_CASE("compare_reports: Timers are compared per step and per region from the
   REQUIRE(c.only_in_base.size() == 1);
   CHECK(c.only_in_base[0] == "timer:train/backward");
   CHECK(c.any_regression());
-  CHECK(gauge::to_text(c).find("timer:train/step") != std::string::npos);
+  CHECK(gauge::compare::to_text(c).find("timer:train/step") != std::string::npos);
 }
 
 }  // namespace gauge_test_compare_verdict

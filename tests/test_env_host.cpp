@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 fs::path fake_root(const char* name) { return fs::path(GAUGE_TEST_DATA_DIR) / "fake_roots" / name; }
 
-bool has_note(const gauge::HostInfo& h, const std::string& part) {
+bool has_note(const gauge::env::HostInfo& h, const std::string& part) {
   for (const auto& n : h.notes)
     if (n.find(part) != std::string::npos) return true;
   return false;
@@ -36,7 +36,7 @@ bool has_note(const std::vector<std::string>& notes, const std::string& part) {
   return false;
 }
 
-std::string all_notes(const gauge::HostInfo& h) {
+std::string all_notes(const gauge::env::HostInfo& h) {
   std::string s;
   for (const auto& n : h.notes) s += "\n  " + n;
   return s;
@@ -48,7 +48,7 @@ using OptU64 = std::optional<std::uint64_t>;
 using OptDbl = std::optional<double>;
 
 /// Checks every field of an OS record against the fake root's files (nullopt: no such field).
-void check_os(const gauge::OsInfo& os, const OptStr& pretty_name, const OptStr& id, const OptStr& version_id,
+void check_os(const gauge::env::OsInfo& os, const OptStr& pretty_name, const OptStr& id, const OptStr& version_id,
               const OptStr& kernel_release, const OptStr& hostname, const OptStr& architecture) {
   CHECK(os.pretty_name == pretty_name);
   CHECK(os.id == id);
@@ -59,16 +59,16 @@ void check_os(const gauge::OsInfo& os, const OptStr& pretty_name, const OptStr& 
 }
 
 /// Checks a memory record against the fake root's /proc/meminfo, in bytes (nullopt: not read).
-void check_memory(const gauge::MemoryInfo& m, const OptU64& total, const OptU64& available, const OptU64& swap_total) {
+void check_memory(const gauge::env::MemoryInfo& m, const OptU64& total, const OptU64& available, const OptU64& swap_total) {
   CHECK(m.total_bytes == total);
   CHECK(m.available_bytes == available);
   CHECK(m.swap_total_bytes == swap_total);
 }
 
 // to_json, text, parse, from_json: must give back the same struct.
-gauge::HostInfo json_round_trip(const gauge::HostInfo& h) {
+gauge::env::HostInfo json_round_trip(const gauge::env::HostInfo& h) {
   const nlohmann::json j = h;
-  return nlohmann::json::parse(j.dump()).get<gauge::HostInfo>();
+  return nlohmann::json::parse(j.dump()).get<gauge::env::HostInfo>();
 }
 
 }  // namespace
@@ -102,7 +102,7 @@ TEST_CASE("parse_cpulist gives an empty list and a note on malformed input", "[e
 }
 
 TEST_CASE("detect_host: Docker container, two sockets, two NUMA nodes, powersave", "[env]") {
-  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("docker_two_numa"));
+  const gauge::env::HostInfo h = gauge::detail::detect_host(fake_root("docker_two_numa"));
   INFO("notes:" << all_notes(h));
 
   CHECK(h.cpu.model_name == OptStr("Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz"));
@@ -142,7 +142,7 @@ TEST_CASE("detect_host: Docker container, two sockets, two NUMA nodes, powersave
 }
 
 TEST_CASE("detect_host: WSL2", "[env]") {
-  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("wsl"));
+  const gauge::env::HostInfo h = gauge::detail::detect_host(fake_root("wsl"));
   INFO("notes:" << all_notes(h));
 
   CHECK(h.virtualization.wsl);
@@ -175,7 +175,7 @@ TEST_CASE("detect_host: WSL2", "[env]") {
 }
 
 TEST_CASE("detect_host: a bare root gives nullopt everywhere and does not throw", "[env]") {
-  gauge::HostInfo h;
+  gauge::env::HostInfo h;
   REQUIRE_NOTHROW(h = gauge::detail::detect_host(fake_root("bare")));
   INFO("notes:" << all_notes(h));
 
@@ -205,14 +205,14 @@ TEST_CASE("detect_host: a bare root gives nullopt everywhere and does not throw"
 }
 
 TEST_CASE("detect_host: a root that does not exist does not throw", "[env]") {
-  gauge::HostInfo h;
+  gauge::env::HostInfo h;
   REQUIRE_NOTHROW(h = gauge::detail::detect_host(fake_root("no_such_root_dir")));
   CHECK_FALSE(h.cpu.logical_cpus.has_value());
   CHECK_FALSE(h.notes.empty());
 }
 
 TEST_CASE("detect_host: QEMU/KVM virtual machine via DMI", "[env]") {
-  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("kvm_qemu"));
+  const gauge::env::HostInfo h = gauge::detail::detect_host(fake_root("kvm_qemu"));
   INFO("notes:" << all_notes(h));
 
   CHECK(h.virtualization.virtual_machine == OptStr("QEMU"));
@@ -239,7 +239,7 @@ TEST_CASE("detect_host: QEMU/KVM virtual machine via DMI", "[env]") {
 
 TEST_CASE("detect_host: aarch64 Kubernetes pod, sysfs topology, mixed governors, odd NUMA nodes",
           "[env]") {
-  const gauge::HostInfo h = gauge::detail::detect_host(fake_root("arm_kubernetes_mixed_governors"));
+  const gauge::env::HostInfo h = gauge::detail::detect_host(fake_root("arm_kubernetes_mixed_governors"));
   INFO("notes:" << all_notes(h));
 
   CHECK_FALSE(h.cpu.model_name.has_value());  // aarch64 /proc/cpuinfo has no "model name"
@@ -277,7 +277,7 @@ TEST_CASE("detect_host: aarch64 Kubernetes pod, sysfs topology, mixed governors,
 }
 
 TEST_CASE("HostInfo::governor_is_performance", "[env]") {
-  gauge::HostInfo h;
+  gauge::env::HostInfo h;
   CHECK_FALSE(h.governor_is_performance());  // nothing known
   h.cpu.governor = "performance";
   CHECK(h.governor_is_performance());
@@ -295,7 +295,7 @@ TEST_CASE("HostInfo JSON: round trip, null for nullopt, snake_case keys with uni
   for (const char* name :
        {"docker_two_numa", "wsl", "bare", "kvm_qemu", "arm_kubernetes_mixed_governors"}) {
     INFO("root: " << name);
-    const gauge::HostInfo h = gauge::detail::detect_host(fake_root(name));
+    const gauge::env::HostInfo h = gauge::detail::detect_host(fake_root(name));
     CHECK(json_round_trip(h) == h);
   }
 
@@ -325,7 +325,7 @@ TEST_CASE("HostInfo JSON: round trip, null for nullopt, snake_case keys with uni
   // Missing keys (an older report) read as unknown / default.
   const auto partial =
       nlohmann::json::parse(R"({"cpu": {"sockets": 2}, "numa_nodes": [{"id": 1}]})")
-          .get<gauge::HostInfo>();
+          .get<gauge::env::HostInfo>();
   CHECK(partial.cpu.sockets == OptInt(2));
   CHECK_FALSE(partial.cpu.model_name.has_value());
   REQUIRE(partial.numa_nodes.size() == 1);
@@ -335,7 +335,7 @@ TEST_CASE("HostInfo JSON: round trip, null for nullopt, snake_case keys with uni
 }
 
 TEST_CASE("compiler_info reflects the predefined macros and round-trips through JSON", "[env]") {
-  const gauge::CompilerInfo c = gauge::detail::compiler_info();
+  const gauge::env::CompilerInfo c = gauge::detail::compiler_info();
   CHECK_FALSE(c.id.empty());
   CHECK(c.cplusplus == static_cast<long>(__cplusplus));
   CHECK(c.cplusplus >= 201703L);
@@ -359,7 +359,7 @@ TEST_CASE("compiler_info reflects the predefined macros and round-trips through 
 
   const nlohmann::json j = c;
   CHECK(j["cuda_compiler_version"].is_null());
-  CHECK(nlohmann::json::parse(j.dump()).get<gauge::CompilerInfo>() == c);
+  CHECK(nlohmann::json::parse(j.dump()).get<gauge::env::CompilerInfo>() == c);
 }
 
 TEST_CASE("relevant_environment_variables reads the fixed list and GAUGE_*", "[env]") {
@@ -416,7 +416,7 @@ TEST_CASE("relevant_environment_variables records a GAUGE_* secret's name, never
 }
 
 TEST_CASE("detect_host on the live system does not throw", "[env]") {
-  gauge::HostInfo h;
+  gauge::env::HostInfo h;
   REQUIRE_NOTHROW(h = gauge::detail::detect_host());
   REQUIRE(h.cpu.logical_cpus.has_value());
   CHECK(*h.cpu.logical_cpus >= 1);
@@ -434,7 +434,7 @@ TEST_CASE("detect_host on the live system does not throw", "[env]") {
 
 namespace gauge_test_env_host_cuda {
 TEST_CASE("env: without a CUDA driver the error says there is none, not an old one", "[env]") {
-  const gauge::CudaInfo c = gauge::detail::detect_cuda();
+  const gauge::env::CudaInfo c = gauge::detail::detect_cuda();
   if (!c.driver_version) {
     // The CI machine: the toolkit's runtime, no driver. The runtime's own words follow in brackets.
     REQUIRE(c.error);

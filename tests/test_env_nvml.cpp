@@ -43,60 +43,60 @@ int init_result = 0;
 bool temperature_supported = true;
 char handle_storage[2];
 // Opaque handles: addresses NVML would hand out; only compared, never dereferenced.
-gauge::nvml::Device handle(int i) { return reinterpret_cast<gauge::nvml::Device>(&handle_storage[i]); }
+gauge::detail::nvml::Device handle(int i) { return reinterpret_cast<gauge::detail::nvml::Device>(&handle_storage[i]); }
 
-int idx(gauge::nvml::Device d) { return d == handle(0) ? 0 : 1; }
+int idx(gauge::detail::nvml::Device d) { return d == handle(0) ? 0 : 1; }
 int f_init() { return init_result; }
 int f_shutdown() { return 0; }
 const char* f_error(int r) { return r == 3 ? "Not Supported" : r == 9 ? "Driver Not Loaded" : "Unknown Error"; }
 int f_driver(char* b, unsigned n) { std::snprintf(b, n, "580.159.04"); return 0; }
 int f_count(unsigned* c) { *c = 2; return 0; }
-int f_by_index(unsigned i, gauge::nvml::Device* d) { if (i > 1) return 2; *d = handle(i); return 0; }
-int f_by_uuid(const char* u, gauge::nvml::Device* d) {
+int f_by_index(unsigned i, gauge::detail::nvml::Device* d) { if (i > 1) return 2; *d = handle(i); return 0; }
+int f_by_uuid(const char* u, gauge::detail::nvml::Device* d) {
   for (int i = 0; i < 2; ++i) if (!std::strcmp(u, fake_gpus[i].uuid)) { *d = handle(i); return 0; }
-  return gauge::nvml::error_not_found;
+  return gauge::detail::nvml::error_not_found;
 }
-int f_by_uuid_broken(const char*, gauge::nvml::Device*) { return gauge::nvml::error_not_supported; }
-int f_by_bus(const char* b, gauge::nvml::Device* d) {
+int f_by_uuid_broken(const char*, gauge::detail::nvml::Device*) { return gauge::detail::nvml::error_not_supported; }
+int f_by_bus(const char* b, gauge::detail::nvml::Device* d) {
   for (int i = 0; i < 2; ++i)
-    if (gauge::nvml::detail::normalize_bus_id(b) == gauge::nvml::detail::normalize_bus_id(fake_gpus[i].bus)) { *d = handle(i); return 0; }
-  return gauge::nvml::error_not_found;
+    if (gauge::detail::nvml::detail::normalize_bus_id(b) == gauge::detail::nvml::detail::normalize_bus_id(fake_gpus[i].bus)) { *d = handle(i); return 0; }
+  return gauge::detail::nvml::error_not_found;
 }
-int f_index(gauge::nvml::Device d, unsigned* i) { *i = unsigned(idx(d)); return 0; }
-int f_name(gauge::nvml::Device, char* b, unsigned n) { std::snprintf(b, n, "NVIDIA H200"); return 0; }
-int f_uuid(gauge::nvml::Device d, char* b, unsigned n) { std::snprintf(b, n, "%s", fake_gpus[idx(d)].uuid); return 0; }
-int f_pci(gauge::nvml::Device d, gauge::nvml::PciInfo* p) {
+int f_index(gauge::detail::nvml::Device d, unsigned* i) { *i = unsigned(idx(d)); return 0; }
+int f_name(gauge::detail::nvml::Device, char* b, unsigned n) { std::snprintf(b, n, "NVIDIA H200"); return 0; }
+int f_uuid(gauge::detail::nvml::Device d, char* b, unsigned n) { std::snprintf(b, n, "%s", fake_gpus[idx(d)].uuid); return 0; }
+int f_pci(gauge::detail::nvml::Device d, gauge::detail::nvml::PciInfo* p) {
   std::memset(p, 0, sizeof *p);
   std::snprintf(p->bus_id, sizeof p->bus_id, "%s", fake_gpus[idx(d)].bus);
   return 0;
 }
-int f_pstate(gauge::nvml::Device, int* p) { *p = 0; return 0; }
-int f_clock(gauge::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].sm_clock : 3201; return 0; }
-int f_max_clock(gauge::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].sm_max : 3201; return 0; }
-int f_app_clock(gauge::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].app_sm : 3201; return 0; }
-int f_default_app_clock(gauge::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].default_app_sm : 3201; return 0; }
-int f_temp(gauge::nvml::Device, int, unsigned* t) { if (!temperature_supported) return 3; *t = 41; return 0; }
-int f_power(gauge::nvml::Device d, unsigned* mw) { *mw = fake_gpus[idx(d)].power_mw; return 0; }
-int f_limit(gauge::nvml::Device, unsigned* mw) { *mw = 700000; return 0; }
-int f_mem(gauge::nvml::Device, gauge::nvml::Memory* m) { m->total = 150ull << 30; m->used = 2ull << 30; m->free = m->total - m->used; return 0; }
-int f_ecc(gauge::nvml::Device, int* c, int* p) { *c = 1; *p = 1; return 0; }
-int f_persist(gauge::nvml::Device, int* m) { *m = 1; return 0; }
-int f_compute(gauge::nvml::Device, int* m) { *m = 3; return 0; }
-int f_mig(gauge::nvml::Device, unsigned*, unsigned*) { return 3; }  // "Not Supported"
-int f_gen(gauge::nvml::Device, unsigned* g) { *g = 5; return 0; }
-int f_width(gauge::nvml::Device, unsigned* w) { *w = 16; return 0; }
-int f_reasons(gauge::nvml::Device d, unsigned long long* r) { *r = fake_gpus[idx(d)].reasons; return 0; }
-int f_procs(gauge::nvml::Device d, unsigned* n, gauge::nvml::ProcessInfo* p) {
+int f_pstate(gauge::detail::nvml::Device, int* p) { *p = 0; return 0; }
+int f_clock(gauge::detail::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].sm_clock : 3201; return 0; }
+int f_max_clock(gauge::detail::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].sm_max : 3201; return 0; }
+int f_app_clock(gauge::detail::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].app_sm : 3201; return 0; }
+int f_default_app_clock(gauge::detail::nvml::Device d, int type, unsigned* v) { *v = type == 1 ? fake_gpus[idx(d)].default_app_sm : 3201; return 0; }
+int f_temp(gauge::detail::nvml::Device, int, unsigned* t) { if (!temperature_supported) return 3; *t = 41; return 0; }
+int f_power(gauge::detail::nvml::Device d, unsigned* mw) { *mw = fake_gpus[idx(d)].power_mw; return 0; }
+int f_limit(gauge::detail::nvml::Device, unsigned* mw) { *mw = 700000; return 0; }
+int f_mem(gauge::detail::nvml::Device, gauge::detail::nvml::Memory* m) { m->total = 150ull << 30; m->used = 2ull << 30; m->free = m->total - m->used; return 0; }
+int f_ecc(gauge::detail::nvml::Device, int* c, int* p) { *c = 1; *p = 1; return 0; }
+int f_persist(gauge::detail::nvml::Device, int* m) { *m = 1; return 0; }
+int f_compute(gauge::detail::nvml::Device, int* m) { *m = 3; return 0; }
+int f_mig(gauge::detail::nvml::Device, unsigned*, unsigned*) { return 3; } // "Not Supported"
+int f_gen(gauge::detail::nvml::Device, unsigned* g) { *g = 5; return 0; }
+int f_width(gauge::detail::nvml::Device, unsigned* w) { *w = 16; return 0; }
+int f_reasons(gauge::detail::nvml::Device d, unsigned long long* r) { *r = fake_gpus[idx(d)].reasons; return 0; }
+int f_procs(gauge::detail::nvml::Device d, unsigned* n, gauge::detail::nvml::ProcessInfo* p) {
   if (idx(d) == 1) { *n = 0; return 0; }
-  if (*n < 2) { *n = 2; return gauge::nvml::error_insufficient_size; }
+  if (*n < 2) { *n = 2; return gauge::detail::nvml::error_insufficient_size; }
   p[0] = {4242, 3ull << 30, 0, 0};
   p[1] = {4343, 1ull << 30, 0, 0};
   *n = 2;
   return 0;
 }
 
-gauge::nvml::Api fake_api() {
-  gauge::nvml::Api a;
+gauge::detail::nvml::Api fake_api() {
+  gauge::detail::nvml::Api a;
   a.init = f_init; a.shutdown = f_shutdown; a.error_string = f_error; a.system_get_driver_version = f_driver;
   a.device_get_count = f_count; a.device_get_handle_by_index = f_by_index; a.device_get_handle_by_uuid = f_by_uuid;
   a.device_get_handle_by_pci_bus_id = f_by_bus; a.device_get_index = f_index; a.device_get_name = f_name;
@@ -116,24 +116,24 @@ gauge::nvml::Api fake_api() {
 // Opaque sample handles, as handle(): only compared; `gpm_taken` counts nvmlGpmSampleGet per buffer.
 char gpm_storage[2];
 int gpm_taken[2] = {0, 0};
-gauge::nvml::GpmSample gpm_buffer(int i) { return reinterpret_cast<gauge::nvml::GpmSample>(&gpm_storage[i]); }
-int gpm_index(gauge::nvml::GpmSample s) { return s == gpm_buffer(0) ? 0 : 1; }
+gauge::detail::nvml::GpmSample gpm_buffer(int i) { return reinterpret_cast<gauge::detail::nvml::GpmSample>(&gpm_storage[i]); }
+int gpm_index(gauge::detail::nvml::GpmSample s) { return s == gpm_buffer(0) ? 0 : 1; }
 int gpm_allocs = 0, gpm_frees = 0;
 unsigned gpm_seen_version = 0, gpm_seen_count = 0, gpm_seen_ids[3] = {0, 0, 0};
 bool gpm_samples_distinct = false;
-int f_gpm_support(gauge::nvml::Device d, gauge::nvml::GpmSupport* s) {
+int f_gpm_support(gauge::detail::nvml::Device d, gauge::detail::nvml::GpmSupport* s) {
   if (s->version != 1) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
   s->is_supported_device = idx(d) == 1 ? 1 : 0;  // NVML index 1 is CUDA's device 0 (uuid A)
   return 0;
 }
-int f_gpm_alloc(gauge::nvml::GpmSample* s) {
+int f_gpm_alloc(gauge::detail::nvml::GpmSample* s) {
   if (gpm_allocs >= 2) return 2;
   *s = gpm_buffer(gpm_allocs++);
   return 0;
 }
-int f_gpm_free(gauge::nvml::GpmSample) { ++gpm_frees; return 0; }
-int f_gpm_get(gauge::nvml::Device, gauge::nvml::GpmSample s) { ++gpm_taken[gpm_index(s)]; return 0; }
-int f_gpm_metrics(gauge::nvml::GpmMetricsGet* m) {
+int f_gpm_free(gauge::detail::nvml::GpmSample) { ++gpm_frees; return 0; }
+int f_gpm_get(gauge::detail::nvml::Device, gauge::detail::nvml::GpmSample s) { ++gpm_taken[gpm_index(s)]; return 0; }
+int f_gpm_metrics(gauge::detail::nvml::GpmMetricsGet* m) {
   gpm_seen_version = m->version;
   gpm_seen_count = m->num_metrics;
   gpm_samples_distinct = m->sample1 && m->sample2 && m->sample1 != m->sample2 && gpm_taken[0] == 1 && gpm_taken[1] == 1;
@@ -141,7 +141,7 @@ int f_gpm_metrics(gauge::nvml::GpmMetricsGet* m) {
   for (unsigned i = 0; i < m->num_metrics && i < 3; ++i) {
     gpm_seen_ids[i] = m->metrics[i].metric_id;
     const unsigned id = m->metrics[i].metric_id;
-    m->metrics[i].nvml_return = id == 3 ? gauge::nvml::error_not_supported : 0;  // occupancy refused
+    m->metrics[i].nvml_return = id == 3 ? gauge::detail::nvml::error_not_supported : 0; // occupancy refused
     m->metrics[i].value = id == 10 ? 37.5 : id == 2 ? 98.25 : 0.0;
   }
   return 0;
@@ -151,7 +151,7 @@ int f_gpm_metrics(gauge::nvml::GpmMetricsGet* m) {
 gauge::Environment two_cuda_devices() {
   gauge::Environment env;
   for (int i = 0; i < 2; ++i) {
-    gauge::CudaDeviceInfo d;
+    gauge::env::CudaDeviceInfo d;
     d.ordinal = i;
     d.name = "NVIDIA H200";
     d.uuid = i == 0 ? "GPU-aaaaaaaa-0000-0000-0000-000000000001" : "GPU-bbbbbbbb-0000-0000-0000-000000000002";
@@ -175,10 +175,10 @@ void write_script(const fs::path& p, const std::string& body) {
 
 /// Options that read only the fake root `name` under tests/data/fake_roots: no NVML, no tools, no
 /// CUDA runtime.
-gauge::EnvironmentOptions offline_options(const std::string& name) {
-  gauge::EnvironmentOptions o;
+gauge::env::EnvironmentOptions offline_options(const std::string& name) {
+  gauge::env::EnvironmentOptions o;
   o.root = fs::path(GAUGE_TEST_DATA_DIR) / "fake_roots" / name;
-  o.nvml = gauge::nvml::Library::load("libgauge-no-such-nvml.so.1");
+  o.nvml = gauge::detail::nvml::Library::load("libgauge-no-such-nvml.so.1");
   o.run_tools = false;
   o.query_cuda = false;
   return o;
@@ -187,12 +187,12 @@ gauge::EnvironmentOptions offline_options(const std::string& name) {
 }  // namespace
 
 TEST_CASE("NVML absent: recorded with the reason, nothing else fails", "[env][nvml]") {
-  auto lib = gauge::nvml::Library::load("libgauge-no-such-nvml.so.1");
+  auto lib = gauge::detail::nvml::Library::load("libgauge-no-such-nvml.so.1");
   CHECK_FALSE(lib->ok());
   REQUIRE(lib->error());
   CHECK(lib->error()->find("libgauge-no-such-nvml.so.1") != std::string::npos);
   auto env = two_cuda_devices();
-  gauge::nvml::describe_gpus(*lib, env);
+  gauge::detail::nvml::describe_gpus(*lib, env);
   CHECK_FALSE(env.nvml.available);
   CHECK(env.nvml.error == lib->error());
   CHECK_FALSE(env.cuda.devices[0].nvml);
@@ -203,17 +203,17 @@ TEST_CASE("NVML absent: recorded with the reason, nothing else fails", "[env][nv
 
 TEST_CASE("NVML init failing is recorded with NVML's error string", "[env][nvml]") {
   init_result = 9;
-  auto lib = gauge::nvml::Library::from_api(fake_api());
+  auto lib = gauge::detail::nvml::Library::from_api(fake_api());
   init_result = 0;
   CHECK_FALSE(lib->ok());
   CHECK(*lib->error() == "nvmlInit_v2 failed: Driver Not Loaded");
 }
 
 TEST_CASE("GPUs are matched by UUID even when NVML's order differs from CUDA's", "[env][nvml]") {
-  auto lib = gauge::nvml::Library::from_api(fake_api());
+  auto lib = gauge::detail::nvml::Library::from_api(fake_api());
   REQUIRE(lib->ok());
   auto env = two_cuda_devices();
-  gauge::nvml::describe_gpus(*lib, env);
+  gauge::detail::nvml::describe_gpus(*lib, env);
   CHECK(env.nvml.available);
   CHECK(*env.nvml.driver_version == "580.159.04");
   CHECK(*env.nvml.device_count == 2);
@@ -242,9 +242,9 @@ TEST_CASE("GPUs are matched by PCI bus id when the UUID lookup fails", "[env][nv
   auto api = fake_api();
   api.device_get_handle_by_uuid = f_by_uuid_broken;
   api.device_get_uuid = nullptr;  // and the scan cannot compare UUIDs either
-  auto lib = gauge::nvml::Library::from_api(api);
+  auto lib = gauge::detail::nvml::Library::from_api(api);
   auto env = two_cuda_devices();
-  gauge::nvml::describe_gpus(*lib, env);
+  gauge::detail::nvml::describe_gpus(*lib, env);
   REQUIRE(env.cuda.devices[0].nvml);
   CHECK(env.cuda.devices[0].nvml->matched_by == "pci_bus_id");
   CHECK(env.cuda.devices[0].nvml->index == 1);
@@ -253,9 +253,9 @@ TEST_CASE("GPUs are matched by PCI bus id when the UUID lookup fails", "[env][nv
 
 TEST_CASE("fields NVML does not support are null and listed with the reason", "[env][nvml]") {
   temperature_supported = false;
-  auto lib = gauge::nvml::Library::from_api(fake_api());
+  auto lib = gauge::detail::nvml::Library::from_api(fake_api());
   auto env = two_cuda_devices();
-  gauge::nvml::describe_gpus(*lib, env);
+  gauge::detail::nvml::describe_gpus(*lib, env);
   temperature_supported = true;
   const auto& g = *env.cuda.devices[0].nvml;
   CHECK_FALSE(g.temperature_c);
@@ -269,9 +269,9 @@ TEST_CASE("fields NVML does not support are null and listed with the reason", "[
 
 TEST_CASE("clock locking is inferred from application clocks and reasons", "[env][nvml]") {
   fake_gpus[1].app_sm = 1500;  // CUDA device 0: application clock moved from its 1980 MHz default
-  auto lib = gauge::nvml::Library::from_api(fake_api());
+  auto lib = gauge::detail::nvml::Library::from_api(fake_api());
   auto env = two_cuda_devices();
-  gauge::nvml::describe_gpus(*lib, env);
+  gauge::detail::nvml::describe_gpus(*lib, env);
   fake_gpus[1].app_sm = 1980;
   CHECK(*env.cuda.devices[0].nvml->clocks_locked);
   CHECK(*env.cuda.devices[1].nvml->clocks_locked == false);
@@ -286,12 +286,12 @@ TEST_CASE("GPM: the NVML structs as the reference gives them, two samples, three
   // Layout of nvmlGpmMetric_t and nvmlGpmMetricsGet_t (NVML API Reference, GPM Structs) on LP64:
   // metricId 4 + nvmlReturn 4 + value 8 + three pointers 24 = 40; version and numMetrics at 0 and
   // 4, the sample handles at 8 and 16, metrics[] from 24.
-  CHECK(sizeof(gauge::nvml::GpmMetric) == 40);
-  CHECK(offsetof(gauge::nvml::GpmMetric, value) == 8);
-  CHECK(offsetof(gauge::nvml::GpmMetricsGet, num_metrics) == 4);
-  CHECK(offsetof(gauge::nvml::GpmMetricsGet, sample1) == 8);
-  CHECK(offsetof(gauge::nvml::GpmMetricsGet, sample2) == 16);
-  CHECK(offsetof(gauge::nvml::GpmMetricsGet, metrics) == 24);
+  CHECK(sizeof(gauge::detail::nvml::GpmMetric) == 40);
+  CHECK(offsetof(gauge::detail::nvml::GpmMetric, value) == 8);
+  CHECK(offsetof(gauge::detail::nvml::GpmMetricsGet, num_metrics) == 4);
+  CHECK(offsetof(gauge::detail::nvml::GpmMetricsGet, sample1) == 8);
+  CHECK(offsetof(gauge::detail::nvml::GpmMetricsGet, sample2) == 16);
+  CHECK(offsetof(gauge::detail::nvml::GpmMetricsGet, metrics) == 24);
 
   auto api = fake_api();
   api.gpm_query_device_support = f_gpm_support;
@@ -299,9 +299,9 @@ TEST_CASE("GPM: the NVML structs as the reference gives them, two samples, three
   api.gpm_sample_free = f_gpm_free;
   api.gpm_sample_get = f_gpm_get;
   api.gpm_metrics_get = f_gpm_metrics;
-  auto lib = gauge::nvml::Library::from_api(api);
+  auto lib = gauge::detail::nvml::Library::from_api(api);
   {
-    gauge::NvmlProbe probe(lib, handle(1));  // supports GPM
+    gauge::env::NvmlProbe probe(lib, handle(1)); // supports GPM
     REQUIRE(probe.gpm_begin() == "");
     std::string reason;
     const auto g = probe.gpm_end(reason);
@@ -322,9 +322,9 @@ TEST_CASE("GPM: the NVML structs as the reference gives them, two samples, three
     CHECK(reason == "no first GPM sample");
   }
   CHECK(gpm_frees == 2);  // both buffers freed with the probe
-  gauge::NvmlProbe older(lib, handle(0));
+  gauge::env::NvmlProbe older(lib, handle(0));
   CHECK(older.gpm_begin() == "the device does not support GPM (NVML GPM needs Hopper or newer)");
-  gauge::NvmlProbe no_gpm(gauge::nvml::Library::from_api(fake_api()), handle(1));
+  gauge::env::NvmlProbe no_gpm(gauge::detail::nvml::Library::from_api(fake_api()), handle(1));
   CHECK(no_gpm.gpm_begin() == "this libnvidia-ml has no GPM functions (nvmlGpmMetricsGet: driver R520 or later)");
 }
 

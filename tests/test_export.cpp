@@ -33,9 +33,9 @@ TEST_CASE("export: Google Benchmark JSON refuses a name it would copy into every
   auto report = stored("base.json");
   const std::string dims = gauge::detail::export_::benchmark_name(report.results[0]).substr(report.results[0].name.size());
   report.results[0].name = std::string(65536 - dims.size(), 'x');  // exactly at the limit: written
-  CHECK(gauge::google_benchmark_json(report)["benchmarks"][0]["name"].get<std::string>().size() == 65536);
+  CHECK(gauge::formats::google_benchmark_json(report)["benchmarks"][0]["name"].get<std::string>().size() == 65536);
   report.results[0].name += "x";  // one byte more: refused, with the size
-  CHECK_THROWS_WITH(gauge::google_benchmark_json(report),
+  CHECK_THROWS_WITH(gauge::formats::google_benchmark_json(report),
                     Catch::Contains("the name of experiment 0 is 65537 bytes (it begins \"xxxx") &&
                         Catch::Contains("names above 65536 bytes are refused"));
 }
@@ -46,16 +46,16 @@ TEST_CASE("export: Google Benchmark JSON's cpu_time is process CPU time for a ho
   r.backend = "host";
   r.time_label = "real time";
   r.cpu_samples_s = {2e-3, 3e-3, 4e-3};
-  r.cpu_time = gauge::summarize(r.cpu_samples_s);  // median 3 ms
-  gauge::GoogleBenchmarkOptions o;
+  r.cpu_time = gauge::stats::summarize(r.cpu_samples_s); // median 3 ms
+  gauge::formats::GoogleBenchmarkOptions o;
   o.time_unit = "ms";
   o.repetitions = false;
-  const nlohmann::json one = gauge::google_benchmark_json(report, o)["benchmarks"][0];
+  const nlohmann::json one = gauge::formats::google_benchmark_json(report, o)["benchmarks"][0];
   CHECK(one["cpu_time"].get<double>() == Approx(3.0).epsilon(1e-12));
   CHECK(one["real_time"].get<double>() == Approx(*r.gpu_time.p50 * 1e3).epsilon(1e-12));
   // Repetitions: each entry's cpu_time is its real_time x (3 ms / the median real time).
   o.repetitions = true;
-  const nlohmann::json b = gauge::google_benchmark_json(report, o)["benchmarks"];
+  const nlohmann::json b = gauge::formats::google_benchmark_json(report, o)["benchmarks"];
   const double ratio = 3e-3 / *r.gpu_time.p50;
   CHECK(b[0]["cpu_time"].get<double>() == Approx(b[0]["real_time"].get<double>() * ratio).epsilon(1e-12));
   for (const auto& e : b)
@@ -64,7 +64,7 @@ TEST_CASE("export: Google Benchmark JSON's cpu_time is process CPU time for a ho
 
 TEST_CASE("export: Google Benchmark JSON with one repetition per sample (60 <= 100) and the aggregates", "[export]") {
   const auto report = stored("base.json");
-  const nlohmann::json j = gauge::google_benchmark_json(report);
+  const nlohmann::json j = gauge::formats::google_benchmark_json(report);
   REQUIRE(j.contains("context"));
   REQUIRE(j["benchmarks"].is_array());
   const auto& b = j["benchmarks"];
@@ -107,10 +107,10 @@ TEST_CASE("export: Google Benchmark JSON with one repetition per sample (60 <= 1
 
 TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, units, wall time)", "[export]") {
   const auto report = stored("multi-base.json");
-  gauge::GoogleBenchmarkOptions o;
+  gauge::formats::GoogleBenchmarkOptions o;
   o.repetitions = false;
   o.time_unit = "us";
-  const nlohmann::json j = gauge::google_benchmark_json(report, o);
+  const nlohmann::json j = gauge::formats::google_benchmark_json(report, o);
   REQUIRE(j["benchmarks"].size() == 3);
   CHECK(j["benchmarks"][2]["name"] == "copy/bytes:67108864");
   CHECK(j["benchmarks"][2]["time_unit"] == "us");
@@ -120,12 +120,12 @@ TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, unit
   CHECK(j["benchmarks"][2]["family_index"] == 2);
   o.metric = gauge::Metric::wall_time;
   o.repetitions = true;
-  const nlohmann::json w = gauge::google_benchmark_json(report, o);
+  const nlohmann::json w = gauge::formats::google_benchmark_json(report, o);
   CHECK(w["benchmarks"].size() == 3 * (8 + 4));  // 8 wall rounds each
   o.time_unit = "fortnights";
-  CHECK_THROWS_AS(gauge::google_benchmark_json(report, o), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::formats::google_benchmark_json(report, o), gauge::ConfigError);
   // A failed experiment is one entry marked as Google Benchmark marks an error (SkipWithError).
-  const nlohmann::json f = gauge::google_benchmark_json(stored("failed.json"));
+  const nlohmann::json f = gauge::formats::google_benchmark_json(stored("failed.json"));
   REQUIRE(f["benchmarks"].size() == 1);
   CHECK(f["benchmarks"][0]["error_occurred"] == true);
   CHECK(f["benchmarks"][0]["error_message"] ==
@@ -136,7 +136,7 @@ TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, unit
 
 TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 4180", "[export]") {
   const auto report = stored("multi-base.json");
-  const std::string csv = gauge::csv_table(report.results);
+  const std::string csv = gauge::formats::csv_table(report.results);
   CHECK(count(csv, "\n") == 4);
   const std::string header = csv.substr(0, csv.find('\n'));
   CHECK(header.rfind("name,dim.K,dim.M,dim.N,dim.alignment_bytes,dim.bytes,", 0) == 0);
@@ -152,7 +152,7 @@ TEST_CASE("export: CSV has a header and one row per result and quotes by RFC 418
   gauge::Result r;
   r.name = "say \"hi\"";
   r.error = "line one\nline two";
-  const std::string q = gauge::csv_table({r});
+  const std::string q = gauge::formats::csv_table({r});
   CHECK(q.find("\"say \"\"hi\"\"\"") != std::string::npos);
   CHECK(q.find("\"line one\nline two\"") != std::string::npos);
 }
@@ -165,7 +165,7 @@ TEST_CASE("export: CSV column names stay unique when a work item is named like a
   r.work.bytes = 1e6;
   r.work.items = {{"bytes", 10.0}, {"wall_flop", 3.0}, {"tokens", 7.0}};
   r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
-  const std::string csv = gauge::csv_table({r});
+  const std::string csv = gauge::formats::csv_table({r});
   const std::string header = csv.substr(0, csv.find('\n'));
   std::vector<std::string> names;
   for (std::size_t at = 0; at <= header.size();) {
@@ -203,10 +203,10 @@ TEST_CASE("export: Google Benchmark JSON writes a skipped point and a result wit
   auto report = stored("multi-base.json");
   REQUIRE(report.results.size() == 3);
   report.results[2].gpu_samples_s.clear();  // copy: ok, but no samples
-  const std::vector<gauge::SkippedPoint> skipped = {
+  const std::vector<gauge::records::SkippedPoint> skipped = {
       {"gemm", {{"M", std::int64_t{65536}}, {"dtype", std::string("fp64")}}, "does not fit in device memory"},
       {"gemm", {{"M", std::int64_t{65536}}, {"dtype", std::string("fp64")}}, "again"}};
-  const nlohmann::json j = gauge::google_benchmark_json(report.environment, report.results, {}, "", skipped);
+  const nlohmann::json j = gauge::formats::google_benchmark_json(report.environment, report.results, {}, "", skipped);
   const auto& b = j["benchmarks"];
   REQUIRE(b.size() == 2 * (30 + 4) + 1 + 2);  // two gemm results (30 samples and 4 aggregates), then 3 skips
   CHECK(b[68] == nlohmann::json::parse(R"({"name": "copy/bytes:67108864", "family_index": 2,
@@ -222,7 +222,7 @@ TEST_CASE("export: Google Benchmark JSON writes a skipped point and a result wit
   CHECK(!j["context"].contains("gauge_skipped"));
   // A report read back brings its skipped points (the suite runner's --format gbench, gauge-export).
   report.skipped = skipped;
-  CHECK(gauge::google_benchmark_json(report)["benchmarks"] == b);
+  CHECK(gauge::formats::google_benchmark_json(report)["benchmarks"] == b);
 }
 
 TEST_CASE("export: CSV and Markdown tell a point's repetitions apart by a repetition column", "[export]") {
@@ -232,7 +232,7 @@ TEST_CASE("export: CSV and Markdown tell a point's repetitions apart by a repeti
   gauge::Result first = report.results[2], second = report.results[2], once = report.results[1];
   first.repetition = 0;
   second.repetition = 1;
-  const std::string csv = gauge::csv_table({first, second, once});
+  const std::string csv = gauge::formats::csv_table({first, second, once});
   const std::string header = csv.substr(0, csv.find('\n'));
   // After the dimensions, before status (dims: K, M, N, alignment_bytes, bytes, compute, dtype,
   // epilogue, layout, library, transa, transb).
@@ -246,22 +246,22 @@ TEST_CASE("export: CSV and Markdown tell a point's repetitions apart by a repeti
   CHECK(rows[0].rfind(dims_of_copy + "0,ok,", 0) == 0);
   CHECK(rows[1].rfind(dims_of_copy + "1,ok,", 0) == 0);
   CHECK(rows[2].find(",n,n,,ok,") != std::string::npos);  // ran once: an empty repetition cell
-  const std::string md = gauge::markdown_table({first, second});
+  const std::string md = gauge::formats::markdown_table({first, second});
   CHECK(md.find("| copy/bytes=67108864 (repetition 0) | ok |") != std::string::npos);
   CHECK(md.find("| copy/bytes=67108864 (repetition 1) | ok |") != std::string::npos);
 }
 
 TEST_CASE("export: Markdown table with readable units and escaped bars", "[export]") {
   const auto report = stored("multi-base.json");
-  const std::string md = gauge::markdown_table(report.results);
+  const std::string md = gauge::formats::markdown_table(report.results);
   CHECK(md.rfind("| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | "
                  "roofline |\n|---|", 0) == 0);
   CHECK(count(md, "\n") == 2 + 3);
   CHECK(md.find("| copy/bytes=67108864 | ok | 20") != std::string::npos);
   gauge::Result r;
   r.name = "a|b";
-  CHECK(gauge::markdown_table({r}).find("| a\\|b | ok | - | - |") != std::string::npos);
-  CHECK(gauge::markdown_table({r}).find("| - | - |\n") != std::string::npos);  // no peaks, no roofline
+  CHECK(gauge::formats::markdown_table({r}).find("| a\\|b | ok | - | - |") != std::string::npos);
+  CHECK(gauge::formats::markdown_table({r}).find("| - | - |\n") != std::string::npos); // no peaks, no roofline
 }
 
 namespace {
@@ -276,13 +276,13 @@ gauge::Result gemm_with_peaks() {
   r.work.bytes = 3.0 * 8192.0 * 8192.0 * 2.0;
   r.gpu_samples_s = {1.6e-3, 1.6e-3, 1.6e-3};
   r.wall_samples_s = {1.7e-3, 1.7e-3};
-  r.gpu_time = gauge::summarize(r.gpu_samples_s);
-  r.wall_time = gauge::summarize(r.wall_samples_s);
+  r.gpu_time = gauge::stats::summarize(r.gpu_samples_s);
+  r.wall_time = gauge::stats::summarize(r.wall_samples_s);
   r.sampling.steps = 3;
   r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
   r.wall_throughput = gauge::throughput(r.work, r.wall_time.p50);
   gauge::detail::PeakInputs in;
-  gauge::DeviceAttributes a;
+  gauge::peaks::DeviceAttributes a;
   a.name = "NVIDIA H100 80GB HBM3";
   a.compute_capability_major = 9;
   a.multiprocessors = 132;
@@ -302,7 +302,7 @@ gauge::Result host_sort() {
   r.backend = "host";
   r.work.bytes = 1e6;
   r.gpu_samples_s = {1e-3, 1e-3};
-  r.gpu_time = gauge::summarize(r.gpu_samples_s);
+  r.gpu_time = gauge::stats::summarize(r.gpu_samples_s);
   r.sampling.steps = 2;
   r.gpu_throughput = gauge::throughput(r.work, r.gpu_time.p50);
   r.peaks.reason = "the host backend knows no device peaks";
@@ -328,7 +328,7 @@ TEST_CASE("export: every throughput's percent of each peak and the roofline, in 
           "[export][peaks]") {
   const std::vector<gauge::Result> results = {gemm_with_peaks(), host_sort()};
   // CSV: a column per peak, GPU then wall; the host row's cells empty.
-  const std::string csv = gauge::csv_table(results);
+  const std::string csv = gauge::formats::csv_table(results);
   const std::vector<std::string> header = csv_cells(csv.substr(0, csv.find('\n')));
   const std::string rest = csv.substr(csv.find('\n') + 1);
   const std::vector<std::string> gemm = csv_cells(rest.substr(0, rest.find('\n')));
@@ -367,7 +367,7 @@ TEST_CASE("export: every throughput's percent of each peak and the roofline, in 
     CHECK(host.at(column(c)).empty());
 
   // Markdown: the GPU percentages and the roofline, "-" for the host.
-  const std::string md = gauge::markdown_table(results);
+  const std::string md = gauge::formats::markdown_table(results);
   CHECK(md.rfind("| experiment | status | median | CI of the median | p99 | wall/step | throughput | warnings | % of peak | "
                  "roofline |\n", 0) == 0);
   CHECK(md.find("| memory 7.51 % theoretical (max boost), 7.51 % datasheet; bf16 dense 64.2 % theoretical (max boost), "
@@ -377,9 +377,9 @@ TEST_CASE("export: every throughput's percent of each peak and the roofline, in 
 
   // Google Benchmark: user counters on every entry, relative to that entry's time.
   gauge::Environment env;
-  gauge::GoogleBenchmarkOptions o;
+  gauge::formats::GoogleBenchmarkOptions o;
   o.repetitions = false;
-  const nlohmann::json j = gauge::google_benchmark_json(env, results, o);
+  const nlohmann::json j = gauge::formats::google_benchmark_json(env, results, o);
   REQUIRE(j["benchmarks"].size() == 2);
   const auto& g = j["benchmarks"][0];
   CHECK(g["pct_of_peak_bf16_dense_theoretical"].get<double>() == Approx(100 * gemm_flop / 1.6e-3 / bf16_peak).epsilon(1e-12));
@@ -393,11 +393,11 @@ TEST_CASE("export: every throughput's percent of each peak and the roofline, in 
   CHECK(j["context"]["gauge_peak_counters"].get<std::string>().find("pct_of_peak_<quantity>_<basis>") == 0);
   // With wall time as real_time the counters follow it: 1.7 ms.
   o.metric = gauge::Metric::wall_time;
-  const nlohmann::json w = gauge::google_benchmark_json(env, results, o);
+  const nlohmann::json w = gauge::formats::google_benchmark_json(env, results, o);
   CHECK(w["benchmarks"][0]["pct_of_peak_bf16_dense_theoretical"].get<double>() ==
         Approx(100 * gemm_flop / 1.7e-3 / bf16_peak).epsilon(1e-12));
   // Repetitions: each entry's counter at its own time (all 1.6 ms here), the median's too.
-  const nlohmann::json reps = gauge::google_benchmark_json(env, {gemm_with_peaks()});
+  const nlohmann::json reps = gauge::formats::google_benchmark_json(env, {gemm_with_peaks()});
   for (const auto& b : reps["benchmarks"])
     if (b["run_type"] == "iteration" || b.value("aggregate_name", "") == "median")
       CHECK(b["pct_of_peak_bf16_dense_theoretical"].get<double>() == Approx(100 * gemm_flop / 1.6e-3 / bf16_peak).epsilon(1e-12));

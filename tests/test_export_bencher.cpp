@@ -17,8 +17,8 @@ namespace gauge_test_export_bencher {
 
 namespace {
 
-gauge::ConfidenceInterval interval(double low, double high) {
-  gauge::ConfidenceInterval ci;
+gauge::stats::ConfidenceInterval interval(double low, double high) {
+  gauge::stats::ConfidenceInterval ci;
   ci.low = low;
   ci.high = high;
   ci.level = 0.95;
@@ -28,7 +28,7 @@ gauge::ConfidenceInterval interval(double low, double high) {
 /// An ok result of `name` whose median GPU time per step is `p50` seconds, with `ci` as the
 /// interval of the median.
 gauge::Result measured(const std::string& name, std::optional<double> p50,
-                       std::optional<gauge::ConfidenceInterval> ci = std::nullopt) {
+                       std::optional<gauge::stats::ConfidenceInterval> ci = std::nullopt) {
   gauge::Result r;
   r.name = name;
   r.backend = "cuda";
@@ -89,7 +89,7 @@ TEST_CASE("bencher: latency in ns with the median's interval, rates inverted, fa
   // No interval, no work: latency alone, without bounds.
   results.push_back(measured("tiny", 4e-6));
 
-  const nlohmann::json doc = gauge::bencher_metric_format(results);
+  const nlohmann::json doc = gauge::formats::bencher_metric_format(results);
   INFO(doc.dump(2));
   REQUIRE(doc.size() == 3);
   // The name: the experiment's, then its dimensions in key order ("M" < "dtype" in ASCII).
@@ -138,9 +138,9 @@ TEST_CASE("bencher: process CPU time per step as cpu-time in ns, with its median
           "[export][bencher]") {
   gauge::Result host = measured("sort", 1e-3, interval(0.9e-3, 1.1e-3));
   host.backend = "host";
-  host.cpu_time = gauge::summarize({3e-3, 1e-3, 2e-3, 2.5e-3, 1.5e-3});  // median 2 ms (by hand)
+  host.cpu_time = gauge::stats::summarize({3e-3, 1e-3, 2e-3, 2.5e-3, 1.5e-3}); // median 2 ms (by hand)
   const gauge::Result gpu = measured("gemm", 2e-3, interval(1.9e-3, 2.1e-3));
-  const nlohmann::json doc = gauge::bencher_metric_format({host, gpu});
+  const nlohmann::json doc = gauge::formats::bencher_metric_format({host, gpu});
   const auto& cpu = doc.at("sort").at("cpu-time");
   CHECK(cpu.at("value").get<double>() == Approx(2e6));
   // 5 samples are too few for a distribution-free 95 % interval: value alone, no bounds.
@@ -153,7 +153,7 @@ TEST_CASE("bencher: process CPU time per step as cpu-time in ns, with its median
   gauge::ExportOptions wall;
   wall.metric = "wall";
   host.wall_time = host.gpu_time;
-  const nlohmann::json with = gauge::bencher_metric_format({host}, wall);
+  const nlohmann::json with = gauge::formats::bencher_metric_format({host}, wall);
   CHECK(with.at("sort").at("cpu-time").at("lower_value").get<double>() == Approx(1.5e6));
   CHECK(with.at("sort").at("cpu-time").at("upper_value").get<double>() == Approx(2.5e6));
   CHECK(with.at("sort").at("cpu-time").at("value").get<double>() == Approx(2e6));
@@ -165,7 +165,7 @@ TEST_CASE("bencher: a negative time (a report edited by hand) exports no measure
   r.backend = "host";
   r.cpu_time.p50 = -1e-6;
   gauge::Result ok = measured("copy", 1e-6, interval(-1e-6, 2e-6));  // a negative bound only
-  const nlohmann::json doc = gauge::bencher_metric_format({r, ok});
+  const nlohmann::json doc = gauge::formats::bencher_metric_format({r, ok});
   CHECK_FALSE(doc.contains("sort"));  // nothing left to export for it
   CHECK(doc.at("copy").at("latency").at("value").get<double>() == Approx(1000));
   CHECK_FALSE(doc.at("copy").at("latency").contains("lower_value"));
@@ -188,7 +188,7 @@ TEST_CASE("bencher: the registered format writes valid JSON that parses back to 
   CHECK(text.back() == '\n');
   for (const char* bad : {"null", "NaN", "Infinity", "broken"}) CHECK(text.find(bad) == std::string::npos);
   const nlohmann::json back = nlohmann::json::parse(text);
-  CHECK(back == gauge::bencher_metric_format(report.results));
+  CHECK(back == gauge::formats::bencher_metric_format(report.results));
   CHECK(back["gemm"]["latency"]["value"].get<double>() == Approx(1.5e6).epsilon(1e-15));
   // BMF's schema: every measure an object with a numeric "value".
   for (const auto& [name, measures] : back.items())
@@ -204,16 +204,16 @@ TEST_CASE("bencher: the registered format writes valid JSON that parses back to 
   CHECK(w["gemm"]["flop-per-second"]["value"].get<double>() == Approx(1.5e15).epsilon(1e-15));
   gauge::ExportOptions bad;
   bad.metric = "cpu";
-  CHECK_THROWS_WITH(gauge::bencher_metric_format(report.results, bad),
+  CHECK_THROWS_WITH(gauge::formats::bencher_metric_format(report.results, bad),
                     "bencher_metric_format: metric must be \"gpu\" or \"wall\", got \"cpu\"");
   // Nothing to export: an empty object.
-  CHECK(gauge::bencher_metric_format({broken}) == nlohmann::json::object());
+  CHECK(gauge::formats::bencher_metric_format({broken}) == nlohmann::json::object());
 }
 
 TEST_CASE("bencher: repetitions of a point are benchmarks of their own, and names stay unique", "[export][bencher]") {
   std::vector<gauge::Result> results = repetitions_and_duplicates();
   results.push_back(measured("dup", 7e-6));
-  const nlohmann::json doc = gauge::bencher_metric_format(results);
+  const nlohmann::json doc = gauge::formats::bencher_metric_format(results);
   INFO(doc.dump(2));
   CHECK(doc.size() == 5);
   CHECK(doc["k/A:1/repetition:0"]["latency"]["value"].get<double>() == Approx(1000.0));
@@ -229,9 +229,9 @@ TEST_CASE("gbench: repetitions of a point and repeated names are benchmarks of t
   // families all named "slow/k:1", with their aggregates, which compare.py confuses).
   std::vector<gauge::Result> results = repetitions_and_duplicates();
   for (auto& r : results) r.gpu_samples_s.assign(10, *r.gpu_time.p50);  // gbench needs samples
-  gauge::GoogleBenchmarkOptions o;
+  gauge::formats::GoogleBenchmarkOptions o;
   o.repetitions = false;  // one entry per result: its median
-  const nlohmann::json doc = gauge::google_benchmark_json(gauge::Environment{}, results, o);
+  const nlohmann::json doc = gauge::formats::google_benchmark_json(gauge::Environment{}, results, o);
   std::vector<std::string> names;
   for (const auto& b : doc["benchmarks"]) names.push_back(b["name"].get<std::string>());
   REQUIRE(names == std::vector<std::string>{"k/A:1/repetition:0", "k/A:1/repetition:1", "dup", "dup/occurrence:2"});
@@ -254,11 +254,11 @@ TEST_CASE("gbench: the _median aggregate is gauge's median, not the median of th
   r.sampling.steps_per_sample = 1;
   r.sampling.steps = samples.size();
   r.gpu_samples_s = samples;
-  r.gpu_time = gauge::summarize(samples);
+  r.gpu_time = gauge::stats::summarize(samples);
   // By hand: sorted, the 100th and 101st of 200 samples are both 1 us (101 samples of 1 us), so
   // the median is 1 us. The groups' means are 1 us once and 2 us 99 times: their median is 2 us.
   REQUIRE(r.gpu_time.p50.value() == Approx(1e-6).epsilon(1e-15));
-  const nlohmann::json j = gauge::google_benchmark_json(gauge::Environment{}, {r});
+  const nlohmann::json j = gauge::formats::google_benchmark_json(gauge::Environment{}, {r});
   const auto& b = j["benchmarks"];
   INFO(j.dump(1));
   REQUIRE(b.size() == 100 + 4);
@@ -287,10 +287,10 @@ TEST_CASE("gbench: the _median aggregate is gauge's median, not the median of th
   CHECK(aggregate("cv")["real_time"].get<double>() == Approx(0.1 / 1.99).epsilon(1e-9));
 
   // One entry per experiment: also gauge's median, in the chosen unit (1 us).
-  gauge::GoogleBenchmarkOptions one;
+  gauge::formats::GoogleBenchmarkOptions one;
   one.repetitions = false;
   one.time_unit = "us";
-  const nlohmann::json single = gauge::google_benchmark_json(gauge::Environment{}, {r}, one);
+  const nlohmann::json single = gauge::formats::google_benchmark_json(gauge::Environment{}, {r}, one);
   REQUIRE(single["benchmarks"].size() == 1);
   CHECK(single["benchmarks"][0]["real_time"].get<double>() == Approx(1.0).epsilon(1e-12));
 
@@ -298,7 +298,7 @@ TEST_CASE("gbench: the _median aggregate is gauge's median, not the median of th
   // a result whose summary says 1.25 us exports 1250 ns whatever its stored samples say.
   gauge::Result truncated = r;
   truncated.gpu_time.p50 = 1.25e-6;
-  const nlohmann::json t = gauge::google_benchmark_json(gauge::Environment{}, {truncated});
+  const nlohmann::json t = gauge::formats::google_benchmark_json(gauge::Environment{}, {truncated});
   CHECK(t["benchmarks"][101]["aggregate_name"] == "median");
   CHECK(t["benchmarks"][101]["real_time"].get<double>() == Approx(1250.0).epsilon(1e-12));
 }

@@ -43,7 +43,7 @@ TEST_CASE("export formats: console writes the summary of a stored report, csv ma
   const std::string console = gauge::find_export_format("console").write(report, {});
   CHECK(console.find("copy") != std::string::npos);
   CHECK(console.find("2 us") != std::string::npos);  // 2e-6 s, by hand
-  CHECK(gauge::find_export_format("csv").write(report, {}) == gauge::csv_table(report.results));
+  CHECK(gauge::find_export_format("csv").write(report, {}) == gauge::formats::csv_table(report.results));
 }
 
 namespace {
@@ -54,25 +54,25 @@ gauge::StoredReport report_with_timer() {
   r.name = "sort";
   r.backend = "host";
   r.time_label = "real time";
-  r.gpu_time = gauge::summarize({1e-3, 1e-3});
+  r.gpu_time = gauge::stats::summarize({1e-3, 1e-3});
   r.cpu_samples_s = {3e-3, 1e-3, 2e-3};  // process CPU time: 3 rounds, median 2 ms
-  r.cpu_time = gauge::summarize(r.cpu_samples_s);
+  r.cpu_time = gauge::stats::summarize(r.cpu_samples_s);
   report.results.push_back(r);
   gauge::TimerSummary t;
   t.name = "train";
   t.backend = "host";
   t.window.steps = 3;
-  t.window.gpu_time_s = gauge::summarize({1e-3, 2e-3, 3e-3});   // median 2 ms
-  t.window.wall_time_s = gauge::summarize({1e-3, 2e-3, 4e-3});  // median 2 ms
+  t.window.gpu_time_s = gauge::stats::summarize({1e-3, 2e-3, 3e-3}); // median 2 ms
+  t.window.wall_time_s = gauge::stats::summarize({1e-3, 2e-3, 4e-3}); // median 2 ms
   t.window.throughput.items_per_second["tokens"] = 1e6;
   t.warnings.push_back(gauge::make_warning(gauge::warning_code::timer_unfinished, "open"));
-  gauge::TimerRegionSummary fwd;
+  gauge::records::TimerRegionSummary fwd;
   fwd.name = "forward";
   fwd.window.steps = 3;
-  fwd.window.time_per_step_s = gauge::summarize({5e-4, 6e-4, 7e-4});  // median 0.6 ms
+  fwd.window.time_per_step_s = gauge::stats::summarize({5e-4, 6e-4, 7e-4}); // median 0.6 ms
   fwd.window.share_of_step = 0.3;
   t.regions.push_back(fwd);
-  gauge::TimerRegionSummary unused;  // never occurred in the window: no row
+  gauge::records::TimerRegionSummary unused; // never occurred in the window: no row
   unused.name = "eval";
   t.regions.push_back(unused);
   report.timers.push_back(t);
@@ -140,7 +140,7 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
 
 TEST_CASE("comparison formats: gauge-compare's text, markdown and json, and one more by registration alone", "[export][compare]") {
   std::string names;
-  for (const auto& f : gauge::comparison_formats()) names += f.name + ",";
+  for (const auto& f : gauge::compare::comparison_formats()) names += f.name + ",";
   CHECK(names.rfind("text,markdown,json,", 0) == 0);
   // A comparison of one result against a copy 10 % slower (200 samples each: by hand the median
   // ratio is exactly 1.1), through each registered writer.
@@ -152,27 +152,27 @@ TEST_CASE("comparison formats: gauge-compare's text, markdown and json, and one 
   for (auto& x : r.gpu_samples_s) x *= 1.1;
   b.results.push_back(r);
   const gauge::Comparison c = gauge::compare_reports(a, b);
-  const nlohmann::json j = nlohmann::json::parse(gauge::find_comparison_format("json").write(c));
+  const nlohmann::json j = nlohmann::json::parse(gauge::compare::find_comparison_format("json").write(c));
   CHECK(j["schema"] == "gauge.comparison");
   CHECK(j["experiments"][0]["verdict"] == "slower");
   CHECK(j["experiments"][0]["ratio"]["estimate"].get<double>() == Approx(1.1).epsilon(1e-12));
-  CHECK(gauge::find_comparison_format("text").write(c) == gauge::to_text(c));
-  CHECK(gauge::find_comparison_format("markdown").write(c) == gauge::to_markdown(c));
+  CHECK(gauge::compare::find_comparison_format("text").write(c) == gauge::compare::to_text(c));
+  CHECK(gauge::compare::find_comparison_format("markdown").write(c) == gauge::compare::to_markdown(c));
   // A new format is its registration: found by name, listed after the others.
-  gauge::register_comparison_format({"verdicts", "one verdict a line", [](const gauge::Comparison& x) {
+  gauge::compare::register_comparison_format({"verdicts", "one verdict a line", [](const gauge::Comparison& x) {
                                        std::string out;
                                        for (const auto& e : x.experiments) out += e.label + " " + gauge::to_string(e.verdict) + "\n";
                                        return out;
                                      }});
-  CHECK(gauge::find_comparison_format("verdicts").write(c) == "copy slower\n");
-  CHECK(gauge::comparison_formats().back().name == "verdicts");
+  CHECK(gauge::compare::find_comparison_format("verdicts").write(c) == "copy slower\n");
+  CHECK(gauge::compare::comparison_formats().back().name == "verdicts");
   try {
-    gauge::find_comparison_format("html");
+    gauge::compare::find_comparison_format("html");
     FAIL("no error for an unknown format");
   } catch (const gauge::ConfigError& e) {
     CHECK(std::string(e.what()) == "no comparison format 'html' (registered: text, markdown, json, verdicts)");
   }
-  gauge::detail::registered<gauge::ComparisonFormat>().pop_back();  // as it was, for the other tests
+  gauge::detail::registered<gauge::compare::ComparisonFormat>().pop_back(); // as it was, for the other tests
 }
 
 TEST_CASE("export formats: sweep orders, groups and labels points exactly (the review's cases)", "[export][sweep]") {
@@ -223,7 +223,7 @@ TEST_CASE("export formats: sweep orders, groups and labels points exactly (the r
   }
   SECTION("a declared axis named device is one column; names are made visible; a skipped-only report has rows") {
     gauge::StoredReport doc;
-    doc.skipped.push_back(gauge::SkippedPoint{"a\nb", {{"device", std::int64_t{5}}}, "no room"});
+    doc.skipped.push_back(gauge::records::SkippedPoint{"a\nb", {{"device", std::int64_t{5}}}, "no room"});
     CHECK(sweep.has_content(doc));
     gauge::ExportOptions declared;
     declared.axes["a\nb"] = {"device"};
@@ -277,12 +277,12 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   doc.results.push_back(result("k", {{"B", std::string("x")}, {"A", std::int64_t{3}}}, 3e-6));
   doc.results.push_back(result("other", {}, 2e-6));
   doc.axes["k"] = {"A", "B"};
-  gauge::InterleavedRecord x;
+  gauge::records::InterleavedRecord x;
   x.a = 0;
   x.b = 1;
   x.order = "AB\nBA";
   x.stopping_reason = "max_time\n  B/A = 1.0000: same";
-  x.verdict = gauge::PairedVerdict::slower;
+  x.verdict = gauge::stats::PairedVerdict::slower;
   x.reason = "B is slower";
   x.measure_time_s = -0.0;
   doc.interleaved.push_back(x);
@@ -306,7 +306,7 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   gauge::StoredReport two = doc;
   two.results.push_back(doc.results[0]);
   two.results.push_back(doc.results[1]);
-  gauge::InterleavedRecord y = x;
+  gauge::records::InterleavedRecord y = x;
   y.a = 3;
   y.b = 4;
   two.interleaved.push_back(y);
@@ -315,7 +315,7 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   // With a ratio, the reason's restatement of the line above is left out: by hand, the ratio line
   // "B/A = 1.1000, 95 % CI [1.0500, 1.1500], threshold 2 %: slower", then only the why.
   gauge::StoredReport rated = doc;
-  gauge::PairedRatio p;
+  gauge::stats::PairedRatio p;
   p.estimate = 1.1;
   p.low = 1.05;
   p.high = 1.15;

@@ -20,7 +20,7 @@ gauge::Result measured(const std::string& name, std::optional<double> p50, doubl
   r.gpu_time.n = p50 ? 100 : 0;
   r.gpu_time.p50 = p50;
   if (high > 0) {
-    gauge::ConfidenceInterval ci;
+    gauge::stats::ConfidenceInterval ci;
     ci.low = low;
     ci.high = high;
     ci.level = 0.95;
@@ -50,7 +50,7 @@ TEST_CASE("github_benchmark: the median in the unit asked, the interval's larger
 
   gauge::ExportOptions o;
   o.time_unit = "us";
-  const nlohmann::json doc = gauge::github_benchmark_json(results, o);
+  const nlohmann::json doc = gauge::formats::github_benchmark_json(results, o);
   REQUIRE(doc.is_array());
   REQUIRE(doc.size() == 2);
   CHECK(doc[0]["name"] == "gemm/M:8192/dtype:bf16");
@@ -75,24 +75,24 @@ TEST_CASE("github_benchmark: the median in the unit asked, the interval's larger
   gauge::ExportOptions w;
   w.metric = "wall";
   w.time_unit = "ms";
-  const auto wall = gauge::github_benchmark_json({walled}, w);
+  const auto wall = gauge::formats::github_benchmark_json({walled}, w);
   CHECK(wall[0]["value"].get<double>() == Approx(1.6).epsilon(1e-12));
   CHECK(wall[0]["extra"] == "median 1.6 ms, n = 5, wall time");
   gauge::ExportOptions bad;
   bad.metric = "cpu";
-  CHECK_THROWS_WITH(gauge::github_benchmark_json(results, bad),
+  CHECK_THROWS_WITH(gauge::formats::github_benchmark_json(results, bad),
                     "github_benchmark_json: metric must be \"gpu\" or \"wall\", got \"cpu\"");
   bad = {};
   bad.time_unit = "min";
-  CHECK_THROWS_WITH(gauge::github_benchmark_json(results, bad), Catch::Contains("got \"min\""));
+  CHECK_THROWS_WITH(gauge::formats::github_benchmark_json(results, bad), Catch::Contains("got \"min\""));
   // The same experiment twice: the second is named apart. A median of 1e300 s is 1e309 ns, beyond
   // a double: refused, naming it, rather than written as null. An interval with a negative bound
   // (no time is negative) gives no range.
-  const auto twice = gauge::github_benchmark_json({gemm, gemm});
+  const auto twice = gauge::formats::github_benchmark_json({gemm, gemm});
   CHECK(twice[1]["name"] == "gemm/M:8192/dtype:bf16/occurrence:2");
-  CHECK_THROWS_WITH(gauge::github_benchmark_json({measured("huge", 1e300, 0.9e300, 1.1e300)}),
+  CHECK_THROWS_WITH(gauge::formats::github_benchmark_json({measured("huge", 1e300, 0.9e300, 1.1e300)}),
                     "github_benchmark_json: the median of huge (1e+300 s) is not a finite number in ns");
-  const auto negative = gauge::github_benchmark_json({measured("neg", 1e-3, -1.0, 2e-3)});
+  const auto negative = gauge::formats::github_benchmark_json({measured("neg", 1e-3, -1.0, 2e-3)});
   CHECK_FALSE(negative[0].contains("range"));
   CHECK(negative[0]["value"].get<double>() == Approx(1e6).epsilon(1e-12));
 }

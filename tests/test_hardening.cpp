@@ -354,7 +354,7 @@ TEST_CASE("hardening: an empty or relative PATH entry never runs a tool from the
   fs::current_path(dir);
   for (const char* path : {"", ":", "::", ".", "bin", "./bin", ":/nonexistent"}) {
     INFO("search path \"" << path << "\"");
-    const gauge::ToolRecord rec = gauge::detail::run_tool({"nvidia-smi"}, 2s, std::string(path));
+    const gauge::env::ToolRecord rec = gauge::detail::run_tool({"nvidia-smi"}, 2s, std::string(path));
     CHECK(!rec.output);
     CHECK(rec.error == std::optional<std::string>("nvidia-smi not found in PATH"));
   }
@@ -362,12 +362,12 @@ TEST_CASE("hardening: an empty or relative PATH entry never runs a tool from the
   const char* saved = std::getenv("PATH");
   const std::string saved_path = saved ? saved : "";
   ::setenv("PATH", "", 1);
-  const gauge::ToolRecord rec = gauge::detail::run_tool({"nvidia-smi"}, 2s);
+  const gauge::env::ToolRecord rec = gauge::detail::run_tool({"nvidia-smi"}, 2s);
   ::setenv("PATH", saved_path.c_str(), 1);
   fs::current_path(before);
   CHECK(!rec.output);
   // An absolute directory is searched as before.
-  const gauge::ToolRecord found = gauge::detail::run_tool({"nvidia-smi"}, 2s, (dir / "bin").string());
+  const gauge::env::ToolRecord found = gauge::detail::run_tool({"nvidia-smi"}, 2s, (dir / "bin").string());
   CHECK(found.output == std::optional<std::string>("planted"));
   fs::remove_all(dir);
 }
@@ -381,7 +381,7 @@ TEST_CASE("hardening: the tool's pipe is close-on-exec: the tool inherits only i
     if (flags >= 0 && !(flags & FD_CLOEXEC)) inherited.insert(fd);
   }
   // `ls` lists the shell's descriptors (`; true` keeps the shell from becoming `ls`).
-  const gauge::ToolRecord rec =
+  const gauge::env::ToolRecord rec =
       gauge::detail::run_tool({"/bin/sh", "-c", "ls /proc/$$/fd; true"}, 5s);
   REQUIRE(rec.output);
   std::set<int> seen;
@@ -414,8 +414,8 @@ TEST_CASE("hardening: order statistics of sorted runs equal those of all samples
     CHECK(runs.runs() <= 1 + static_cast<std::size_t>(std::log2(static_cast<double>(sorted.size()))));
     for (std::size_t k : {std::size_t{0}, sorted.size() / 3, sorted.size() / 2, sorted.size() - 1})
       REQUIRE(runs.at(k) == sorted[k]);
-    REQUIRE(runs.percentile(50) == gauge::percentile_sorted(sorted, 50));
-    const auto expected = gauge::median_confidence_interval(sorted, 0.95);
+    REQUIRE(runs.percentile(50) == gauge::stats::percentile_sorted(sorted, 50));
+    const auto expected = gauge::stats::median_confidence_interval(sorted, 0.95);
     const auto got = runs.median_ci(0.95, hint_n, hint_l);
     REQUIRE(got.has_value() == expected.has_value());
     if (got) {

@@ -119,7 +119,7 @@ TEST_CASE("interleave: the paired ratio is the geometric mean over ABBA blocks, 
 
 TEST_CASE("interleave: the verdict rule has the comparison's threshold semantics", "[interleave][verdict]") {
   auto verdict = [](double estimate, double low, double high) {
-    gauge::PairedRatio p;
+    gauge::stats::PairedRatio p;
     p.estimate = estimate;
     p.low = low;
     p.high = high;
@@ -129,7 +129,7 @@ TEST_CASE("interleave: the verdict rule has the comparison's threshold semantics
     CHECK_FALSE(reason.empty());
     return v;
   };
-  using V = gauge::PairedVerdict;
+  using V = gauge::stats::PairedVerdict;
   CHECK(verdict(1.03, 1.025, 1.035) == V::slower);        // above 1, estimate above 1.02
   CHECK(verdict(0.97, 0.965, 0.975) == V::faster);        // below 1, estimate below 0.98
   CHECK(verdict(1.01, 0.995, 1.015) == V::same);          // within [0.98, 1.02]
@@ -185,7 +185,7 @@ TEST_CASE("interleave: a linear drift biases two runs one after the other, not t
   CHECK(r.a.gpu_time.p50);
   // A drift of 0.5 % per round is more than the threshold allows to call 1 % anything but slower
   // or inconclusive; here the interval is narrow: 1 % is within 1 +- 2 %, so `same`.
-  CHECK(r.verdict == gauge::PairedVerdict::same);
+  CHECK(r.verdict == gauge::stats::PairedVerdict::same);
 }
 
 TEST_CASE("interleave: identical A and B with noise are the same", "[interleave][same]") {
@@ -199,7 +199,7 @@ TEST_CASE("interleave: identical A and B with noise are the same", "[interleave]
   const auto r = gauge::interleave(a, b).run();
   REQUIRE(r.ratio);
   INFO(r.reason);
-  CHECK(r.verdict == gauge::PairedVerdict::same);
+  CHECK(r.verdict == gauge::stats::PairedVerdict::same);
   CHECK(std::abs(r.ratio->estimate - 1) < 0.002);
   CHECK(r.ratio->low <= 1);
   CHECK(r.ratio->high >= 1);
@@ -221,7 +221,7 @@ TEST_CASE("interleave: a failing B step makes the verdict inconclusive, naming B
   a.config(short_config());
   b.config(short_config());
   const auto r = gauge::interleave(a, b).run();
-  CHECK(r.verdict == gauge::PairedVerdict::inconclusive);
+  CHECK(r.verdict == gauge::stats::PairedVerdict::inconclusive);
   CHECK(r.b.status == gauge::Status::failed);
   REQUIRE(r.b.error);
   CHECK(contains(*r.b.error, "boom"));
@@ -244,7 +244,7 @@ TEST_CASE("interleave: a step failing in warm-up fails that side before any roun
   a.config(short_config());
   b.config(short_config());
   const auto r = gauge::interleave(a, b).run();
-  CHECK(r.verdict == gauge::PairedVerdict::inconclusive);
+  CHECK(r.verdict == gauge::stats::PairedVerdict::inconclusive);
   CHECK(r.a.status == gauge::Status::failed);
   CHECK(r.b.status == gauge::Status::ok);
   CHECK(contains(r.reason, "A (\"a\") failed"));
@@ -341,7 +341,7 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
   b.config(short_config());
   const auto r = gauge::interleave(a, b).run();
   REQUIRE(r.ratio);
-  CHECK(r.verdict == gauge::PairedVerdict::slower);  // 1.2 against a threshold of 2 %
+  CHECK(r.verdict == gauge::stats::PairedVerdict::slower); // 1.2 against a threshold of 2 %
   CHECK(r.ratio->estimate == Approx(1.2).epsilon(0.005));
 
   const auto path = std::filesystem::temp_directory_path() / "gauge_test_interleaved.json";
@@ -357,7 +357,7 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
   CHECK(j.at("b") == 1);
   CHECK(j.at("verdict") == "slower");
   CHECK(j.at("order") == "ABBA");
-  CHECK(j.at("rule") == gauge::InterleavedOutcome::rule);
+  CHECK(j.at("rule") == gauge::records::InterleavedOutcome::rule);
   CHECK(j.at("config").at("threshold") == 0.02);
   CHECK(j.at("config").at("max_time_s") == 20.0);
 
@@ -366,7 +366,7 @@ TEST_CASE("interleave: a report holds both results and the interleaved record, r
   const auto& x = back.interleaved[0];
   CHECK(x.a == 0);
   CHECK(x.b == 1);
-  CHECK(x.verdict == gauge::PairedVerdict::slower);
+  CHECK(x.verdict == gauge::stats::PairedVerdict::slower);
   REQUIRE(x.ratio);
   CHECK(x.ratio->estimate == r.ratio->estimate);
   CHECK(x.ratio->low == r.ratio->low);

@@ -27,16 +27,16 @@
 // This file's own namespace: the unity build compiles several test files as one.
 namespace gauge_test_kernel_trace {
 
-using gauge::Activity;
-using gauge::ActivityKind;
+using gauge::records::Activity;
+using gauge::records::ActivityKind;
 using gauge::summarize_trace;
 using namespace gauge::testing;
 
 namespace {
 
-Activity act(const char* name, std::uint64_t start, std::uint64_t end, std::optional<std::uint64_t> unit,
+records::Activity act(const char* name, std::uint64_t start, std::uint64_t end, std::optional<std::uint64_t> unit,
              std::uint32_t stream = 7) {
-  Activity a;
+  records::Activity a;
   a.name = name;
   a.start_ns = start;
   a.end_ns = end;
@@ -58,7 +58,7 @@ std::string error_of(F&& f) {
   return "(no exception)";
 }
 
-const gauge::TracedKernel* find_kernel(const gauge::KernelTraceRecord& t, const std::string& name) {
+const gauge::records::TracedKernel* find_kernel(const gauge::records::KernelTraceRecord& t, const std::string& name) {
   for (const auto& k : t.kernels)
     if (k.name == name) return &k;
   return nullptr;
@@ -69,7 +69,7 @@ const gauge::TracedKernel* find_kernel(const gauge::KernelTraceRecord& t, const 
 TEST_CASE("summarize_trace: two kernels per step, back to back, with a launch gap", "[kernel_trace]") {
   // Unit u starts at 1000 + 5500u ns: A runs 3000 ns, then B 1000 ns; the next unit starts 1500 ns
   // after B ends. One record (gauge's gate) belongs to no unit.
-  std::vector<Activity> acts;
+  std::vector<records::Activity> acts;
   for (std::uint64_t u = 0; u < 4; ++u) {
     const std::uint64_t base = 1000 + 5500 * u;
     acts.push_back(act("A", base, base + 3000, u));
@@ -113,7 +113,7 @@ TEST_CASE("summarize_trace: two kernels per step, back to back, with a launch ga
 TEST_CASE("summarize_trace: overlapping kernels on two streams count once in busy time", "[kernel_trace]") {
   // Per unit (5000 ns apart): A [0, 3000] on stream 7, B [1000, 4000] on stream 8. Union 4000 ns,
   // kernel time 6000 ns, gaps 1000 ns; closure (6000 + 1000) / 5000 - 1 = 0.4.
-  std::vector<Activity> acts;
+  std::vector<records::Activity> acts;
   for (std::uint64_t u = 0; u < 2; ++u) {
     acts.push_back(act("A", 5000 * u, 5000 * u + 3000, u, 7));
     acts.push_back(act("B", 5000 * u + 1000, 5000 * u + 4000, u, 8));
@@ -131,7 +131,7 @@ TEST_CASE("summarize_trace: overlapping kernels on two streams count once in bus
 TEST_CASE("summarize_trace: the p99 and median of launch durations are Hyndman-Fan type 7", "[kernel_trace]") {
   // Durations 1..100 us, one launch per unit. NumPy: np.percentile(np.arange(1, 101), 99) = 99.01,
   // np.median = 50.5.
-  std::vector<Activity> acts;
+  std::vector<records::Activity> acts;
   for (std::uint64_t i = 0; i < 100; ++i) acts.push_back(act("k", 200000 * i, 200000 * i + 1000 * (i + 1), i));
   const auto t = summarize_trace(acts, 100, 1, 200e-6);
   REQUIRE(t.kernels.size() == 1);
@@ -146,7 +146,7 @@ TEST_CASE("summarize_trace: without external correlation, records are tied in la
           "[kernel_trace]") {
   // Three units 5000 ns apart, two 500 ns kernels each (at 0 and 1000 ns into the unit), given
   // out of order: busy 1000 ns, span 5000 ns, gaps 4000 ns.
-  std::vector<Activity> acts = {act("x", 11000, 11500, std::nullopt), act("x", 0, 500, std::nullopt),
+  std::vector<records::Activity> acts = {act("x", 11000, 11500, std::nullopt), act("x", 0, 500, std::nullopt),
                                 act("x", 6000, 6500, std::nullopt),   act("x", 1000, 1500, std::nullopt),
                                 act("x", 10000, 10500, std::nullopt), act("x", 5000, 5500, std::nullopt)};
   auto t = summarize_trace(acts, 3, 1, 5e-6);
@@ -167,7 +167,7 @@ TEST_CASE("summarize_trace: without external correlation, records are tied in la
 TEST_CASE("summarize_trace: graph replays of k steps divide per step", "[kernel_trace]") {
   // Two replays of 4 steps, 20000 ns apart, each 4 kernels of 4000 ns back to back: per step the
   // period is 5000 ns, busy 4000 ns, one launch.
-  std::vector<Activity> acts;
+  std::vector<records::Activity> acts;
   for (std::uint64_t u = 0; u < 2; ++u)
     for (std::uint64_t i = 0; i < 4; ++i) acts.push_back(act("g", 20000 * u + 4000 * i, 20000 * u + 4000 * (i + 1), u));
   const auto t = summarize_trace(acts, 2, 4, 5e-6);
@@ -194,10 +194,10 @@ TEST_CASE("summarize_trace: bad input names what is wrong", "[kernel_trace]") {
 TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled, with external ids", "[kernel_trace]") {
   ScopedFakeCupti scoped;
   FakeCupti& f = scoped.fake;
-  gauge::cupti::Tracer tracer(gauge::cupti::Library::active());
+  gauge::detail::cupti::Tracer tracer(gauge::detail::cupti::Library::active());
   REQUIRE(tracer.start().empty());
   CHECK(f.enabled == std::set<int>{1, 2, 4, 5, 10, 39});
-  gauge::cupti::record::Memcpy mc{};
+  gauge::detail::cupti::record::Memcpy mc{};
   mc.kind = 1;
   mc.copy_kind = 8;  // CUPTI_ACTIVITY_MEMCPY_KIND_DTOD
   mc.bytes = 4096;
@@ -206,7 +206,7 @@ TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled
   mc.stream_id = 9;
   mc.correlation_id = 5;
   f.write(&mc, sizeof mc);
-  gauge::cupti::record::Memset ms{};
+  gauge::detail::cupti::record::Memset ms{};
   ms.kind = 2;
   ms.bytes = 256;
   ms.start = 700;
@@ -214,7 +214,7 @@ TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled
   ms.stream_id = 9;
   ms.correlation_id = 6;
   f.write(&ms, sizeof ms);
-  gauge::cupti::record::ExternalCorrelation ours{39, 5, 42, 7, 0}, theirs{39, 3, 99, 8, 0};
+  gauge::detail::cupti::record::ExternalCorrelation ours{39, 5, 42, 7, 0}, theirs{39, 3, 99, 8, 0};
   f.write(&ours, sizeof ours);
   f.write(&theirs, sizeof theirs);  // CUSTOM0 (a framework's): not gauge's
   f.kernel_ran(7, "_Z6kernelPfi", 1e-6, 3.5e-6, 2);
@@ -222,7 +222,7 @@ TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled
   const auto c = tracer.stop();
   CHECK(f.enabled.empty());
   REQUIRE(c.activities.size() == 3);
-  CHECK(c.activities[0].kind == ActivityKind::memcpy);
+  CHECK(c.activities[0].kind == records::ActivityKind::memcpy);
   CHECK(c.activities[0].name == "memcpy DtoD");
   CHECK(c.activities[0].bytes == 4096);
   CHECK(c.activities[0].end_ns - c.activities[0].start_ns == 500);
@@ -241,7 +241,7 @@ TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled
 
 #ifdef GAUGE_TEST_HAVE_CUPTI_HEADER
 TEST_CASE("cupti: the declared record prefixes match the installed cupti_activity.h", "[kernel_trace]") {
-  namespace rec = gauge::cupti::record;
+  namespace rec = gauge::detail::cupti::record;
   CHECK(offsetof(CUpti_ActivityKernel10, registersPerThread) == offsetof(rec::Kernel, registers_per_thread));
   CHECK(offsetof(CUpti_ActivityKernel10, start) == offsetof(rec::Kernel, start));
   CHECK(offsetof(CUpti_ActivityKernel10, end) == offsetof(rec::Kernel, end));
@@ -263,17 +263,17 @@ TEST_CASE("cupti: the declared record prefixes match the installed cupti_activit
   CHECK(offsetof(CUpti_ActivityExternalCorrelation, externalKind) == offsetof(rec::ExternalCorrelation, external_kind));
   CHECK(offsetof(CUpti_ActivityExternalCorrelation, externalId) == offsetof(rec::ExternalCorrelation, external_id));
   CHECK(offsetof(CUpti_ActivityExternalCorrelation, correlationId) == offsetof(rec::ExternalCorrelation, correlation_id));
-  CHECK(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL == gauge::cupti::kind::concurrent_kernel);
-  CHECK(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION == gauge::cupti::kind::external_correlation);
-  CHECK(CUPTI_ACTIVITY_KIND_RUNTIME == gauge::cupti::kind::runtime);
-  CHECK(CUPTI_ACTIVITY_KIND_DRIVER == gauge::cupti::kind::driver);
-  CHECK(CUPTI_ACTIVITY_KIND_MEMCPY == gauge::cupti::kind::memcpy);
-  CHECK(CUPTI_ACTIVITY_KIND_MEMSET == gauge::cupti::kind::memset);
-  CHECK(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 == gauge::cupti::external_kind_gauge);
-  CHECK(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == gauge::cupti::error_multiple_subscribers);
-  CHECK(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED == gauge::cupti::flush_forced);
-  CHECK(CUPTI_ERROR_INVALID_KIND == gauge::cupti::error_invalid_kind);
-  CHECK(CUPTI_ERROR_MAX_LIMIT_REACHED == gauge::cupti::error_max_limit_reached);
+  CHECK(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL == gauge::detail::cupti::kind::concurrent_kernel);
+  CHECK(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION == gauge::detail::cupti::kind::external_correlation);
+  CHECK(CUPTI_ACTIVITY_KIND_RUNTIME == gauge::detail::cupti::kind::runtime);
+  CHECK(CUPTI_ACTIVITY_KIND_DRIVER == gauge::detail::cupti::kind::driver);
+  CHECK(CUPTI_ACTIVITY_KIND_MEMCPY == gauge::detail::cupti::kind::memcpy);
+  CHECK(CUPTI_ACTIVITY_KIND_MEMSET == gauge::detail::cupti::kind::memset);
+  CHECK(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 == gauge::detail::cupti::external_kind_gauge);
+  CHECK(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == gauge::detail::cupti::error_multiple_subscribers);
+  CHECK(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED == gauge::detail::cupti::flush_forced);
+  CHECK(CUPTI_ERROR_INVALID_KIND == gauge::detail::cupti::error_invalid_kind);
+  CHECK(CUPTI_ERROR_MAX_LIMIT_REACHED == gauge::detail::cupti::error_max_limit_reached);
 }
 #endif
 
@@ -387,7 +387,7 @@ TEST_CASE("trace_kernels: without a usable CUPTI the result says why, and everyt
   SECTION("an activity kind refused") {
     ScopedFakeCupti scoped;
     scoped.fake.attach(dev);
-    scoped.fake.refuse_kind = gauge::cupti::kind::runtime;
+    scoped.fake.refuse_kind = gauge::detail::cupti::kind::runtime;
     const auto r = exp.run();
     REQUIRE(r.status == gauge::Status::ok);
     REQUIRE(r.kernel_trace.has_value());
@@ -410,7 +410,7 @@ TEST_CASE("trace_kernels: CUPTI failing while tracing, or records that cannot be
   auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6, "_Z4stepv"); });
   exp.config(quick_config()).trace_kernels();
   SECTION("a push fails") {
-    scoped.fake.push_result = gauge::cupti::error_not_initialized;
+    scoped.fake.push_result = gauge::detail::cupti::error_not_initialized;
     const auto r = exp.run();
     REQUIRE(r.status == gauge::Status::ok);
     REQUIRE(r.kernel_trace.has_value());
@@ -420,7 +420,7 @@ TEST_CASE("trace_kernels: CUPTI failing while tracing, or records that cannot be
     CHECK(scoped.fake.enabled.empty());
   }
   SECTION("a flush fails") {
-    scoped.fake.flush_result = gauge::cupti::error_not_initialized;
+    scoped.fake.flush_result = gauge::detail::cupti::error_not_initialized;
     const auto r = exp.run();
     REQUIRE(r.kernel_trace.has_value());
     CHECK(r.kernel_trace->status == "unavailable");
@@ -453,7 +453,7 @@ TEST_CASE("trace_kernels: with another CUPTI client attached, tracing is disable
   auto exp = fake_experiment(dev, [](FakeStream s) { s.kernel(10e-6); });
   exp.config(quick_config()).trace_kernels();
   SECTION("cuptiSubscribe refuses a second subscriber") {
-    scoped.fake.subscribe_result = gauge::cupti::error_multiple_subscribers;
+    scoped.fake.subscribe_result = gauge::detail::cupti::error_multiple_subscribers;
     const auto r = exp.run();
     REQUIRE(r.kernel_trace.has_value());
     CHECK(r.kernel_trace->status == "disabled");
@@ -532,7 +532,7 @@ TEST_CASE("trace_kernels: the host backend runs no kernels to trace", "[kernel_t
 
 TEST_CASE("kernel_table: the traced kernels of each result, largest first, and why one was not traced",
           "[kernel_trace]") {
-  std::vector<Activity> acts;
+  std::vector<records::Activity> acts;
   for (std::uint64_t u = 0; u < 4; ++u) {
     const std::uint64_t base = 5500 * u;
     acts.push_back(act("A", base, base + 3000, u));
@@ -543,11 +543,11 @@ TEST_CASE("kernel_table: the traced kernels of each result, largest first, and w
   traced.kernel_trace = summarize_trace(acts, 4, 1, 5.5e-6);
   traced.kernel_trace->tracing_overhead = 0.004;
   refused.name = "under ncu";
-  refused.kernel_trace = gauge::KernelTraceRecord{};
+  refused.kernel_trace = gauge::records::KernelTraceRecord{};
   refused.kernel_trace->status = "disabled";
   refused.kernel_trace->reason = "another CUPTI subscriber is attached";
   plain.name = "plain";
-  const std::string text = gauge::kernel_table({traced, refused, plain}, 1);
+  const std::string text = gauge::formats::kernel_table({traced, refused, plain}, 1);
   // Hand-written: period 5.5 us, busy 4 us of 5.5 (72.7 %), gaps 1.5 us, overhead 0.4 %; A's
   // 3 us a step is 54.5 % of 5.5 us; only the top 1 is listed.
   CHECK(text.find("kernels of two (4 steps traced): period 5.5 us (events), busy 4 us (72.7 %), gaps 1.5 us, "
@@ -562,7 +562,7 @@ TEST_CASE("kernel_table: the traced kernels of each result, largest first, and w
   CHECK(text.find("  ... and 1 more\n") != std::string::npos);
   CHECK(text.find("kernels of under ncu: not traced (disabled): another CUPTI subscriber is attached\n") != std::string::npos);
   CHECK(text.find("plain") == std::string::npos);
-  CHECK(gauge::kernel_table({plain}).empty());
+  CHECK(gauge::formats::kernel_table({plain}).empty());
 }
 
 // ---- the Timer (TimerConfig::trace_kernels) -----------------------------------------------------
@@ -594,7 +594,7 @@ struct Launcher {
   }
 };
 
-const gauge::TimerRegionKernels* region_kernels(const gauge::TimerKernelTrace& t, const std::string& name) {
+const gauge::records::TimerRegionKernels* region_kernels(const gauge::records::TimerKernelTrace& t, const std::string& name) {
   for (const auto& r : t.regions)
     if (r.region == name) return &r;
   return nullptr;

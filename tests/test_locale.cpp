@@ -69,9 +69,9 @@ std::vector<gauge::Result> hand_made_results() {
   gemm.sampling.wall_rounds = 2;
   gemm.sampling.wall_steps = 20;
   gemm.gpu_samples_s = {1.4e-05, 1.3e-05, 1.344e-05};
-  gemm.gpu_time = gauge::summarize(gemm.gpu_samples_s);
+  gemm.gpu_time = gauge::stats::summarize(gemm.gpu_samples_s);
   gemm.wall_samples_s = {2.0e-05, 2.5e-05};
-  gemm.wall_time = gauge::summarize(gemm.wall_samples_s);
+  gemm.wall_time = gauge::stats::summarize(gemm.wall_samples_s);
   gemm.gpu_throughput.flop_per_second = 1.5e9 / 1.344e-05;
   gemm.wall_throughput.flop_per_second = 1.5e9 / 2.25e-05;
 
@@ -85,7 +85,7 @@ std::vector<gauge::Result> hand_made_results() {
   copy.sampling.steps = 40;
   const double a = 0.0009765625;  // 2^-10 s; the sorted samples' 5th and 6th are a
   copy.gpu_samples_s = {a, a, 1.25 * a, 0.75 * a, a, a, 1.5 * a, a, 0.75 * a, 1.25 * a};
-  copy.gpu_time = gauge::summarize(copy.gpu_samples_s);
+  copy.gpu_time = gauge::stats::summarize(copy.gpu_samples_s);
   copy.gpu_throughput.bytes_per_second = 1073741824.0 / a;
   return {gemm, copy};
 }
@@ -96,13 +96,13 @@ gauge::TimerSummary hand_made_timer() {
   gauge::TimerSummary t;
   t.name = "train";
   t.window.last_step = 1199;
-  t.window.gpu_time_s = gauge::summarize({1.5e-3, 1.52e-3, 1.6e-3});
+  t.window.gpu_time_s = gauge::stats::summarize({1.5e-3, 1.52e-3, 1.6e-3});
   t.window.throughput.items_per_second["tokens"] = 2.69e6;
   t.window.throughput.mfu = 0.412;
-  gauge::TimerRegionSummary forward;
+  gauge::records::TimerRegionSummary forward;
   forward.name = "forward";
   forward.window.steps = 3;
-  forward.window.time_per_step_s = gauge::summarize({5e-4});
+  forward.window.time_per_step_s = gauge::stats::summarize({5e-4});
   forward.window.share_of_step = 0.329;
   forward.total.steps = 1000;
   forward.total.share_of_step = 0.329;
@@ -118,8 +118,8 @@ gauge::TimerSummary hand_made_timer() {
 
 /// Warm-up rounds whose last 5 take 1.53 ms per step and the 5 before 1.5 ms: drift 0.03 / 1.53
 /// = 1.96 %.
-std::vector<gauge::WarmupRound> hand_made_warmup() {
-  std::vector<gauge::WarmupRound> rounds(11);
+std::vector<gauge::records::WarmupRound> hand_made_warmup() {
+  std::vector<gauge::records::WarmupRound> rounds(11);
   for (std::size_t i = 0; i < rounds.size(); ++i) rounds[i].time_per_step_s = i < 6 ? 1.5e-3 : 1.53e-3;
   return rounds;
 }
@@ -134,18 +134,18 @@ Rendered render() {
   gauge::Environment env;
   env.gauge_version = "0.1.0";
   Rendered out;
-  out.csv = gauge::csv_table(results);
-  out.markdown = gauge::markdown_table(results);
-  out.gbench = gauge::google_benchmark_json(env, results, {}, "2024-01-01T00:00:00Z").dump(2);
-  out.summary = gauge::summary_table(results);
+  out.csv = gauge::formats::csv_table(results);
+  out.markdown = gauge::formats::markdown_table(results);
+  out.gbench = gauge::formats::google_benchmark_json(env, results, {}, "2024-01-01T00:00:00Z").dump(2);
+  out.summary = gauge::formats::summary_table(results);
   const auto dir = std::filesystem::path(GAUGE_TEST_DATA_DIR) / "reports";
   const gauge::Comparison c =
       gauge::compare_reports(gauge::read_report(dir / "base.json"), gauge::read_report(dir / "slower.json"));
-  out.compare_text = gauge::to_text(c);
-  out.compare_markdown = gauge::to_markdown(c);
+  out.compare_text = gauge::compare::to_text(c);
+  out.compare_markdown = gauge::compare::to_markdown(c);
   const gauge::TimerSummary timer = hand_made_timer();
   out.timer = gauge::detail::timer_console_line(timer) + "\n" + gauge::detail::timer_summary_text(timer);
-  out.warmup = gauge::steady_state(hand_made_warmup(), gauge::WarmupConfig{}).reason;
+  out.warmup = gauge::stats::steady_state(hand_made_warmup(), gauge::WarmupConfig{}).reason;
   return out;
 }
 

@@ -38,8 +38,8 @@ using gauge::testing::fake_experiment;
 namespace {
 
 /// An H100-SXM-like device: 132 SMs, 1980 MHz maximum SM clock, 2619 MHz memory clock, 5120 bits.
-gauge::DeviceAttributes hopper() {
-  gauge::DeviceAttributes a;
+gauge::peaks::DeviceAttributes hopper() {
+  gauge::peaks::DeviceAttributes a;
   a.name = "NVIDIA H100 80GB HBM3";
   a.compute_capability_major = 9;
   a.compute_capability_minor = 0;
@@ -56,9 +56,9 @@ constexpr double hopper_memory = 3.35232e12;
 constexpr double hopper_bf16 = 2.6136e11 * 4096;  // 1.07053056e15
 constexpr double hopper_fp32 = 2.6136e11 * 256;   // 6.690816e13
 
-double value_of(const std::vector<gauge::Peak>& peaks, const std::string& quantity, const std::string& dtype,
+double value_of(const std::vector<gauge::peaks::Peak>& peaks, const std::string& quantity, const std::string& dtype,
                 const std::string& basis, const std::string& clock = "") {
-  const gauge::Peak* p = gauge::detail::find_peak(peaks, quantity, dtype, basis, clock);
+  const gauge::peaks::Peak* p = gauge::detail::find_peak(peaks, quantity, dtype, basis, clock);
   return p ? p->value : -1;
 }
 
@@ -100,7 +100,7 @@ TEST_CASE("Peaks: the memory formula 2 x clock x bus width / 8, by hand", "[peak
 }
 
 TEST_CASE("Peaks: a model whose reported bus width is wrong uses the table's", "[peaks]") {
-  gauge::DeviceAttributes b;
+  gauge::peaks::DeviceAttributes b;
   b.name = "NVIDIA B200";
   b.compute_capability_major = 10;
   b.multiprocessors = 148;
@@ -117,7 +117,7 @@ TEST_CASE("Peaks: a model whose reported bus width is wrong uses the table's", "
 }
 
 TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type, by hand", "[peaks]") {
-  const auto d = gauge::device_peaks(hopper());
+  const auto d = gauge::peaks::device_peaks(hopper());
   CHECK(value_of(d.peaks, "compute", "bf16", "theoretical") == Approx(hopper_bf16).epsilon(1e-12));
   CHECK(value_of(d.peaks, "compute", "fp16", "theoretical") == Approx(hopper_bf16).epsilon(1e-12));
   CHECK(value_of(d.peaks, "compute", "fp8", "theoretical") == Approx(2 * hopper_bf16).epsilon(1e-12));
@@ -133,12 +133,12 @@ TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type,
   CHECK(value_of(d.peaks, "compute", "bf16", "datasheet") == Approx(989.5e12));
   CHECK(value_of(d.peaks, "memory_bandwidth", "", "datasheet") == Approx(3.35e12));
   // A100 (sm_80), whitepaper: 108 SMs x 1410 MHz x 2048 = 3.1186944e14 (the 312 TFLOP/s of the paper).
-  gauge::DeviceAttributes a100 = hopper();
+  gauge::peaks::DeviceAttributes a100 = hopper();
   a100.name = "NVIDIA A100-SXM4-80GB";
   a100.compute_capability_major = 8;
   a100.multiprocessors = 108;
   a100.sm_clock_max_mhz = 1410;
-  const auto a = gauge::device_peaks(a100);
+  const auto a = gauge::peaks::device_peaks(a100);
   CHECK(value_of(a.peaks, "compute", "bf16", "theoretical") == Approx(3.1186944e14).epsilon(1e-12));
   CHECK(value_of(a.peaks, "compute", "fp64", "theoretical") == Approx(108 * 1410e6 * 128).epsilon(1e-12));
   // No FP8 tensor cores on sm_80: unknown, with the reason.
@@ -148,7 +148,7 @@ TEST_CASE("Peaks: compute = SMs x clock x dense FLOP per SM per clock, per type,
 }
 
 TEST_CASE("Peaks: table lookups by capability and name, datasheet rows by the most specific name", "[peaks]") {
-  gauge::DeviceAttributes ada;
+  gauge::peaks::DeviceAttributes ada;
   ada.compute_capability_major = 8;
   ada.compute_capability_minor = 9;
   ada.name = "NVIDIA GeForce RTX 4090";
@@ -156,7 +156,7 @@ TEST_CASE("Peaks: table lookups by capability and name, datasheet rows by the mo
   CHECK(gauge::detail::find_compute_rate(ada, "fp32")->per_sm_per_clock == 256);  // the capability's default row
   ada.name = "NVIDIA L40S";
   CHECK(gauge::detail::find_compute_rate(ada, "bf16")->per_sm_per_clock == 1024);
-  gauge::DeviceAttributes volta;
+  gauge::peaks::DeviceAttributes volta;
   volta.compute_capability_major = 7;
   CHECK(gauge::detail::find_compute_rate(volta, "bf16") == nullptr);
   for (const auto& r : gauge::detail::compute_rates) {  // every row names its source
@@ -199,7 +199,7 @@ TEST_CASE("Peaks: every throughput's fraction of every peak, and the roofline, b
   in.device = hopper();
   in.run_sm_clock_mhz = 1500;
   in.gpu_busy_fraction = 0.99;
-  gauge::Peak measured;
+  gauge::peaks::Peak measured;
   measured.quantity = "compute";
   measured.dtype = "bf16";
   measured.basis = "measured";
@@ -324,12 +324,12 @@ TEST_CASE("Warnings: the comparison's speed-up check beyond 10x", "[peaks][warni
 
 TEST_CASE("Peaks cache: written, read back, keyed by UUID and driver", "[peaks]") {
   TempCache cache;
-  gauge::PeaksCacheFile f;
+  gauge::peaks::PeaksCacheFile f;
   f.uuid = "GPU-1234";
   f.name = "NVIDIA H100 80GB HBM3";
   f.driver_version = "580.1";
   f.tool = "test";
-  gauge::Peak p;
+  gauge::peaks::Peak p;
   p.quantity = "memory_bandwidth";
   p.unit = "bytes/s";
   p.basis = "measured";
@@ -367,7 +367,7 @@ TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warni
   const auto* f = gauge::detail::find_fraction(r.peaks, "gpu", "memory_bandwidth", "theoretical", "max_boost");
   REQUIRE(f);
   CHECK(f->fraction == Approx(1.05).epsilon(1e-3));
-  CHECK_THAT(gauge::peaks_table({r}), Catch::Contains("% of peak hot_copy memory: 105.0 %"));
+  CHECK_THAT(gauge::formats::peaks_table({r}), Catch::Contains("% of peak hot_copy memory: 105.0 %"));
   // Measured peaks: none cached yet, and the record says where it looked.
   CHECK_THAT(r.peaks.reason, Catch::Contains("GPU-fake.json"));
 
@@ -388,9 +388,9 @@ TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warni
   CHECK_FALSE(n.has_warning(gauge::warning_code::above_memory_peak));
 
   gauge::Environment env;
-  gauge::CudaDeviceInfo d;
+  gauge::env::CudaDeviceInfo d;
   d.name = "NVIDIA H100 80GB HBM3";
-  d.peaks = gauge::device_peaks(hopper());
+  d.peaks = gauge::peaks::device_peaks(hopper());
   env.cuda.devices.push_back(d);
   const std::string text = gauge::detail::report_json(gauge::testing::document(env, {r, n})).dump();
   const auto back = gauge::parse_report(text, "peaks.json");
@@ -400,15 +400,15 @@ TEST_CASE("Peaks through the protocol: a fake device's run gets fractions, warni
   CHECK(back.results[1].peaks.status == "none");
   REQUIRE(back.environment.cuda.devices[0].peaks);
   CHECK(back.environment.cuda.devices[0].peaks->peaks.size() == d.peaks->peaks.size());
-  CHECK(gauge::peaks_table(back.results) == gauge::peaks_table({r, n}));
+  CHECK(gauge::formats::peaks_table(back.results) == gauge::formats::peaks_table({r, n}));
 }
 
 TEST_CASE("Peaks through the protocol: the measured cache is used by a later run", "[peaks]") {
   TempCache cache;
-  gauge::PeaksCacheFile f;
+  gauge::peaks::PeaksCacheFile f;
   f.uuid = "GPU-fake";
   f.driver_version = gauge::detail::nvml_driver_version();  // the reader's key: "" without NVML, else the driver's
-  gauge::Peak p;
+  gauge::peaks::Peak p;
   p.quantity = "compute";
   p.dtype = "bf16";
   p.unit = "FLOP/s";
@@ -507,7 +507,7 @@ TEST_CASE("GPM through the protocol: two samples around the measured rounds, the
           "[peaks][gpm]") {
   FakeDevice dev;
   dev.attributes = hopper();
-  dev.telemetry = [](double) { return gauge::TelemetrySample{}; };
+  dev.telemetry = [](double) { return gauge::records::TelemetrySample{}; };
   gauge::detail::GpmReading g;
   g.dram_bw_util_pct = 25.0;
   g.sm_util_pct = 99.0;
@@ -573,11 +573,11 @@ TEST_CASE("GPM through the protocol: two samples around the measured rounds, the
 TEST_CASE("Cold cache: the report says how L2 was flushed, and the flush's bytes count in GPM's cross-check", "[peaks][gpm]") {
   FakeDevice dev;
   dev.attributes = hopper();
-  dev.telemetry = [](double) { return gauge::TelemetrySample{}; };
+  dev.telemetry = [](double) { return gauge::records::TelemetrySample{}; };
   gauge::detail::GpmReading g;
   g.dram_bw_util_pct = 50.0;
   dev.gpm = g;
-  gauge::CacheFlushRecord f;
+  gauge::records::CacheFlushRecord f;
   f.method = "read";
   f.description = "read of 104857600 bytes by ld.global.cg, 2 x L2 size 52428800 bytes";
   f.bytes = 104857600;

@@ -710,7 +710,7 @@ TEST_CASE("work_not_every_step on the host: slow samples without CPU time are ti
   gauge::Result r;
   r.sampling.method = "host";
   for (std::size_t i = 0; i < 200; ++i) r.gpu_samples_s.push_back(i % 10 == 9 ? 100e-6 : 1e-6);
-  r.gpu_time = gauge::summarize(r.gpu_samples_s);
+  r.gpu_time = gauge::stats::summarize(r.gpu_samples_s);
   const auto warns = [](const gauge::Result& x) {
     gauge::WarningSink sink;
     gauge::detail::rule_work_not_every_step(x, gauge::detail::RunFacts{}, sink);
@@ -721,25 +721,25 @@ TEST_CASE("work_not_every_step on the host: slow samples without CPU time are ti
   CHECK(warns(r));
   gauge::Result busy = r;
   busy.cpu_samples_s = r.gpu_samples_s;
-  busy.cpu_time = gauge::summarize(busy.cpu_samples_s);
+  busy.cpu_time = gauge::stats::summarize(busy.cpu_samples_s);
   CHECK(warns(busy));
   // Two threads: CPU = 2 x real throughout; still the work (extra CPU 19.8 us >= 0.25 x 2 x 9.9 us).
   gauge::Result two = r;
   for (double x : r.gpu_samples_s) two.cpu_samples_s.push_back(2 * x);
-  two.cpu_time = gauge::summarize(two.cpu_samples_s);
+  two.cpu_time = gauge::stats::summarize(two.cpu_samples_s);
   CHECK(warns(two));
   // The slow samples used no CPU time (preempted or waiting: every CPU sample 1 us): extra CPU 0
   // < 0.25 x 9.9 us, so no claim that the work is skipped.
   gauge::Result off = r;
   off.cpu_samples_s.assign(200, 1e-6);
-  off.cpu_time = gauge::summarize(off.cpu_samples_s);
+  off.cpu_time = gauge::stats::summarize(off.cpu_samples_s);
   CHECK_FALSE(warns(off));
   // Eight threads on the light calls (CPU 8 us per 1 us), the slow ones' extra 99 us single-
   // threaded: extra CPU (9 x 8 + 107) / 10 - 8 = 9.9 us >= 0.25 x 9.9 us (the threshold is never
   // scaled up by parallelism): skipped work, warned.
   gauge::Result eight = r;
   for (double x : r.gpu_samples_s) eight.cpu_samples_s.push_back(x > 50e-6 ? 8e-6 + 99e-6 : 8e-6);
-  eight.cpu_time = gauge::summarize(eight.cpu_samples_s);
+  eight.cpu_time = gauge::stats::summarize(eight.cpu_samples_s);
   CHECK(warns(eight));
   // The same CPU numbers from a GPU backend's result say nothing of the device: warned.
   gauge::Result gpu = off;
@@ -750,7 +750,7 @@ TEST_CASE("work_not_every_step on the host: slow samples without CPU time are ti
   for (const double f : {0.30, 0.20}) {
     gauge::Result part = r;
     for (double x : r.gpu_samples_s) part.cpu_samples_s.push_back(x > 50e-6 ? 1e-6 + f * 99e-6 : 1e-6);
-    part.cpu_time = gauge::summarize(part.cpu_samples_s);
+    part.cpu_time = gauge::stats::summarize(part.cpu_samples_s);
     CHECK(warns(part) == (f > 0.25));
   }
 }

@@ -47,19 +47,19 @@ TEST_CASE("outliers: samples quantized by the clock are not outliers", "[statist
   // taken as at least the 1 us tick, the fences are 11.5 us (mild) and 13 us (severe): none.
   std::vector<double> x(3227, 10e-6);
   x.insert(x.end(), 357, 11e-6);
-  auto s = gauge::summarize(x);
+  auto s = gauge::stats::summarize(x);
   CHECK(s.outliers.high_severe == 357);
-  s = gauge::summarize(x, 0.95, 1e-6);
+  s = gauge::stats::summarize(x, 0.95, 1e-6);
   CHECK(s.outliers.high_severe == 0);
   CHECK(s.outliers.high_mild == 0);
   // A real outlier is still one: 20 us is beyond 10 + 3 x 1 us.
   x.push_back(20e-6);
   std::sort(x.begin(), x.end());
-  CHECK(gauge::tukey_outliers(x, 1e-6).high_severe == 1);
+  CHECK(gauge::stats::tukey_outliers(x, 1e-6).high_severe == 1);
   // Without quantization (IQR above the tick) the tick changes nothing: by hand, {1..8} has
   // Q1 = 2.75, Q3 = 6.25, IQR 3.5: 30 is beyond 6.25 + 10.5 = 16.75.
   const std::vector<double> y = {1, 2, 3, 4, 5, 6, 7, 8, 30};
-  CHECK(gauge::tukey_outliers(y, 0.001).high_severe == gauge::tukey_outliers(y).high_severe);
+  CHECK(gauge::stats::tukey_outliers(y, 0.001).high_severe == gauge::stats::tukey_outliers(y).high_severe);
 }
 
 TEST_CASE("host backend: a coarse clock gets enough steps per sample for a true median", "[protocol][trust]") {

@@ -331,7 +331,7 @@ TEST_CASE("read_report: the reader refuses what the schema refuses, anywhere in 
   gauge::Environment env;
   env.gauge_version = gauge::version_string;
   std::vector<gauge::Result> results = {fake_result("gemm", 20e-6)};
-  gauge::KernelTraceRecord trace;
+  gauge::records::KernelTraceRecord trace;
   trace.status = "traced";
   trace.attribution = "external correlation";
   trace.period_s = 20e-6;
@@ -660,7 +660,7 @@ TEST_CASE("read_report: keys of a summary are matched exactly, look-alikes of st
   CHECK(r.results[0].gpu_time.p90 == std::optional<double>(p90));
   CHECK(r.document["experiments"][0]["gpu_time_s"]["P50"] == 1e9);  // kept as read
   // The exports take the median from p50, not a look-alike: CSV's time_median_s is p50.
-  const std::string csv = gauge::csv_table(r.results);
+  const std::string csv = gauge::formats::csv_table(r.results);
   const auto cells = [](const std::string& line) {  // RFC 4180: a quoted cell may hold commas
     std::vector<std::string> out(1);
     bool quoted = false;
@@ -687,55 +687,55 @@ TEST_CASE("read_report: keys of a summary are matched exactly, look-alikes of st
 }
 
 TEST_CASE("compare: Mann-Whitney U and its p-value equal SciPy's", "[compare]") {
-  using gauge::MannWhitneyMethod;
+  using gauge::stats::MannWhitneyMethod;
   // Ties within and across the samples.
   // scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic") -> (15.5, 0.0036296483390068084)
   const std::vector<double> x = {1.83, 1.91, 1.78, 2.05, 1.95, 1.88, 1.91, 2.10, 1.79, 1.95, 1.86, 1.93};
   const std::vector<double> y = {1.95, 2.02, 2.15, 1.98, 2.20, 2.08, 1.91, 2.31, 2.05, 2.12};
-  auto t = gauge::mann_whitney_u(x, y);
+  auto t = gauge::stats::mann_whitney_u(x, y);
   CHECK(t.method == "asymptotic");
   CHECK(t.u == 15.5);
   CHECK(t.p_value == Approx(0.0036296483390068084).epsilon(1e-12));
-  CHECK(gauge::mann_whitney_u(y, x).u == 12 * 10 - 15.5);  // U1 + U2 = n1 n2
-  CHECK(gauge::mann_whitney_u(y, x).p_value == Approx(t.p_value).epsilon(1e-14));
+  CHECK(gauge::stats::mann_whitney_u(y, x).u == 12 * 10 - 15.5); // U1 + U2 = n1 n2
+  CHECK(gauge::stats::mann_whitney_u(y, x).p_value == Approx(t.p_value).epsilon(1e-14));
 
   // Small samples without ties: exact by default, as SciPy's "auto".
   // mannwhitneyu(x2, y2, method="exact") -> (3.0, 0.030303030303030304)
   // mannwhitneyu(x2, y2, method="asymptotic") -> (3.0, 0.03576376659097789)
   const std::vector<double> x2 = {3.1, 1.2, 4.5, 2.2, 5.0};
   const std::vector<double> y2 = {6.1, 7.3, 2.9, 8.8, 5.5, 9.1};
-  t = gauge::mann_whitney_u(x2, y2);
+  t = gauge::stats::mann_whitney_u(x2, y2);
   CHECK(t.method == "exact");
   CHECK(t.u == 3.0);
   CHECK(t.p_value == Approx(0.030303030303030304).epsilon(1e-12));
-  CHECK(gauge::mann_whitney_u(x2, y2, MannWhitneyMethod::asymptotic).p_value == Approx(0.03576376659097789).epsilon(1e-12));
+  CHECK(gauge::stats::mann_whitney_u(x2, y2, stats::MannWhitneyMethod::asymptotic).p_value == Approx(0.03576376659097789).epsilon(1e-12));
   // mannwhitneyu(x3, y3, method="exact") -> (14.0, 0.06495726495726495); "asymptotic" -> 0.06608191591670358
   const std::vector<double> x3 = {0.31, 0.52, 0.12, 0.77, 0.45, 0.91, 0.28, 0.66};
   const std::vector<double> y3 = {0.58, 0.83, 0.95, 0.71, 0.49, 0.99, 0.87, 0.62};
-  CHECK(gauge::mann_whitney_u(x3, y3).p_value == Approx(0.06495726495726495).epsilon(1e-12));
-  CHECK(gauge::mann_whitney_u(x3, y3, MannWhitneyMethod::asymptotic).p_value == Approx(0.06608191591670358).epsilon(1e-12));
+  CHECK(gauge::stats::mann_whitney_u(x3, y3).p_value == Approx(0.06495726495726495).epsilon(1e-12));
+  CHECK(gauge::stats::mann_whitney_u(x3, y3, stats::MannWhitneyMethod::asymptotic).p_value == Approx(0.06608191591670358).epsilon(1e-12));
   // By hand: x = {1, 2}, y = {3}: U1 = 0; the three orders give U = 0, 1, 2; p = 2 P(U >= 2) = 2/3.
-  t = gauge::mann_whitney_u({1, 2}, {3});
+  t = gauge::stats::mann_whitney_u({1, 2}, {3});
   CHECK(t.u == 0);
   CHECK(t.p_value == Approx(2.0 / 3.0).epsilon(1e-15));
   // Every value tied: U = n1 n2 / 2 and no evidence of a difference.
-  t = gauge::mann_whitney_u({5, 5, 5, 5, 5, 5, 5, 5, 5}, {5, 5, 5, 5, 5, 5, 5, 5, 5, 5});
+  t = gauge::stats::mann_whitney_u({5, 5, 5, 5, 5, 5, 5, 5, 5}, {5, 5, 5, 5, 5, 5, 5, 5, 5, 5});
   CHECK(t.u == 45);
   CHECK(t.p_value == 1);
   // The stored samples (60 per side).
   // mannwhitneyu(base, slower, method="asymptotic") -> (16.0, 7.902493913434392e-21)
   // mannwhitneyu(base, same, method="asymptotic") -> (1662.0, 0.47048642205878966)
   const auto base = stored("base.json").results[0].gpu_samples_s;
-  t = gauge::mann_whitney_u(base, stored("slower.json").results[0].gpu_samples_s);
+  t = gauge::stats::mann_whitney_u(base, stored("slower.json").results[0].gpu_samples_s);
   CHECK(t.u == 16.0);
   CHECK(t.p_value == Approx(7.902493913434392e-21).epsilon(1e-9));
-  t = gauge::mann_whitney_u(base, stored("same.json").results[0].gpu_samples_s);
+  t = gauge::stats::mann_whitney_u(base, stored("same.json").results[0].gpu_samples_s);
   CHECK(t.u == 1662.0);
   CHECK(t.p_value == Approx(0.47048642205878966).epsilon(1e-12));
 
-  CHECK_THROWS_AS(gauge::mann_whitney_u({}, {1.0}), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::mann_whitney_u({1.0, NAN}, {1.0}), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::mann_whitney_u({1.0, 2.0}, {2.0, 3.0}, MannWhitneyMethod::exact), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::mann_whitney_u({}, {1.0}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::mann_whitney_u({1.0, NAN}, {1.0}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::mann_whitney_u({1.0, 2.0}, {2.0, 3.0}, stats::MannWhitneyMethod::exact), gauge::ConfigError);
 }
 
 TEST_CASE("compare: the bootstrap interval of the ratio of medians matches the exact bootstrap distribution", "[compare]") {
@@ -746,12 +746,12 @@ TEST_CASE("compare: the bootstrap interval of the ratio of medians matches the e
   // is where a Monte Carlo percentile bound at level q may fall.
   const std::vector<double> x = {1.021, 0.987, 1.112, 0.953, 1.045, 1.003, 0.972, 1.088, 1.015, 0.995, 1.061};
   const std::vector<double> y = {1.102, 1.075, 1.160, 1.051, 1.133, 1.089, 1.121, 1.067, 1.098, 1.145, 1.083, 1.110, 1.058};
-  auto r = gauge::bootstrap_median_ratio(x, y, 0.90, 20000, 7);
+  auto r = gauge::stats::bootstrap_median_ratio(x, y, 0.90, 20000, 7);
   CHECK(r.estimate == Approx(1.0817733990147784).epsilon(1e-14));  // np.median(y) / np.median(x)
   CHECK(r.low == Approx(1.0363636363636364).epsilon(1e-12));       // q = 0.05: a single support point
   CHECK(r.high >= 1.1155778894472363 - 1e-12);                      // q = 0.95: [1.11557..., 1.11651...]
   CHECK(r.high <= 1.1165146909827761 + 1e-12);
-  r = gauge::bootstrap_median_ratio(x, y, 0.95, 20000, 8);
+  r = gauge::stats::bootstrap_median_ratio(x, y, 0.95, 20000, 8);
   CHECK(r.low >= 1.0263901979264844 - 1e-12);                       // q = 0.025: [1.02639..., 1.02870...]
   CHECK(r.low <= 1.0287081339712918 + 1e-12);
   CHECK(r.high >= 1.1176470588235294 - 1e-12);                      // q = 0.975: [1.11764..., 1.12462...]
@@ -764,27 +764,27 @@ TEST_CASE("compare: the bootstrap interval of the ratio of medians matches the e
   // 1/2, 1/4, and {1, 1, 1, 1} always gives 1, so new/base is 1, 2/3 or 1/2 with probabilities
   // 1/4, 1/2, 1/4. Its 0.3 and 0.7 quantiles are both 2/3; its 0.2 and 0.8 quantiles 1/2 and 1
   // (4 standard errors of a quantile from 20000 resamples, 0.013, stay inside each atom).
-  r = gauge::bootstrap_median_ratio({1, 2}, {1, 1, 1, 1}, 0.4, 20000, 9);
+  r = gauge::stats::bootstrap_median_ratio({1, 2}, {1, 1, 1, 1}, 0.4, 20000, 9);
   CHECK(r.estimate == Approx(1 / 1.5).epsilon(1e-15));
   CHECK(r.low == Approx(2.0 / 3.0).epsilon(1e-15));
   CHECK(r.high == Approx(2.0 / 3.0).epsilon(1e-15));
-  r = gauge::bootstrap_median_ratio({2, 1}, {1, 1, 1, 1}, 0.6, 20000, 10);
+  r = gauge::stats::bootstrap_median_ratio({2, 1}, {1, 1, 1, 1}, 0.6, 20000, 10);
   CHECK(r.low == 0.5);
   CHECK(r.high == 1.0);
 
   // Seeded: the same seed gives the same interval, another seed another one.
-  const auto a = gauge::bootstrap_median_ratio(x, y, 0.95, 2000, 1);
-  const auto b = gauge::bootstrap_median_ratio(x, y, 0.95, 2000, 1);
-  const auto c = gauge::bootstrap_median_ratio(x, y, 0.95, 2000, 2);
+  const auto a = gauge::stats::bootstrap_median_ratio(x, y, 0.95, 2000, 1);
+  const auto b = gauge::stats::bootstrap_median_ratio(x, y, 0.95, 2000, 1);
+  const auto c = gauge::stats::bootstrap_median_ratio(x, y, 0.95, 2000, 2);
   CHECK(a.low == b.low);
   CHECK(a.high == b.high);
   CHECK((a.low != c.low || a.high != c.high));
 
-  CHECK_THROWS_AS(gauge::bootstrap_median_ratio({}, y), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::bootstrap_median_ratio({1.0, 0.0}, y), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::bootstrap_median_ratio(x, {1.0, INFINITY}), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::bootstrap_median_ratio(x, y, 1.0), gauge::ConfigError);
-  CHECK_THROWS_AS(gauge::bootstrap_median_ratio(x, y, 0.95, 99), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::bootstrap_median_ratio({}, y), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::bootstrap_median_ratio({1.0, 0.0}, y), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::bootstrap_median_ratio(x, {1.0, INFINITY}), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::bootstrap_median_ratio(x, y, 1.0), gauge::ConfigError);
+  CHECK_THROWS_AS(gauge::stats::bootstrap_median_ratio(x, y, 0.95, 99), gauge::ConfigError);
 }
 
 TEST_CASE("compare: verdicts on stored reports follow the rule", "[compare]") {
@@ -911,7 +911,7 @@ TEST_CASE("compare: an ignored dimension matches bf16 against fp32", "[compare]"
 TEST_CASE("compare: environment differences that invalidate a comparison are listed", "[compare]") {
   auto c = gauge::compare_reports(stored("base.json"), stored("different-gpu.json"));
   CHECK_FALSE(c.comparable());
-  auto has = [](const std::vector<gauge::EnvironmentDifference>& ds, const std::string& what, const std::string& a,
+  auto has = [](const std::vector<gauge::compare::EnvironmentDifference>& ds, const std::string& what, const std::string& a,
                 const std::string& b) {
     for (const auto& d : ds)
       if (d.what == what && d.base == a && d.candidate == b && d.invalidates) return true;
@@ -922,7 +922,7 @@ TEST_CASE("compare: environment differences that invalidate a comparison are lis
   CHECK(has(c.environment_differences, "GPU 0 maximum SM clock (MHz)", "1980", "1410"));
   CHECK(has(c.environment_differences, "GPU 0 compute capability", "9.0", "8.0"));
   CHECK(has(c.experiments[0].differences, "device", "NVIDIA H200", "NVIDIA A100-SXM4-80GB"));
-  CHECK(gauge::to_text(c).find("NOT COMPARABLE") != std::string::npos);
+  CHECK(gauge::compare::to_text(c).find("NOT COMPARABLE") != std::string::npos);
 
   // Telemetry: mean SM clock 1980 vs 1500 MHz while measuring (more than 5 % apart).
   c = gauge::compare_reports(stored("telemetry.json"), stored("telemetry-throttled.json"));
@@ -930,7 +930,7 @@ TEST_CASE("compare: environment differences that invalidate a comparison are lis
   CHECK_FALSE(c.comparable());
   CHECK(has(c.experiments[0].differences, "mean SM clock while measuring (differs by more than 5 %)", "1980 MHz", "1500 MHz"));
   // The same report against itself: nothing differs.
-  CHECK(gauge::environment_differences(stored("base.json").environment, stored("same.json").environment).empty());
+  CHECK(gauge::compare::environment_differences(stored("base.json").environment, stored("same.json").environment).empty());
 }
 
 TEST_CASE("compare: experiments are matched by name and dimensions", "[compare]") {
@@ -950,7 +950,7 @@ TEST_CASE("compare: experiments are matched by name and dimensions", "[compare]"
 
 TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts", "[compare]") {
   const auto c = gauge::compare_reports(stored("multi-base.json"), stored("multi-new.json"));
-  const std::string text = gauge::to_text(c);
+  const std::string text = gauge::compare::to_text(c);
   CHECK(text.find("gemm/K=8192/M=8192/N=8192") != std::string::npos);
   CHECK(text.find("slower") != std::string::npos);
   CHECK(text.find("only in base: copy") != std::string::npos);
@@ -962,8 +962,8 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   };
   CHECK(count(text, "one run per side") == 1);
   CHECK(text.find("  every experiment: one run per side: the interval covers") != std::string::npos);
-  CHECK(count(gauge::to_markdown(c), "one run per side: the interval covers") == 1);
-  CHECK(gauge::to_markdown(c).find("\n- every experiment: one run per side") != std::string::npos);
+  CHECK(count(gauge::compare::to_markdown(c), "one run per side: the interval covers") == 1);
+  CHECK(gauge::compare::to_markdown(c).find("\n- every experiment: one run per side") != std::string::npos);
   // The rule in one sentence at the end (its threshold and level), the whole rule in the JSON.
   CHECK(text.find("Efron & Tibshirani 1993") == std::string::npos);
   CHECK(text.find("Verdict rule: slower / faster where the 95 % interval of the median's ratio excludes 1 and its estimate "
@@ -977,18 +977,18 @@ TEST_CASE("compare: the text and Markdown and JSON renderings carry the verdicts
   // The whole rule names SM cycles for GPU time only: CPU and wall time are never normalized.
   gauge::CompareOptions cpu_metric;
   cpu_metric.metric = gauge::Metric::cpu_time;
-  CHECK(gauge::detail::compare::rule_text(cpu_metric).find("SM cycles") == std::string::npos);
-  CHECK(gauge::detail::compare::rule_text(cpu_metric).find("median of process CPU time (host-backend results) per step (never normalized by the SM clock)") != std::string::npos);
-  CHECK(gauge::detail::compare::rule_text(gauge::CompareOptions{}).find("(of SM cycles per step where the work scales with the SM clock: --clock-normalization auto)") != std::string::npos);
-  const std::string rule = gauge::detail::compare::short_rule_text(fine);
+  CHECK(gauge::detail::comparing::rule_text(cpu_metric).find("SM cycles") == std::string::npos);
+  CHECK(gauge::detail::comparing::rule_text(cpu_metric).find("median of process CPU time (host-backend results) per step (never normalized by the SM clock)") != std::string::npos);
+  CHECK(gauge::detail::comparing::rule_text(gauge::CompareOptions{}).find("(of SM cycles per step where the work scales with the SM clock: --clock-normalization auto)") != std::string::npos);
+  const std::string rule = gauge::detail::comparing::short_rule_text(fine);
   CHECK(rule.find("where the 99.99999 % interval") != std::string::npos);
   CHECK(rule.find("beyond 1 ± 1.5 %") != std::string::npos);
-  const std::string md = gauge::to_markdown(c);
+  const std::string md = gauge::compare::to_markdown(c);
   CHECK(md.find("| experiment | base median | new median | new/base [95 % CI] | change | p (U or t test) | verdict |") != std::string::npos);
   // Each p-value names its test (helper-15 #11: the "p (U)" header over Student t values): one
   // run per side, the Mann-Whitney U test.
   for (const auto& e : c.experiments)
-    if (e.mann_whitney) CHECK(text.find(gauge::detail::compare::format_p(e.mann_whitney->p_value) + " U") != std::string::npos);
+    if (e.mann_whitney) CHECK(text.find(gauge::detail::comparing::format_p(e.mann_whitney->p_value) + " U") != std::string::npos);
   // Names in Markdown: the brackets (and *, `, <, >) backslash-escaped, rendered as written.
   CHECK(md.find("| gemm/K=8192/M=8192/N=8192 | 1.601 ms | 1.76 ms |") != std::string::npos);
   CHECK(gauge::detail::escape::markdown_name("st*r [x](y) <b>`c`|_u") == "st\\*r \\[x\\](y) \\<b\\>\\`c\\`\\|_u");
@@ -1058,7 +1058,7 @@ TEST_CASE("compare: labels name one point of both reports, and colliding labels 
   for (const auto& x : typed.experiments) labels.push_back(x.label);
   CHECK(labels == std::vector<std::string>{"k/x=1", "k/x=1.0", "k/x=\"1\"", "k/x=0.5", "j/x=2", "j/x=3"});
   for (const auto& note : typed.notes) CHECK(note.find("more than once") == std::string::npos);
-  const std::string table = gauge::summary_table(t.results);
+  const std::string table = gauge::formats::summary_table(t.results);
   CHECK(table.find("k/x=1.0 ") != std::string::npos);
   CHECK(table.find("k/x=\"1\" ") != std::string::npos);
 

@@ -94,7 +94,7 @@ TEST_CASE("a result serializes every statistic, with null where undefined", "[re
   for (const char* key : {"min", "p1", "p50", "p99", "max", "mean", "stddev", "cv", "mad", "iqr", "median_ci"})
     CHECK(e["gpu_time_s"][key].is_null());
   gauge::Result one;
-  one.gpu_time = gauge::summarize({3e-6});
+  one.gpu_time = gauge::stats::summarize({3e-6});
   nlohmann::json o = one;
   CHECK(o["gpu_time_s"]["p50"] == Approx(3e-6));
   CHECK(o["gpu_time_s"]["stddev"].is_null());
@@ -138,7 +138,7 @@ TEST_CASE("a non-finite dimension set directly on a Result is kept as its text a
   gauge::Result r = fake_result("scale");
   r.dimensions = {{"a", std::nan("")}, {"b", INFINITY}, {"c", -INFINITY}, {"d", 0.5}};
   report.add(r);
-  report.add(gauge::SkippedPoint{"scale", {{"a", std::nan("")}}, "not run"});
+  report.add(gauge::records::SkippedPoint{"scale", {{"a", std::nan("")}}, "not run"});
   // In memory: what the file will hold (the setters refuse these values; a Dimensions filled
   // directly could hold them, and JSON has no NaN).
   const gauge::Dimensions expected{{"a", std::string("nan")}, {"b", std::string("inf")}, {"c", std::string("-inf")}, {"d", 0.5}};
@@ -159,7 +159,7 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
   const auto dir = fresh_dir("one-document");
   gauge::Report report((dir / "r.json").string(), fixed_environment());
   report.add(fake_result("gemm"));
-  report.add(gauge::SkippedPoint{"gemm", {{"M", std::int64_t{4}}}, "too small"});
+  report.add(gauge::records::SkippedPoint{"gemm", {{"M", std::int64_t{4}}}, "too small"});
   report.write();
   const gauge::StoredReport back = gauge::read_report(dir / "r.json");
   REQUIRE(back.results.size() == 1);
@@ -302,7 +302,7 @@ TEST_CASE("the ci +-% cell never reads 0.000 for an interval the clock cannot re
   std::vector<double> samples(100, 3.499e-6);
   samples.insert(samples.end(), 1000, 3.5e-6);
   samples.insert(samples.end(), 100, 3.501e-6);
-  r.gpu_time = gauge::summarize(samples);
+  r.gpu_time = gauge::stats::summarize(samples);
   r.sampling.timer_resolution_s = 1e-9;
   r.sampling.steps_per_sample = 1;
   REQUIRE(r.gpu_time.median_ci_relative_width);
@@ -310,7 +310,7 @@ TEST_CASE("the ci +-% cell never reads 0.000 for an interval the clock cannot re
   CHECK(*r.gpu_time.p50 == 3.5e-6);
   CHECK(ci_half_width_text(r.gpu_time.median_ci_relative_width, r.gpu_time.p50, r.sampling.resolution_per_step()) ==
         "<=0.029");
-  const std::string table = gauge::summary_table({r});
+  const std::string table = gauge::formats::summary_table({r});
   INFO(table);
   CHECK_THAT(table, Catch::Contains("<=0.029"));
   CHECK_THAT(table, !Catch::Contains("0.000"));
@@ -336,7 +336,7 @@ TEST_CASE("the ci +-% cell never reads 0.000 for an interval the clock cannot re
 
 TEST_CASE("the console summary shows median, p99 and throughput in readable units", "[report]") {
   auto r = fake_result("gemm");
-  std::string table = gauge::summary_table({r});
+  std::string table = gauge::formats::summary_table({r});
   CHECK(table.find("10 us") != std::string::npos);
   // 2 * 8192^3 FLOP / 10 us = 1.0995e17 FLOP/s = 110 PFLOP/s.
   CHECK(table.find("110 PFLOP/s") != std::string::npos);
@@ -374,7 +374,7 @@ TEST_CASE("the console summary tells same-named results apart by the dimensions 
     results.push_back(r);
   }
   results.push_back(fake_result("gemm"));
-  const std::string table = gauge::summary_table(results);
+  const std::string table = gauge::formats::summary_table(results);
   CHECK(table.find("\nfnv1a/threads=1 ") != std::string::npos);
   CHECK(table.find("\nfnv1a/threads=2 ") != std::string::npos);
   CHECK(table.find("\nfnv1a/threads=4 ") != std::string::npos);
@@ -402,22 +402,22 @@ TEST_CASE("gauge-compare labels same-named results with the declared axes first 
 }
 
 TEST_CASE("the console summary of no results is empty: a Timer-only report has no bare table header", "[report]") {
-  CHECK(gauge::summary_table({}).empty());
-  CHECK(gauge::summary_table({fake_result("gemm")}).rfind("experiment ", 0) == 0);
+  CHECK(gauge::formats::summary_table({}).empty());
+  CHECK(gauge::formats::summary_table({fake_result("gemm")}).rfind("experiment ", 0) == 0);
 }
 
 TEST_CASE("the console's machine line: no CUDA versions in a CPU-only build, both with a driver", "[report]") {
   gauge::Environment env = fixed_environment();
   env.host.cpu.model_name = "Test CPU";
   env.cuda.error = "built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h)";
-  const std::string host = gauge::environment_line(env);
+  const std::string host = gauge::formats::environment_line(env);
   CHECK(host == "host only: built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h) | Test CPU | gauge " +
                     std::string(gauge::version_string) + "\n");
   // A driver without a visible GPU still says so, with its versions (13000 = 13.0, 12080 = 12.8).
   env.cuda.error = "no CUDA-capable device is detected";
   env.cuda.driver_version = 13000;
   env.cuda.runtime_version = 12080;
-  const std::string driver = gauge::environment_line(env);
+  const std::string driver = gauge::formats::environment_line(env);
   CHECK(driver.rfind("no GPU (no CUDA-capable device is detected) | CUDA driver 13.0 runtime 12.8 | Test CPU", 0) == 0);
 }
 

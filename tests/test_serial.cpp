@@ -69,24 +69,24 @@ void perturb(gauge::WarmupConfig& x) { perturb(x.min_steps); }
 void perturb(gauge::MeasureConfig& x) { perturb(x.min_samples); }
 void perturb(gauge::Config& x) { perturb(x.device); }
 void perturb(gauge::Work& x) { perturb(x.flop); }
-void perturb(gauge::DeviceRecord& x) { perturb(x.ordinal); }
-void perturb(gauge::WarmupRecord& x) { perturb(x.steps); }
-void perturb(gauge::SamplingRecord& x) { perturb(x.rounds); }
-void perturb(gauge::StoppingRecord& x) { perturb(x.reason); }
-void perturb(gauge::StreamsRecord& x) { perturb(x.scope); }
-void perturb(gauge::ClockRecord& x) { perturb(x.source); }
-void perturb(gauge::CpuCountersRecord& x) { perturb(x.status); }
+void perturb(gauge::records::DeviceRecord& x) { perturb(x.ordinal); }
+void perturb(gauge::records::WarmupRecord& x) { perturb(x.steps); }
+void perturb(gauge::records::SamplingRecord& x) { perturb(x.rounds); }
+void perturb(gauge::records::StoppingRecord& x) { perturb(x.reason); }
+void perturb(gauge::records::StreamsRecord& x) { perturb(x.scope); }
+void perturb(gauge::records::ClockRecord& x) { perturb(x.source); }
+void perturb(gauge::records::CpuCountersRecord& x) { perturb(x.status); }
 void perturb(gauge::Summary& x) { perturb(x.n); }
 void perturb(gauge::Throughput& x) { perturb(x.flop_per_second); }
-void perturb(gauge::TelemetryRecord& x) { perturb(x.available); }
-void perturb(gauge::MemoryRecord& x) { perturb(x.peak_source); }
-void perturb(gauge::KernelTraceRecord& x) { perturb(x.status); }
-void perturb(gauge::PeaksRecord& x) { perturb(x.status); }
-void perturb(gauge::TimerKernelTrace& x) { perturb(x.status); }
+void perturb(gauge::records::TelemetryRecord& x) { perturb(x.available); }
+void perturb(gauge::records::MemoryRecord& x) { perturb(x.peak_source); }
+void perturb(gauge::records::KernelTraceRecord& x) { perturb(x.status); }
+void perturb(gauge::records::PeaksRecord& x) { perturb(x.status); }
+void perturb(gauge::records::TimerKernelTrace& x) { perturb(x.status); }
 void perturb(gauge::TimerConfig& x) { perturb(x.window); }
-void perturb(gauge::TimerCounters& x) { perturb(x.steps); }
-void perturb(gauge::TimerStepWindow& x) { perturb(x.steps); }
-void perturb(gauge::TimerStepTotal& x) { perturb(x.steps); }
+void perturb(gauge::records::TimerCounters& x) { perturb(x.steps); }
+void perturb(gauge::records::TimerStepWindow& x) { perturb(x.steps); }
+void perturb(gauge::records::TimerStepTotal& x) { perturb(x.steps); }
 
 template <class T>
 void perturb(T& x) {
@@ -787,7 +787,7 @@ TEST_CASE("serial: compare reads NVML and telemetry from the typed values", "[se
   gauge::Environment b = a;
   b.nvml.driver_version = "575.57.08";
   b.cuda.devices[0].nvml->clocks_locked = false;
-  const auto d = gauge::environment_differences(a, b);
+  const auto d = gauge::compare::environment_differences(a, b);
   auto has = [&](const std::string& what, const std::string& base, const std::string& candidate) {
     for (const auto& x : d)
       if (x.what == what && x.base == base && x.candidate == candidate && x.invalidates) return true;
@@ -797,16 +797,16 @@ TEST_CASE("serial: compare reads NVML and telemetry from the typed values", "[se
   CHECK(has("GPU 0 clocks locked", "true", "false"));
   CHECK(d.size() == 2);
   // The SM clock: the telemetry's mean, else the median of the series.
-  gauge::TelemetryRecord t;
-  CHECK_FALSE(gauge::detail::compare::measured_sm_clock_mhz(t).has_value());
+  gauge::records::TelemetryRecord t;
+  CHECK_FALSE(gauge::detail::comparing::measured_sm_clock_mhz(t).has_value());
   for (double mhz : {1500.0, 1980.0, 1700.0}) {
-    gauge::TelemetrySample s;
+    gauge::records::TelemetrySample s;
     s.sm_clock_mhz = mhz;
     t.series.push_back(s);
   }
-  CHECK(gauge::detail::compare::measured_sm_clock_mhz(t) == std::optional<double>(1700.0));
+  CHECK(gauge::detail::comparing::measured_sm_clock_mhz(t) == std::optional<double>(1700.0));
   t.sm_clock_mhz.mean = 1600.0;
-  CHECK(gauge::detail::compare::measured_sm_clock_mhz(t) == std::optional<double>(1600.0));
+  CHECK(gauge::detail::comparing::measured_sm_clock_mhz(t) == std::optional<double>(1600.0));
 }
 
 TEST_CASE("serial: the backend names its time, and older reports get it from the backend's name", "[serial]") {

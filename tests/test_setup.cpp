@@ -353,7 +353,7 @@ TEST_CASE("cpu time: comparisons on process CPU time, and a clear reason where t
   CHECK(none.reason.find("no process CPU time in the base result") != std::string::npos);
   // Several runs per side: the run without CPU time is named.
   const gauge::Result base2 = host(1e-3, 1.01e-3);
-  const auto runs = gauge::compare_runs({&base, &base2}, {&cand, &gpu}, o);
+  const auto runs = gauge::compare::compare_runs({&base, &base2}, {&cand, &gpu}, o);
   CHECK(runs.verdict == gauge::Verdict::inconclusive);
   CHECK(runs.reason.find("no process CPU time in new run 2") != std::string::npos);
 }

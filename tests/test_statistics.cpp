@@ -40,7 +40,7 @@ struct DataSet {
   std::vector<double> percentiles;  // at gen::kPercentileQs
   double mean, stddev, cv, mad, iqr;
   CiExpect ci95, ci99;
-  gauge::Outliers outliers;
+  gauge::stats::Outliers outliers;
 };
 
 /// Expected median CI ranks for sorted = {1, ..., n}.
@@ -325,7 +325,7 @@ const std::vector<const DataSet*>& data_sets() {
   return sets;
 }
 
-void check_ci(const std::optional<gauge::ConfidenceInterval>& ci, const CiExpect& expect) {
+void check_ci(const std::optional<gauge::stats::ConfidenceInterval>& ci, const CiExpect& expect) {
   INFO("level " << expect.level);
   REQUIRE(ci.has_value() == expect.exists);
   if (!expect.exists) return;
@@ -390,7 +390,7 @@ TEST_CASE("percentile_sorted matches np.percentile on random data", "[statistics
       const double q = gen::kPercentileQs[i];
       INFO("q = " << q);
       // Same operations as NumPy's `linear` method, so equal up to (here: without) rounding.
-      CHECK(gauge::percentile_sorted(sorted, q) == Approx(set->percentiles[i]).epsilon(1e-14));
+      CHECK(gauge::stats::percentile_sorted(sorted, q) == Approx(set->percentiles[i]).epsilon(1e-14));
     }
   }
 }
@@ -399,57 +399,57 @@ TEST_CASE("percentile_sorted at q = 0 and q = 100 gives min and max", "[statisti
   for (const DataSet* set : data_sets()) {
     INFO(set->name);
     const std::vector<double> sorted = sorted_copy(set->x);
-    CHECK(gauge::percentile_sorted(sorted, 0.0) == sorted.front());
-    CHECK(gauge::percentile_sorted(sorted, 100.0) == sorted.back());
+    CHECK(gauge::stats::percentile_sorted(sorted, 0.0) == sorted.front());
+    CHECK(gauge::stats::percentile_sorted(sorted, 100.0) == sorted.back());
   }
   // One sample: every percentile is that sample.
-  CHECK(gauge::percentile_sorted({4.25}, 0.0) == 4.25);
-  CHECK(gauge::percentile_sorted({4.25}, 37.5) == 4.25);
-  CHECK(gauge::percentile_sorted({4.25}, 100.0) == 4.25);
+  CHECK(gauge::stats::percentile_sorted({4.25}, 0.0) == 4.25);
+  CHECK(gauge::stats::percentile_sorted({4.25}, 37.5) == 4.25);
+  CHECK(gauge::stats::percentile_sorted({4.25}, 100.0) == 4.25);
 }
 
 TEST_CASE("percentile_sorted by hand: n = 2 and ties", "[statistics]") {
   // sorted {1, 3}: h = (2 - 1) * q / 100; value 1 + (3 - 1) * h.
   const std::vector<double> two = {1.0, 3.0};
-  CHECK(gauge::percentile_sorted(two, 25.0) == 1.5);   // 1 + 2 * 0.25
-  CHECK(gauge::percentile_sorted(two, 50.0) == 2.0);   // 1 + 2 * 0.5
-  CHECK(gauge::percentile_sorted(two, 75.0) == 2.5);   // 1 + 2 * 0.75
-  CHECK(gauge::percentile_sorted(two, 99.0) == Approx(2.98).epsilon(1e-15));  // 1 + 2 * 0.99
+  CHECK(gauge::stats::percentile_sorted(two, 25.0) == 1.5); // 1 + 2 * 0.25
+  CHECK(gauge::stats::percentile_sorted(two, 50.0) == 2.0); // 1 + 2 * 0.5
+  CHECK(gauge::stats::percentile_sorted(two, 75.0) == 2.5); // 1 + 2 * 0.75
+  CHECK(gauge::stats::percentile_sorted(two, 99.0) == Approx(2.98).epsilon(1e-15)); // 1 + 2 * 0.99
   // sorted {1, 5 x8, 9}: h = 9 q / 100. q = 5: h = 0.45 -> 1 + 4 * 0.45 = 2.8;
   // q = 95: h = 8.55 -> 5 + 4 * 0.55 = 7.2; q in [12, 88]: between two 5s -> 5.
   const std::vector<double> ties = {1, 5, 5, 5, 5, 5, 5, 5, 5, 9};
-  CHECK(gauge::percentile_sorted(ties, 5.0) == Approx(2.8).epsilon(1e-14));
-  CHECK(gauge::percentile_sorted(ties, 95.0) == Approx(7.2).epsilon(1e-14));
-  CHECK(gauge::percentile_sorted(ties, 25.0) == 5.0);
-  CHECK(gauge::percentile_sorted(ties, 50.0) == 5.0);
-  CHECK(gauge::percentile_sorted(ties, 75.0) == 5.0);
+  CHECK(gauge::stats::percentile_sorted(ties, 5.0) == Approx(2.8).epsilon(1e-14));
+  CHECK(gauge::stats::percentile_sorted(ties, 95.0) == Approx(7.2).epsilon(1e-14));
+  CHECK(gauge::stats::percentile_sorted(ties, 25.0) == 5.0);
+  CHECK(gauge::stats::percentile_sorted(ties, 50.0) == 5.0);
+  CHECK(gauge::stats::percentile_sorted(ties, 75.0) == 5.0);
   // A width that overflows: (-1e308) * 0.5 + 1e308 * 0.5 = 0, not NaN/inf.
-  CHECK(gauge::percentile_sorted({-1e308, 1e308}, 50.0) == 0.0);
+  CHECK(gauge::stats::percentile_sorted({-1e308, 1e308}, 50.0) == 0.0);
 }
 
 TEST_CASE("percentile_sorted rejects bad q and bad data", "[statistics]") {
   const std::vector<double> data = {1.0, 2.0, 3.0};
-  REQUIRE_THROWS_AS(gauge::percentile_sorted(data, -0.5), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::percentile_sorted(data, 100.5), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::percentile_sorted(data, std::nan("")), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::percentile_sorted(data, std::numeric_limits<double>::infinity()),
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted(data, -0.5), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted(data, 100.5), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted(data, std::nan("")), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted(data, std::numeric_limits<double>::infinity()),
                     gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::percentile_sorted({}, 50.0), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::percentile_sorted({1.0, 3.0, 2.0}, 50.0), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::percentile_sorted({1.0, std::nan(""), 2.0}, 50.0), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted({}, 50.0), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted({1.0, 3.0, 2.0}, 50.0), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::percentile_sorted({1.0, std::nan(""), 2.0}, 50.0), gauge::ConfigError);
   REQUIRE_THROWS_AS(
-      gauge::percentile_sorted({1.0, std::numeric_limits<double>::infinity()}, 50.0),
+      gauge::stats::percentile_sorted({1.0, std::numeric_limits<double>::infinity()}, 50.0),
       gauge::ConfigError);
 
-  const std::string bad_q = config_error_message([&] { gauge::percentile_sorted(data, 100.5); });
+  const std::string bad_q = config_error_message([&] { gauge::stats::percentile_sorted(data, 100.5); });
   CHECK(contains(bad_q, "q = 100.5"));
-  const std::string empty = config_error_message([&] { gauge::percentile_sorted({}, 50.0); });
+  const std::string empty = config_error_message([&] { gauge::stats::percentile_sorted({}, 50.0); });
   CHECK(contains(empty, "empty"));
   const std::string unsorted =
-      config_error_message([&] { gauge::percentile_sorted({1.0, 3.0, 2.0}, 50.0); });
+      config_error_message([&] { gauge::stats::percentile_sorted({1.0, 3.0, 2.0}, 50.0); });
   CHECK(contains(unsorted, "sorted[2] = 2"));
   const std::string nan =
-      config_error_message([&] { gauge::percentile_sorted({1.0, std::nan(""), 2.0}, 50.0); });
+      config_error_message([&] { gauge::stats::percentile_sorted({1.0, std::nan(""), 2.0}, 50.0); });
   CHECK(contains(nan, "sorted[1] = nan"));
 }
 
@@ -457,7 +457,7 @@ TEST_CASE("median_confidence_interval ranks match scipy.stats.binom", "[statisti
   for (const CiCase& c : gen::kCiCases) {
     INFO("n = " << c.n << ", level = " << c.level);
     const std::vector<double> sorted = iota_vector(c.n);  // x(i) = i
-    const auto ci = gauge::median_confidence_interval(sorted, c.level);
+    const auto ci = gauge::stats::median_confidence_interval(sorted, c.level);
     REQUIRE(ci.has_value() == c.exists);
     if (!c.exists) continue;
     CHECK(ci->lower_rank == c.lower_rank);
@@ -476,17 +476,17 @@ TEST_CASE("median_confidence_interval ranks match scipy.stats.binom", "[statisti
 TEST_CASE("median_confidence_interval small n by hand", "[statistics]") {
   // [x(1), x(n)] covers with 1 - 2 * 0.5^n: n = 5 -> 1 - 2/32 = 0.9375 < 0.95 -> none;
   // n = 6 -> 1 - 2/64 = 0.96875 >= 0.95 -> ranks 1 and 6.
-  CHECK_FALSE(gauge::median_confidence_interval(iota_vector(5), 0.95).has_value());
-  const auto six = gauge::median_confidence_interval(iota_vector(6), 0.95);
+  CHECK_FALSE(gauge::stats::median_confidence_interval(iota_vector(5), 0.95).has_value());
+  const auto six = gauge::stats::median_confidence_interval(iota_vector(6), 0.95);
   REQUIRE(six.has_value());
   CHECK(six->lower_rank == 1);
   CHECK(six->upper_rank == 6);
   CHECK(six->coverage == Approx(0.96875).margin(1e-15));
   // n = 0 and n = 1: no two order statistics.
-  CHECK_FALSE(gauge::median_confidence_interval({}, 0.5).has_value());
-  CHECK_FALSE(gauge::median_confidence_interval({1.0}, 0.5).has_value());
+  CHECK_FALSE(gauge::stats::median_confidence_interval({}, 0.5).has_value());
+  CHECK_FALSE(gauge::stats::median_confidence_interval({1.0}, 0.5).has_value());
   // Ties: the bounds are the tied samples; sorted {1, 2, 2, 2, 2, 3} at 0.95 -> x(1), x(6).
-  const auto tied = gauge::median_confidence_interval({1, 2, 2, 2, 2, 3}, 0.95);
+  const auto tied = gauge::stats::median_confidence_interval({1, 2, 2, 2, 2, 3}, 0.95);
   REQUIRE(tied.has_value());
   CHECK(tied->low == 1.0);
   CHECK(tied->high == 3.0);
@@ -497,20 +497,20 @@ TEST_CASE("median_confidence_interval rejects bad level and bad data", "[statist
   for (const double level : {0.0, 1.0, -0.5, 1.5, std::nan(""),
                              std::numeric_limits<double>::infinity()}) {
     INFO("level = " << level);
-    REQUIRE_THROWS_AS(gauge::median_confidence_interval(data, level), gauge::ConfigError);
+    REQUIRE_THROWS_AS(gauge::stats::median_confidence_interval(data, level), gauge::ConfigError);
   }
   const std::string message =
-      config_error_message([&] { gauge::median_confidence_interval(data, 1.5); });
+      config_error_message([&] { gauge::stats::median_confidence_interval(data, 1.5); });
   CHECK(contains(message, "level = 1.5"));
-  REQUIRE_THROWS_AS(gauge::median_confidence_interval({2.0, 1.0}, 0.5), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::median_confidence_interval({1.0, std::nan("")}, 0.5),
+  REQUIRE_THROWS_AS(gauge::stats::median_confidence_interval({2.0, 1.0}, 0.5), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::median_confidence_interval({1.0, std::nan("")}, 0.5),
                     gauge::ConfigError);
 }
 
 TEST_CASE("tukey_outliers on the random data sets match NumPy", "[statistics]") {
   for (const DataSet* set : data_sets()) {
     INFO(set->name);
-    const gauge::Outliers o = gauge::tukey_outliers(sorted_copy(set->x));
+    const gauge::stats::Outliers o = gauge::stats::tukey_outliers(sorted_copy(set->x));
     CHECK(o.low_severe == set->outliers.low_severe);
     CHECK(o.low_mild == set->outliers.low_mild);
     CHECK(o.high_mild == set->outliers.high_mild);
@@ -526,7 +526,7 @@ TEST_CASE("tukey_outliers with known mild and severe points", "[statistics]") {
   // mild fences 1 - 3 = -2 and 3 + 3 = 6, severe fences 1 - 6 = -5 and 3 + 6 = 9.
   {
     // -2 is on the mild fence: not an outlier; 9 is on the severe fence: mild only.
-    const gauge::Outliers o = gauge::tukey_outliers({-2, 1, 2, 3, 9});
+    const gauge::stats::Outliers o = gauge::stats::tukey_outliers({-2, 1, 2, 3, 9});
     CHECK(o.low_severe == 0);
     CHECK(o.low_mild == 0);
     CHECK(o.high_mild == 1);
@@ -535,7 +535,7 @@ TEST_CASE("tukey_outliers with known mild and severe points", "[statistics]") {
   }
   {
     // -5.5 < -5: severe; 6 is on the mild fence: not an outlier.
-    const gauge::Outliers o = gauge::tukey_outliers({-5.5, 1, 2, 3, 6});
+    const gauge::stats::Outliers o = gauge::stats::tukey_outliers({-5.5, 1, 2, 3, 6});
     CHECK(o.low_severe == 1);
     CHECK(o.low_mild == 0);
     CHECK(o.high_mild == 0);
@@ -543,7 +543,7 @@ TEST_CASE("tukey_outliers with known mild and severe points", "[statistics]") {
   }
   {
     // -5 is on the severe fence: mild; 6.5 in (6, 9]: mild.
-    const gauge::Outliers o = gauge::tukey_outliers({-5, 1, 2, 3, 6.5});
+    const gauge::stats::Outliers o = gauge::stats::tukey_outliers({-5, 1, 2, 3, 6.5});
     CHECK(o.low_severe == 0);
     CHECK(o.low_mild == 1);
     CHECK(o.high_mild == 1);
@@ -552,20 +552,20 @@ TEST_CASE("tukey_outliers with known mild and severe points", "[statistics]") {
   }
   {
     // Ties: {1, 5 x8, 9}: Q1 = Q3 = 5, IQR = 0, all fences at 5 -> 1 and 9 are severe.
-    const gauge::Outliers o = gauge::tukey_outliers({1, 5, 5, 5, 5, 5, 5, 5, 5, 9});
+    const gauge::stats::Outliers o = gauge::stats::tukey_outliers({1, 5, 5, 5, 5, 5, 5, 5, 5, 9});
     CHECK(o.low_severe == 1);
     CHECK(o.high_severe == 1);
     CHECK(o.total() == 2);
   }
-  CHECK(gauge::tukey_outliers({}).total() == 0);
-  CHECK(gauge::tukey_outliers({7.0}).total() == 0);
-  REQUIRE_THROWS_AS(gauge::tukey_outliers({3.0, 1.0}), gauge::ConfigError);
+  CHECK(gauge::stats::tukey_outliers({}).total() == 0);
+  CHECK(gauge::stats::tukey_outliers({7.0}).total() == 0);
+  REQUIRE_THROWS_AS(gauge::stats::tukey_outliers({3.0, 1.0}), gauge::ConfigError);
 }
 
 TEST_CASE("summarize matches NumPy/SciPy on random data", "[statistics]") {
   for (const DataSet* set : data_sets()) {
     INFO(set->name);
-    const gauge::Summary s = gauge::summarize(set->x);  // unsorted, as generated
+    const gauge::Summary s = gauge::stats::summarize(set->x); // unsorted, as generated
     CHECK(s.n == set->x.size());
     CHECK(s.confidence_level == 0.95);
     REQUIRE(s.min);
@@ -604,7 +604,7 @@ TEST_CASE("summarize matches NumPy/SciPy on random data", "[statistics]") {
     CHECK(s.outliers.high_mild == set->outliers.high_mild);
     CHECK(s.outliers.high_severe == set->outliers.high_severe);
 
-    const gauge::Summary s99 = gauge::summarize(set->x, 0.99);
+    const gauge::Summary s99 = gauge::stats::summarize(set->x, 0.99);
     CHECK(s99.confidence_level == 0.99);
     check_ci(s99.median_ci, set->ci99);
     CHECK(s99.median_ci_relative_width.has_value() == set->ci99.exists);
@@ -616,14 +616,14 @@ TEST_CASE("summarize does not depend on the order of the samples", "[statistics]
     INFO(set->name);
     const std::vector<double> sorted = sorted_copy(set->x);
     const std::vector<double> reversed(sorted.rbegin(), sorted.rend());
-    const gauge::Summary a = gauge::summarize(set->x);
-    check_identical(a, gauge::summarize(sorted));
-    check_identical(a, gauge::summarize(reversed));
+    const gauge::Summary a = gauge::stats::summarize(set->x);
+    check_identical(a, gauge::stats::summarize(sorted));
+    check_identical(a, gauge::stats::summarize(reversed));
   }
 }
 
 TEST_CASE("summarize with n = 0: everything but n is nullopt", "[statistics]") {
-  const gauge::Summary s = gauge::summarize({});
+  const gauge::Summary s = gauge::stats::summarize({});
   CHECK(s.n == 0);
   CHECK_FALSE(s.min);
   CHECK_FALSE(s.p1);
@@ -648,7 +648,7 @@ TEST_CASE("summarize with n = 0: everything but n is nullopt", "[statistics]") {
 }
 
 TEST_CASE("summarize with n = 1", "[statistics]") {
-  const gauge::Summary s = gauge::summarize({2.5e-6}, 0.9);
+  const gauge::Summary s = gauge::stats::summarize({2.5e-6}, 0.9);
   CHECK(s.n == 1);
   for (const auto* field : {&s.min, &s.p1, &s.p5, &s.p10, &s.p25, &s.p50, &s.p75, &s.p90, &s.p95,
                             &s.p99, &s.max, &s.mean}) {
@@ -671,7 +671,7 @@ TEST_CASE("summarize with n = 2", "[statistics]") {
   // {3, 1}: sorted {1, 3}; percentiles 1 + 2 q / 100; mean (1 + 3) / 2 = 2;
   // stddev sqrt(((1-2)^2 + (3-2)^2) / (2 - 1)) = sqrt(2); cv sqrt(2) / 2;
   // mad median(|1-2|, |3-2|) = 1; iqr 2.5 - 1.5 = 1; CI: 1 - 2 * 0.25 = 0.5 < 0.95 -> none.
-  const gauge::Summary s = gauge::summarize({3.0, 1.0});
+  const gauge::Summary s = gauge::stats::summarize({3.0, 1.0});
   CHECK(s.n == 2);
   CHECK(*s.min == 1.0);
   CHECK(*s.p25 == 1.5);
@@ -687,7 +687,7 @@ TEST_CASE("summarize with n = 2", "[statistics]") {
   CHECK_FALSE(s.median_ci);
   CHECK_FALSE(s.median_ci_relative_width);
   // At level 0.4 the pair x(1), x(2) (coverage 0.5) suffices: width (3 - 1) / 2 = 1.
-  const gauge::Summary loose = gauge::summarize({3.0, 1.0}, 0.4);
+  const gauge::Summary loose = gauge::stats::summarize({3.0, 1.0}, 0.4);
   REQUIRE(loose.median_ci);
   CHECK(loose.median_ci->coverage == Approx(0.5).margin(1e-15));
   REQUIRE(loose.median_ci_relative_width);
@@ -698,7 +698,7 @@ TEST_CASE("summarize with ties", "[statistics]") {
   // {5, 5, 5, 5, 5, 1, 9, 5, 5, 5}: sorted {1, 5 x8, 9}; p25 = p50 = p75 = 5 -> iqr 0;
   // |x - 5| = {4, 0 x8, 4} -> mad 0; mean 50 / 10 = 5; stddev sqrt((16 + 16) / 9) = 4 / 3 * sqrt 2;
   // Tukey: IQR 0, all fences at 5: 1 and 9 are severe outliers.
-  const gauge::Summary s = gauge::summarize({5, 5, 5, 5, 5, 1, 9, 5, 5, 5});
+  const gauge::Summary s = gauge::stats::summarize({5, 5, 5, 5, 5, 1, 9, 5, 5, 5});
   CHECK(*s.p25 == 5.0);
   CHECK(*s.p50 == 5.0);
   CHECK(*s.p75 == 5.0);
@@ -717,7 +717,7 @@ TEST_CASE("summarize with ties", "[statistics]") {
   REQUIRE(s.median_ci_relative_width);
   CHECK(*s.median_ci_relative_width == 0.0);
   // All equal: stddev and cv 0 (defined), not nullopt.
-  const gauge::Summary flat = gauge::summarize(std::vector<double>(8, 0.125));
+  const gauge::Summary flat = gauge::stats::summarize(std::vector<double>(8, 0.125));
   CHECK(*flat.stddev == 0.0);
   CHECK(*flat.cv == 0.0);
   CHECK(*flat.mad == 0.0);
@@ -726,7 +726,7 @@ TEST_CASE("summarize with ties", "[statistics]") {
 
 TEST_CASE("summarize: cv and relative CI width are nullopt at zero mean / median", "[statistics]") {
   // {-3, ..., 3}: mean 0 and median 0; n = 7 at 0.95: x(1), x(7), coverage 1 - 2/128 = 0.984375.
-  const gauge::Summary s = gauge::summarize({3, -1, 2, 0, -3, 1, -2});
+  const gauge::Summary s = gauge::stats::summarize({3, -1, 2, 0, -3, 1, -2});
   REQUIRE(s.mean);
   CHECK(*s.mean == 0.0);
   REQUIRE(s.stddev);
@@ -741,16 +741,16 @@ TEST_CASE("summarize: cv and relative CI width are nullopt at zero mean / median
 
 TEST_CASE("summarize is numerically sound", "[statistics]") {
   // A large offset: a one-pass sum of squares would lose every digit here.
-  const gauge::Summary offset = gauge::summarize({1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4});
+  const gauge::Summary offset = gauge::stats::summarize({1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4});
   CHECK(*offset.mean == close(gen::kOffsetMean));
   CHECK(*offset.stddev == close(gen::kOffsetStd));
   // Near the top of the range: {1, 2, 3} * 1e300 -> mean 2e300, stddev 1e300 (NumPy overflows).
-  const gauge::Summary huge = gauge::summarize({1e300, 2e300, 3e300});
+  const gauge::Summary huge = gauge::stats::summarize({1e300, 2e300, 3e300});
   CHECK(*huge.mean == close(2e300));
   CHECK(*huge.stddev == close(1e300));
   CHECK(*huge.cv == close(0.5));
   // Near the bottom: {1, 2, 3} * 1e-300 -> mean 2e-300, stddev 1e-300 (squares would underflow).
-  const gauge::Summary tiny = gauge::summarize({1e-300, 2e-300, 3e-300});
+  const gauge::Summary tiny = gauge::stats::summarize({1e-300, 2e-300, 3e-300});
   CHECK(*tiny.mean == close(2e-300));
   CHECK(*tiny.stddev == close(1e-300));
 }
@@ -758,25 +758,25 @@ TEST_CASE("summarize is numerically sound", "[statistics]") {
 TEST_CASE("summarize rejects non-finite samples, bad levels and overflowing spans",
           "[statistics]") {
   const double inf = std::numeric_limits<double>::infinity();
-  REQUIRE_THROWS_AS(gauge::summarize({1.0, 2.0, 3.0, std::nan("")}), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::summarize({inf}), gauge::ConfigError);
-  REQUIRE_THROWS_AS(gauge::summarize({1.0, -inf}), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::summarize({1.0, 2.0, 3.0, std::nan("")}), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::summarize({inf}), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::summarize({1.0, -inf}), gauge::ConfigError);
   const std::string nan_message =
-      config_error_message([] { gauge::summarize({1.0, 2.0, 3.0, std::nan(""), 5.0}); });
+      config_error_message([] { gauge::stats::summarize({1.0, 2.0, 3.0, std::nan(""), 5.0}); });
   CHECK(contains(nan_message, "samples[3] = nan"));
-  const std::string inf_message = config_error_message([&] { gauge::summarize({1.0, -inf}); });
+  const std::string inf_message = config_error_message([&] { gauge::stats::summarize({1.0, -inf}); });
   CHECK(contains(inf_message, "samples[1] = -inf"));
 
   for (const double level : {0.0, 1.0, -0.1, 95.0, std::nan("")}) {
     INFO("level = " << level);
-    REQUIRE_THROWS_AS(gauge::summarize({1.0, 2.0}, level), gauge::ConfigError);
-    REQUIRE_THROWS_AS(gauge::summarize({}, level), gauge::ConfigError);
+    REQUIRE_THROWS_AS(gauge::stats::summarize({1.0, 2.0}, level), gauge::ConfigError);
+    REQUIRE_THROWS_AS(gauge::stats::summarize({}, level), gauge::ConfigError);
   }
-  const std::string level_message = config_error_message([] { gauge::summarize({1.0}, 95.0); });
+  const std::string level_message = config_error_message([] { gauge::stats::summarize({1.0}, 95.0); });
   CHECK(contains(level_message, "level = 95"));
 
   // max - min = 2e308 is not a double.
-  REQUIRE_THROWS_AS(gauge::summarize({-1e308, 1e308}), gauge::ConfigError);
+  REQUIRE_THROWS_AS(gauge::stats::summarize({-1e308, 1e308}), gauge::ConfigError);
 }
 
 TEST_CASE("Summary names its methods", "[statistics]") {

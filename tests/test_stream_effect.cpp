@@ -53,12 +53,12 @@ TEST_CASE("widen_for_streams: the cluster-robust excess widens the interval, as 
   // level 0.95: mbar = 10.115, V = 0.012593166666666664, se_w^2 = 0.0007171841564045044,
   // excess = 0.011875982510262159, t(0.975, 3) = 3.1824463052837078,
   // low = 9.749600900257352, high = 10.451965238483089.
-  gauge::ConfidenceInterval within;
+  gauge::stats::ConfidenceInterval within;
   within.low = 10.05;
   within.high = 10.16;
   within.level = 0.95;
   within.coverage = 0.96;
-  const auto w = gauge::widen_for_streams({10.0, 10.2, 9.9, 10.4, std::nan("")}, {12, 8, 10, 10, 0}, 10.1, within, 0.95);
+  const auto w = gauge::stats::widen_for_streams({10.0, 10.2, 9.9, 10.4, std::nan("")}, {12, 8, 10, 10, 0}, 10.1, within, 0.95);
   REQUIRE(w);
   CHECK(w->streams == 4);
   CHECK(w->weighted_mean_s == Approx(10.115).epsilon(1e-13));
@@ -71,17 +71,17 @@ TEST_CASE("widen_for_streams: the cluster-robust excess widens the interval, as 
   CHECK(w->widened());
 
   // Streams that agree: no excess, the interval unchanged, bit for bit.
-  const auto same = gauge::widen_for_streams({10.1, 10.1, 10.1}, {5, 5, 5}, 10.1, within, 0.95);
+  const auto same = gauge::stats::widen_for_streams({10.1, 10.1, 10.1}, {5, 5, 5}, 10.1, within, 0.95);
   REQUIRE(same);
   CHECK(same->excess_variance == 0.0);
   CHECK_FALSE(same->widened());
   CHECK(same->low == 10.05);
   CHECK(same->high == 10.16);
   // One stream with samples: no estimate.
-  CHECK_FALSE(gauge::widen_for_streams({10.1, 0.0}, {5, 0}, 10.1, within, 0.95));
-  CHECK_THROWS_WITH(gauge::widen_for_streams({10.1}, {5, 5}, 10.1, within, 0.95),
+  CHECK_FALSE(gauge::stats::widen_for_streams({10.1, 0.0}, {5, 0}, 10.1, within, 0.95));
+  CHECK_THROWS_WITH(gauge::stats::widen_for_streams({10.1}, {5, 5}, 10.1, within, 0.95),
                     "widen_for_streams: 1 stream medians but 2 sample counts");
-  CHECK_THROWS_WITH(gauge::widen_for_streams({10.1, std::nan("")}, {5, 5}, 10.1, within, 0.95),
+  CHECK_THROWS_WITH(gauge::stats::widen_for_streams({10.1, std::nan("")}, {5, 5}, 10.1, within, 0.95),
                     "widen_for_streams: the median of stream 1 is not finite");
 }
 
@@ -147,7 +147,7 @@ TEST_CASE("a zero stream offset gives the samples' own distribution-free interva
     exp.config(pool_config(8));
     const auto r = exp.run();
     REQUIRE(r.status == gauge::Status::ok);
-    const auto plain = gauge::summarize(r.gpu_samples_s, 0.95);
+    const auto plain = gauge::stats::summarize(r.gpu_samples_s, 0.95);
     REQUIRE(r.gpu_time.median_ci);
     CHECK(r.gpu_time.median_ci->low == plain.median_ci->low);
     CHECK(r.gpu_time.median_ci->high == plain.median_ci->high);
@@ -166,7 +166,7 @@ TEST_CASE("a zero stream offset gives the samples' own distribution-free interva
       exp.config(pool_config(8));
       const auto r = exp.run();
       REQUIRE(r.status == gauge::Status::ok);
-      const auto plain = gauge::summarize(r.gpu_samples_s, 0.95);
+      const auto plain = gauge::stats::summarize(r.gpu_samples_s, 0.95);
       const double own = plain.median_ci->high - plain.median_ci->low;
       const double reported = r.gpu_time.median_ci->high - r.gpu_time.median_ci->low;
       CHECK(*r.streams.within_ci_low_s == plain.median_ci->low);
@@ -215,7 +215,7 @@ TEST_CASE("a scripted per-stream offset is covered by the interval, one stream's
   }
   std::vector<double> medians;
   for (const auto& r : runs) medians.push_back(r.median);
-  const double centre = gauge::percentile_sorted((std::sort(medians.begin(), medians.end()), medians), 50);
+  const double centre = gauge::stats::percentile_sorted((std::sort(medians.begin(), medians.end()), medians), 50);
   std::size_t covered = 0, covered_within = 0;
   for (const auto& r : runs) {
     covered += r.low <= centre && centre <= r.high;
@@ -299,7 +299,7 @@ TEST_CASE("the caller's stream and a backend without streams: one stream, no wid
   CHECK_FALSE(r.streams.widened);
   CHECK_FALSE(r.streams.excess_variance_s2);
   for (std::size_t s : r.sampling.round_stream) CHECK(s == 0);
-  const auto plain = gauge::summarize(r.gpu_samples_s, 0.95);
+  const auto plain = gauge::stats::summarize(r.gpu_samples_s, 0.95);
   CHECK(r.gpu_time.median_ci->low == plain.median_ci->low);
   CHECK(r.gpu_time.median_ci->high == plain.median_ci->high);
 
@@ -335,7 +335,7 @@ TEST_CASE("compare_results widens every interval by both sides' stream effect", 
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(0.999 * centre, 1.001 * centre);
     for (int i = 0; i < 2000; ++i) r.gpu_samples_s.push_back(u(rng));
-    r.gpu_time = gauge::summarize(r.gpu_samples_s, 0.95);
+    r.gpu_time = gauge::stats::summarize(r.gpu_samples_s, 0.95);
     r.sampling.timer_resolution_s = 0.5e-6;
     r.sampling.steps_per_sample = 32;
     return r;
@@ -388,7 +388,7 @@ TEST_CASE("compare_results: a stream effect wider than the threshold never reads
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1e-6, 1e-6);
     for (int i = 0; i < 2000; ++i) r.gpu_samples_s.push_back((i % 2 ? 1.25e-3 : 1.0e-3) + u(rng));
-    r.gpu_time = gauge::summarize(r.gpu_samples_s, 0.95);
+    r.gpu_time = gauge::stats::summarize(r.gpu_samples_s, 0.95);
     r.sampling.timer_resolution_s = 0.5e-6;
     return r;
   };

@@ -45,8 +45,8 @@ std::vector<std::int64_t> ints(const std::vector<gauge::DimensionValue>& v) {
   return out;
 }
 
-std::string axis_error(gauge::AxisKind kind, const std::string& text, const std::vector<gauge::DimensionValue>& allowed = {}) {
-  return gauge::testing::error_of<gauge::AxisError>([&] { gauge::parse_axis_values(kind, text, allowed); });
+std::string axis_error(gauge::suite::AxisKind kind, const std::string& text, const std::vector<gauge::DimensionValue>& allowed = {}) {
+  return gauge::testing::error_of<gauge::AxisError>([&] { gauge::suite::parse_axis_values(kind, text, allowed); });
 }
 
 /// Captured stdout/stderr of one runner call.
@@ -67,7 +67,7 @@ std::string slurp(std::FILE* f) {
 }
 
 /// Runs gauge::main over `registry` with `args` (argv[0] = "suite"), stdout and stderr captured.
-Run run_main(gauge::Registry& registry, std::vector<std::string> args, gauge::SuiteIo io = {}) {
+Run run_main(gauge::Registry& registry, std::vector<std::string> args, gauge::suite::SuiteIo io = {}) {
   args.insert(args.begin(), "suite");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -153,28 +153,28 @@ int status_of_child_run(std::function<void(gauge::Point&)> hook, std::vector<std
 }  // namespace
 
 TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
-  using gauge::AxisKind;
+  using gauge::suite::AxisKind;
   // Powers of two, exponents 10..30 step 2: 11 values, each 4 times the previous.
-  auto [p2, is_pow2] = gauge::parse_axis_values(AxisKind::int64, "2^[10:30:2]");
+  auto [p2, is_pow2] = gauge::suite::parse_axis_values(suite::AxisKind::int64, "2^[10:30:2]");
   std::vector<std::int64_t> expected;
   for (std::int64_t v = 1024; v <= (std::int64_t{1} << 30); v *= 4) expected.push_back(v);
   CHECK(expected.size() == 11);
   CHECK(ints(p2) == expected);
   CHECK(is_pow2);
-  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "[1:10:3]").first) == std::vector<std::int64_t>{1, 4, 7, 10});
-  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "[1024, 4096]").first) == std::vector<std::int64_t>{1024, 4096});
-  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "[3:5]").first) == std::vector<std::int64_t>{3, 4, 5});
-  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "7").first) == std::vector<std::int64_t>{7});
-  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, "2^[3,5]").first) == std::vector<std::int64_t>{8, 32});
+  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "[1:10:3]").first) == std::vector<std::int64_t>{1, 4, 7, 10});
+  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "[1024, 4096]").first) == std::vector<std::int64_t>{1024, 4096});
+  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "[3:5]").first) == std::vector<std::int64_t>{3, 4, 5});
+  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "7").first) == std::vector<std::int64_t>{7});
+  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "2^[3,5]").first) == std::vector<std::int64_t>{8, 32});
   // nvbench's spelling N[pow2]=[...]
   const auto ov = gauge::detail::parse_axis_override("N[pow2]=[2:4]");
   CHECK(ov.name == "N");
-  CHECK(ints(gauge::parse_axis_values(AxisKind::int64, ov.values_text, {}, ov.power_of_two).first) ==
+  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, ov.values_text, {}, ov.power_of_two).first) ==
         std::vector<std::int64_t>{4, 8, 16});
-  const auto reals = gauge::parse_axis_values(AxisKind::float64, "[0.5:2:0.5]").first;
+  const auto reals = gauge::suite::parse_axis_values(suite::AxisKind::float64, "[0.5:2:0.5]").first;
   REQUIRE(reals.size() == 4);
   for (std::size_t i = 0; i < 4; ++i) CHECK(std::get<double>(reals[i]) == 0.5 * static_cast<double>(i + 1));
-  const auto strings = gauge::parse_axis_values(AxisKind::string, "[nn, nt]").first;
+  const auto strings = gauge::suite::parse_axis_values(suite::AxisKind::string, "[nn, nt]").first;
   CHECK(strings == std::vector<gauge::DimensionValue>{std::string("nn"), std::string("nt")});
   // gauge::pow2 and gauge::range as declarations
   CHECK(gauge::pow2(12, 16, 2).values == std::vector<std::int64_t>{4096, 16384, 65536});
@@ -186,29 +186,29 @@ TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
 }
 
 TEST_CASE("suite: bad axis text names the bad part", "[suite][axes]") {
-  using gauge::AxisKind;
-  CHECK(axis_error(AxisKind::int64, "2^[10:x]") == "'x' is not an integer");
-  CHECK(axis_error(AxisKind::int64, "[1,2.5]") == "'2.5' is not an integer");
-  CHECK(axis_error(AxisKind::int64, "[1:10:0]") == "step '0' must be positive");
-  CHECK(axis_error(AxisKind::int64, "[10:1]") == "range [10:1] is empty (first > last)");
-  CHECK(axis_error(AxisKind::int64, "2^[10:70]") == "exponent '63' is outside [0, 62]");
-  CHECK(axis_error(AxisKind::int64, "[1,,2]") == "'[1,,2]' has an empty value");
-  CHECK(axis_error(AxisKind::int64, "[1:2:3:4]") == "'[1:2:3:4]' is not a range: expected [first:last] or [first:last:step]");
-  CHECK(axis_error(AxisKind::int64, "[1:1000000000]") == "range [1:1000000000:1] has more than 100000 values");
-  CHECK(axis_error(AxisKind::float64, "[0.5,abc]") == "'abc' is not a finite real number");
-  CHECK(axis_error(AxisKind::float64, "[1e-400]") ==
+  using gauge::suite::AxisKind;
+  CHECK(axis_error(suite::AxisKind::int64, "2^[10:x]") == "'x' is not an integer");
+  CHECK(axis_error(suite::AxisKind::int64, "[1,2.5]") == "'2.5' is not an integer");
+  CHECK(axis_error(suite::AxisKind::int64, "[1:10:0]") == "step '0' must be positive");
+  CHECK(axis_error(suite::AxisKind::int64, "[10:1]") == "range [10:1] is empty (first > last)");
+  CHECK(axis_error(suite::AxisKind::int64, "2^[10:70]") == "exponent '63' is outside [0, 62]");
+  CHECK(axis_error(suite::AxisKind::int64, "[1,,2]") == "'[1,,2]' has an empty value");
+  CHECK(axis_error(suite::AxisKind::int64, "[1:2:3:4]") == "'[1:2:3:4]' is not a range: expected [first:last] or [first:last:step]");
+  CHECK(axis_error(suite::AxisKind::int64, "[1:1000000000]") == "range [1:1000000000:1] has more than 100000 values");
+  CHECK(axis_error(suite::AxisKind::float64, "[0.5,abc]") == "'abc' is not a finite real number");
+  CHECK(axis_error(suite::AxisKind::float64, "[1e-400]") ==
         "'1e-400' is too small for a double: it would read as 0 (the smallest is about 4.9e-324)");
-  CHECK(gauge::parse_axis_values(AxisKind::float64, "[0e5,0.0,4.9e-324]", {}, false).first.size() == 3);  // zeros and the smallest denormal read
+  CHECK(gauge::suite::parse_axis_values(suite::AxisKind::float64, "[0e5,0.0,4.9e-324]", {}, false).first.size() == 3); // zeros and the smallest denormal read
   // Float values label as the shortest text that reads back as the same double: distinct values
   // never share a label (1e-20 and 2e-20 both printed "0" once).
-  const auto tiny = gauge::parse_axis_values(AxisKind::float64, "[1e-20,2e-20,0.1,1e+300]", {}, false).first;
+  const auto tiny = gauge::suite::parse_axis_values(suite::AxisKind::float64, "[1e-20,2e-20,0.1,1e+300]", {}, false).first;
   std::vector<std::string> tiny_labels;
   for (const auto& v : tiny) tiny_labels.push_back(gauge::to_string(v));
   CHECK(tiny_labels == std::vector<std::string>{"1e-20", "2e-20", "0.1", "1e+300"});
   // In a string axis ':' belongs to the value: "[std::sort,a:b]" is two strings, not a range.
-  const auto names = gauge::parse_axis_values(AxisKind::string, "[std::sort,a:b]", {}, false).first;
+  const auto names = gauge::suite::parse_axis_values(suite::AxisKind::string, "[std::sort,a:b]", {}, false).first;
   CHECK(names == std::vector<gauge::DimensionValue>{std::string("std::sort"), std::string("a:b")});
-  CHECK(axis_error(AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
+  CHECK(axis_error(suite::AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
         "'half' is not one of the types of this axis (float, double)");
   CHECK(gauge::testing::error_of<gauge::AxisError>([] { gauge::detail::parse_axis_override("N"); }) ==
         "no '=': expected NAME=VALUES, e.g. N=[1024,4096] or N=2^[10:30:2]");
@@ -216,7 +216,7 @@ TEST_CASE("suite: bad axis text names the bad part", "[suite][axes]") {
 
 TEST_CASE("suite: the points are the cartesian product of the axes, first axis slowest", "[suite][plan]") {
   FakeSuite s;
-  const auto points = gauge::plan_points(s.registry, gauge::RunOptions{});
+  const auto points = gauge::suite::plan_points(s.registry, gauge::suite::RunOptions{});
   std::vector<std::string> expected;  // nested loops, written independently of the odometer
   for (int a : {1, 2, 3})
     for (const char* b : {"x", "y"}) expected.push_back("k/A=" + std::to_string(a) + "/B=" + b);
@@ -258,8 +258,8 @@ TEST_CASE("suite: hostile --filter, --axis and labels are usage errors, never a 
   const std::string deep = std::string(40, '(') + "A" + std::string(40, ')');
   CHECK(usage_of({"--filter", deep}).find("groups nested 40 deep, more than 32") != std::string::npos);
   // Parentheses inside a class or escaped do not count: "[(]" and "\\(" are 0 deep.
-  CHECK(gauge::detail::suite::group_depth("[((((]\\(\\(x") == 0);
-  CHECK(gauge::detail::suite::group_depth("(a(b)(c(d)))") == 3);
+  CHECK(gauge::detail::suite_run::group_depth("[((((]\\(\\(x") == 0);
+  CHECK(gauge::detail::suite_run::group_depth("(a(b)(c(d)))") == 3);
   // A pattern that backtracks exponentially, (.*)*x$, on labels of 9 characters and on a longer
   // name: answered at once (libstdc++'s breadth-first executor), matching nothing.
   gauge::Registry long_names;
@@ -578,7 +578,7 @@ TEST_CASE("suite: a declaration with a mistake never ends the program at static 
        "benchmark 'k' is declared wrongly: axis 'N': gauge::pow2(10, 70, 1): exponent '70' is outside [0, 62]"},
       {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", gauge::range(5, 1)); },
        "benchmark 'k' is declared wrongly: axis 'N': gauge::range(5, 1, 1): range [5:1] is empty"},
-      {[&](gauge::Registry& g) { g.add("k", gauge::BenchmarkBody{}); },
+      {[&](gauge::Registry& g) { g.add("k", gauge::suite::BenchmarkBody{}); },
        "benchmark 'k' is declared wrongly: its body is empty: give it a function of a gauge::Point&"},
       {[&](gauge::Registry& g) { gauge::register_benchmark_types<float, double>(g, "t", "T", {"float"}, [](auto, gauge::Point&) {}); },
        "benchmark 't' is declared wrongly: 1 type names for 2 types: give one name per type"},
@@ -890,15 +890,15 @@ TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming t
   CHECK(profile.code == 2);
   CHECK(profile.err == "suite: error: --profile runs one step per point: --repetitions does not apply (see --help)\n");
   CHECK(s.ran.empty());
-  gauge::RunOptions zero;  // from code: an error, not a silent single run
+  gauge::suite::RunOptions zero; // from code: an error, not a silent single run
   zero.repetitions = 0;
-  CHECK_THROWS_WITH(gauge::run_suite({}, zero), "run_suite: RunOptions::repetitions must be >= 1, got 0");
-  gauge::RunOptions xml;  // from code: a format nothing writes is refused before any point runs
+  CHECK_THROWS_WITH(gauge::suite::run_suite({}, zero), "run_suite: RunOptions::repetitions must be >= 1, got 0");
+  gauge::suite::RunOptions xml; // from code: a format nothing writes is refused before any point runs
   xml.format = "xml";
-  CHECK_THROWS_AS(gauge::run_suite(gauge::plan_points(s.registry, {}), xml), gauge::UsageError);
+  CHECK_THROWS_AS(gauge::suite::run_suite(gauge::suite::plan_points(s.registry, {}), xml), gauge::UsageError);
   CHECK(s.ran.empty());
   try {
-    gauge::run_suite({}, xml);
+    gauge::suite::run_suite({}, xml);
   } catch (const gauge::UsageError& e) {
     CHECK(std::string(e.what()).rfind("--format 'xml' is not one of console, markdown, ", 0) == 0);
     CHECK(std::string(e.what()).find("gbench") != std::string::npos);
@@ -920,11 +920,11 @@ TEST_CASE("suite: --repetitions takes a whole number >= 1, else exits 2 naming t
 TEST_CASE("suite: the progress line shows on a terminal only after the delay, never with --quiet", "[suite][progress]") {
   FakeSuite s;
   std::atomic<int> readings{0};
-  gauge::SuiteIo io;
+  gauge::suite::SuiteIo io;
   io.clock = [&readings] { return 10.0 * ++readings; };  // every reading 10 s later: the delay passes at once
   Run r;
   {
-    gauge::SuiteIo t = io;
+    gauge::suite::SuiteIo t = io;
     std::vector<std::string> args{"suite", "--filter", "A=1/B=x"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -1002,9 +1002,9 @@ TEST_CASE("suite: the adversarial review's inputs end cleanly", "[suite][hardeni
   const auto wide = gauge::range(INT64_MIN, INT64_MAX, INT64_MAX);
   CHECK(wide.values == std::vector<std::int64_t>{INT64_MIN, -1, INT64_MAX - 1});
   // A real range whose step cannot move its first value.
-  CHECK(axis_error(gauge::AxisKind::float64, "[1:1:1e-300]") ==
+  CHECK(axis_error(gauge::suite::AxisKind::float64, "[1:1:1e-300]") ==
         "range [1:1:1e-300]: step '1e-300' is too small to change 1");
-  CHECK(axis_error(gauge::AxisKind::float64, "[1:2:1e-300]") == "range [1:2:1e-300] has more than 100000 values");
+  CHECK(axis_error(gauge::suite::AxisKind::float64, "[1:2:1e-300]") == "range [1:2:1e-300] has more than 100000 values");
 
   // A product of axes past max_points: usage error naming the axes, before planning.
   FakeSuite s;
@@ -1069,7 +1069,7 @@ TEST_CASE("suite: --interleave measures two values of an axis in ABBA rounds: B/
   CHECK(x.ratio->low <= 3.0 + 1e-9);
   CHECK(x.ratio->high >= 3.0 - 1e-9);
   CHECK(x.ratio->pairs >= 32);  // min_pairs
-  CHECK(x.verdict == gauge::PairedVerdict::slower);
+  CHECK(x.verdict == gauge::stats::PairedVerdict::slower);
   CHECK(x.config.threshold == Approx(0.05));  // --threshold 5%
   // A second method: the two results' own medians, each over its own rounds.
   CHECK(report.results[1].gpu_time.p50.value() / report.results[0].gpu_time.p50.value() == Approx(3.0).epsilon(1e-9));
@@ -1287,7 +1287,7 @@ TEST_CASE("suite: --interleave stopped by SIGTERM records both points failed, in
   REQUIRE(report.interleaved.size() == 1);
   const auto& x = report.interleaved[0];
   CHECK(x.stopping_reason == "interrupted");
-  CHECK(x.verdict == gauge::PairedVerdict::inconclusive);
+  CHECK(x.verdict == gauge::stats::PairedVerdict::inconclusive);
   CHECK(x.reason == "interrupted: a stop was requested after " + std::to_string(x.pair_ratios.size()) +
                         " round pairs, before the stopping rule was met");
   CHECK(gauge::testing::contains(r.err, "gauge: interrupted by SIGTERM: the interleaved rounds stopped early\n"));

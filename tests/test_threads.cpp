@@ -264,14 +264,14 @@ TEST_CASE("threads: a suite's thread-count axis", "[threads][host][suite]") {
            })
       .int64_axis("threads", {1, 2, 3});
   const std::string path = (std::filesystem::temp_directory_path() / "gauge_test_threads_suite.json").string();
-  gauge::RunOptions o;
+  gauge::suite::RunOptions o;
   o.out = path;
-  gauge::SuiteIo io;
+  gauge::suite::SuiteIo io;
   io.out = std::tmpfile();
   io.err = std::tmpfile();
   io.err_is_terminal = false;
   io.environment = [] { return gauge::Environment{}; };
-  const gauge::SuiteSummary summary = gauge::run_suite(gauge::plan_points(registry, o, io), o, io);
+  const gauge::suite::SuiteSummary summary = gauge::suite::run_suite(gauge::suite::plan_points(registry, o, io), o, io);
   std::fclose(io.out);
   std::fclose(io.err);
   CHECK(summary.ok == 3);

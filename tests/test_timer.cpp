@@ -109,7 +109,7 @@ gauge::TimerConfig no_warmup() {
   return c;
 }
 
-const gauge::TimerRegionSummary& region_named(const gauge::TimerSummary& s, const std::string& name) {
+const gauge::records::TimerRegionSummary& region_named(const gauge::TimerSummary& s, const std::string& name) {
   for (const auto& r : s.regions)
     if (r.name == name) return r;
   throw std::logic_error("no region " + name);
@@ -398,39 +398,39 @@ TEST_CASE("start_offset_s: the window median of where each region first starts i
 
 TEST_CASE("name_region_straggler: the last to arrive where early ranks wait, else the slowest", "[timer][ranks]") {
   auto ranked = [](double lo, int lo_rank, double hi, int hi_rank) {
-    gauge::RankedValue v;
+    gauge::records::RankedValue v;
     v.min = lo;
     v.min_rank = lo_rank;
     v.max = hi;
     v.max_rank = hi_rank;
     return v;
   };
-  gauge::RankedRegion collective;  // rank 3 arrives 19 ms late; rank 0 waits 19 ms inside
+  gauge::records::RankedRegion collective; // rank 3 arrives 19 ms late; rank 0 waits 19 ms inside
   collective.time_per_step_s = ranked(0.2e-3, 3, 19.2e-3, 0);
   collective.start_offset_s = ranked(1e-3, 0, 20e-3, 3);
   gauge::detail::name_region_straggler(collective);
   CHECK(collective.straggler_rank == 3);
   CHECK(collective.straggler_by == "arrival");
-  gauge::RankedRegion compute;  // all start at once; rank 3 takes 19 ms longer
+  gauge::records::RankedRegion compute; // all start at once; rank 3 takes 19 ms longer
   compute.time_per_step_s = ranked(1e-3, 0, 20e-3, 3);
   compute.start_offset_s = ranked(0, 1, 0.01e-3, 2);
   gauge::detail::name_region_straggler(compute);
   CHECK(compute.straggler_rank == 3);
   CHECK(compute.straggler_by == "time");
   // The boundary: arrivals spread by exactly half the time spread count as arrival.
-  gauge::RankedRegion half;
+  gauge::records::RankedRegion half;
   half.time_per_step_s = ranked(1e-3, 0, 3e-3, 1);
   half.start_offset_s = ranked(0, 0, 1e-3, 2);
   gauge::detail::name_region_straggler(half);
   CHECK(half.straggler_rank == 2);
   CHECK(half.straggler_by == "arrival");
   // A report from before schema 1.8 (no offsets): the slowest; nothing at all: none.
-  gauge::RankedRegion old;
+  gauge::records::RankedRegion old;
   old.time_per_step_s = ranked(1e-3, 0, 2e-3, 1);
   gauge::detail::name_region_straggler(old);
   CHECK(old.straggler_rank == 1);
   CHECK(old.straggler_by == "time");
-  gauge::RankedRegion empty;
+  gauge::records::RankedRegion empty;
   gauge::detail::name_region_straggler(empty);
   CHECK_FALSE(empty.straggler_rank.has_value());
   CHECK(empty.straggler_by.empty());
@@ -851,16 +851,16 @@ TEST_CASE("the Timer's JSON has nulls where undefined and goes into the report's
 }
 
 TEST_CASE("LogHistogram: buckets 1 % wide, quantiles within 0.5 % of the order statistic", "[timer]") {
-  using gauge::LogHistogram;
+  using gauge::stats::LogHistogram;
   // ln(1e4 / 1e-9) / ln(1.01) = 29.9336 / 0.00995033 = 3008.3 -> 3009 regular buckets.
-  CHECK(LogHistogram::regular_buckets() == 3009);
-  CHECK(LogHistogram::bucket(0.0) == 0);
-  CHECK(LogHistogram::bucket(0.5e-9) == 0);
-  CHECK(LogHistogram::bucket(1e-9) == 1);
+  CHECK(stats::LogHistogram::regular_buckets() == 3009);
+  CHECK(stats::LogHistogram::bucket(0.0) == 0);
+  CHECK(stats::LogHistogram::bucket(0.5e-9) == 0);
+  CHECK(stats::LogHistogram::bucket(1e-9) == 1);
   // 2 ns: ln 2 / ln 1.01 = 69.66 -> bucket 69 + 1 = 70.
-  CHECK(LogHistogram::bucket(2e-9) == 70);
-  CHECK(LogHistogram::bucket(1e5) == 3010);
-  LogHistogram h;
+  CHECK(stats::LogHistogram::bucket(2e-9) == 70);
+  CHECK(stats::LogHistogram::bucket(1e5) == 3010);
+  stats::LogHistogram h;
   for (int i = 1; i <= 100; ++i) h.add(i * 1e-6);  // 1, 2, ..., 100 us
   // Nearest rank k = ceil(q n / 100): p50 -> x(50) = 50 us, p90 -> 90 us, p99 -> 99 us, p0 -> 1 us.
   CHECK(*h.percentile(50, 1e-6, 100e-6) == Approx(50e-6).epsilon(0.005));
@@ -868,20 +868,20 @@ TEST_CASE("LogHistogram: buckets 1 % wide, quantiles within 0.5 % of the order s
   CHECK(*h.percentile(99, 1e-6, 100e-6) == Approx(99e-6).epsilon(0.005));
   CHECK(*h.percentile(0, 1e-6, 100e-6) == Approx(1e-6).epsilon(0.005));
   CHECK(*h.percentile(100, 1e-6, 100e-6) == Approx(100e-6).epsilon(0.005));
-  CHECK_FALSE(LogHistogram().percentile(50, 0, 1));
+  CHECK_FALSE(stats::LogHistogram().percentile(50, 0, 1));
 }
 
 TEST_CASE("LogHistogram: the bucket of every edge and of random values, by the definition", "[timer]") {
-  using gauge::LogHistogram;
+  using gauge::stats::LogHistogram;
   // Bucket k + 1 holds [1e-9 * 1.01^k, 1e-9 * 1.01^(k+1)) (1e-9 and 1.01 as doubles): with the
   // edges computed a second way (long double, rounded), within an ulp of gauge's, the double one ulp
   // above an edge is in its bucket and the one two ulps below in the bucket before.
   std::size_t edge_misses = 0;
   const long double lo = 1e-9, g = 1.01;
-  for (std::size_t k = 0; k < LogHistogram::regular_buckets(); ++k) {
+  for (std::size_t k = 0; k < stats::LogHistogram::regular_buckets(); ++k) {
     const double edge = static_cast<double>(lo * std::pow(g, static_cast<long double>(k)));
-    if (LogHistogram::bucket(std::nextafter(edge, HUGE_VAL)) != k + 1) ++edge_misses;
-    if (k > 0 && LogHistogram::bucket(std::nextafter(std::nextafter(edge, 0.0), 0.0)) != k) ++edge_misses;
+    if (stats::LogHistogram::bucket(std::nextafter(edge, HUGE_VAL)) != k + 1) ++edge_misses;
+    if (k > 0 && stats::LogHistogram::bucket(std::nextafter(std::nextafter(edge, 0.0), 0.0)) != k) ++edge_misses;
   }
   CHECK(edge_misses == 0);
   // Log-uniform values from 1e-10 to 1e5 s against floor(ln(x / 1e-9) / ln(1.01)) + 1.
@@ -893,17 +893,17 @@ TEST_CASE("LogHistogram: the bucket of every edge and of random values, by the d
     std::size_t expected = 0;
     if (x >= 1e4) expected = 3010;
     else if (x >= 1e-9) expected = std::min<std::size_t>(3009, static_cast<std::size_t>(std::floor(std::log(x / 1e-9) / std::log(1.01))) + 1);
-    if (LogHistogram::bucket(x) != expected) ++misses;
+    if (stats::LogHistogram::bucket(x) != expected) ++misses;
   }
   CHECK(misses == 0);
-  CHECK(LogHistogram::bucket(std::nan("")) == 0);
-  CHECK(LogHistogram::bucket(-1.0) == 0);
-  CHECK(LogHistogram::bucket(std::nextafter(1e4, 0.0)) == 3009);
-  CHECK(LogHistogram::bucket(1e4) == 3010);
+  CHECK(stats::LogHistogram::bucket(std::nan("")) == 0);
+  CHECK(stats::LogHistogram::bucket(-1.0) == 0);
+  CHECK(stats::LogHistogram::bucket(std::nextafter(1e4, 0.0)) == 3009);
+  CHECK(stats::LogHistogram::bucket(1e4) == 3010);
 }
 
 TEST_CASE("RunningStats: Welford moments and exact extremes in fixed memory", "[timer]") {
-  gauge::RunningStats r;
+  gauge::stats::RunningStats r;
   CHECK(r.summary().n == 0);
   CHECK_FALSE(r.summary().mean);
   for (double x : {1.0, 2.0, 3.0, 4.0}) r.add(x);
@@ -914,7 +914,7 @@ TEST_CASE("RunningStats: Welford moments and exact extremes in fixed memory", "[
   CHECK(*s.sum == Approx(10.0));
   CHECK(*s.min == 1.0);
   CHECK(*s.max == 4.0);
-  gauge::RunningStats one;
+  gauge::stats::RunningStats one;
   one.add(3.0);
   CHECK_FALSE(one.summary().stddev);  // undefined for n = 1, never 0
 }

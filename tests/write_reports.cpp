@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       gauge::Report report(dir / "fake-gpu.json", gauge::testing::full_environment());
       FakeDevice dev;
       dev.telemetry = [](double t) {
-        gauge::TelemetrySample s;
+        gauge::records::TelemetrySample s;
         s.t_s = t;
         s.sm_clock_mhz = t < 0.001 ? 1755.0 : 1980.0;
         s.power_w = 500;
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
       gauge::Result one;
       one.name = "one-sample";
       one.gpu_samples_s = {3e-6};
-      one.gpu_time = gauge::summarize(one.gpu_samples_s);
+      one.gpu_time = gauge::stats::summarize(one.gpu_samples_s);
       report.add(one);
       report.write();
     }

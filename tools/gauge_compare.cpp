@@ -10,7 +10,7 @@
 // A quoted glob ('base-*.json') is expanded here, for shells and CI runners that do not.
 //
 // Options take their value as `--opt value` or `--opt=value` (CLI11; see tools/cli.hpp).
-// Exit status (gauge::gate): 0 compared (with --fail-on-regression: every experiment same or
+// Exit status (gauge::compare::gate): 0 compared (with --fail-on-regression: every experiment same or
 // faster, and comparable); with --fail-on-regression: 1 a regression (slower, failed where the
 // base did not, or missing from the new report), 3 not comparable (unless
 // --allow-not-comparable), 4 inconclusive or nothing compared (unless --allow-inconclusive);
@@ -118,7 +118,7 @@ Arguments parse(int argc, char** argv) {
                "gauge-compare");
   gauge::tools::configure(app, exit_codes);
   // The whole rule (at the defaults), then the recipe and the exit codes.
-  app.footer(gauge::tools::wrap(gauge::detail::compare::rule_text(gauge::CompareOptions{}), 100) + "\n\n" +
+  app.footer(gauge::tools::wrap(gauge::detail::comparing::rule_text(gauge::CompareOptions{}), 100) + "\n\n" +
              gauge::tools::wrap(sides_help, 100) + "\n\nRecipe: tools/gauge-ab runs base and new alternately (B N N B B N), 3 "
              "runs each, then this; docs/comparing.md has it as a GitHub Actions job.\n\n" + exit_codes);
   // "--" splits the sides; CLI11 would swallow it, so the new side is taken out first.
@@ -169,8 +169,8 @@ Arguments parse(int argc, char** argv) {
   app.add_flag("--allow-inconclusive", a.allow_inconclusive,
                "With --fail-on-regression: pass experiments whose verdict is inconclusive");
   std::string formats_help;
-  for (const auto& f : gauge::comparison_formats()) formats_help += (formats_help.empty() ? "Output: " : "; ") + f.name + ": " + f.description;
-  app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(gauge::detail::entry_names<gauge::ComparisonFormat>()));
+  for (const auto& f : gauge::compare::comparison_formats()) formats_help += (formats_help.empty() ? "Output: " : "; ") + f.name + ": " + f.description;
+  app.add_option("--format", a.format, formats_help)->check(gauge::tools::one_of(gauge::detail::entry_names<gauge::compare::ComparisonFormat>()));
   app.add_option("--metric", metric,
                  "Samples to compare: time (the per-step samples: GPU time, or real time on the host backend; "
                  "'gpu' is the same), wall (wall time per step) or cpu (process CPU time per step, host backend)")
@@ -226,12 +226,12 @@ Arguments parse(int argc, char** argv) {
                                      "'): each report is one run, so a run counted twice would fake their agreement"};
     }
   }
-  a.options.clock_normalization = clock == "cycles" ? gauge::ClockNormalization::sm_cycles
-                                  : clock == "time" ? gauge::ClockNormalization::time
-                                                    : gauge::ClockNormalization::automatic;
-  a.options.multiplicity = multiplicity == "fwer" ? gauge::Multiplicity::fwer
-                           : multiplicity == "none" ? gauge::Multiplicity::none
-                                                    : gauge::Multiplicity::fdr;
+  a.options.clock_normalization = clock == "cycles" ? gauge::compare::ClockNormalization::sm_cycles
+                                  : clock == "time" ? gauge::compare::ClockNormalization::time
+                                                    : gauge::compare::ClockNormalization::automatic;
+  a.options.multiplicity = multiplicity == "fwer" ? gauge::compare::Multiplicity::fwer
+                           : multiplicity == "none" ? gauge::compare::Multiplicity::none
+                                                    : gauge::compare::Multiplicity::fdr;
   if (!run_spread.empty()) parse_fraction(run_spread, a.options.run_spread);
   parse_fraction(threshold, a.options.threshold);  // validated above
   parse_fraction(confidence, a.options.confidence_level);
@@ -256,13 +256,13 @@ int main(int argc, char** argv) {
     }
     const gauge::Comparison c = gauge::compare_reports(base, candidate, args.options);
     // Written whole (a NUL in a name is written, not an end) and checked (e.g. > /dev/full).
-    const std::string text = gauge::find_comparison_format(args.format).write(c);
+    const std::string text = gauge::compare::find_comparison_format(args.format).write(c);
     if (!gauge::tools::write_stdout("gauge-compare", text)) return gauge::tools::exit_output;
     if (!args.fail_on_regression) return 0;
-    switch (gauge::gate(c, args.allow_not_comparable, args.allow_inconclusive)) {
-      case gauge::GateOutcome::pass:
+    switch (gauge::compare::gate(c, args.allow_not_comparable, args.allow_inconclusive)) {
+      case gauge::compare::GateOutcome::pass:
         return 0;
-      case gauge::GateOutcome::regression: {
+      case gauge::compare::GateOutcome::regression: {
         std::string list;
         for (const auto& e : c.experiments)
           if (e.regression())
@@ -272,11 +272,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gauge-compare: regression: %s\n", gauge::detail::escape::visible(list).c_str());
         return 1;
       }
-      case gauge::GateOutcome::not_comparable:
+      case gauge::compare::GateOutcome::not_comparable:
         std::fprintf(stderr, "gauge-compare: not comparable: a difference of environment or method can change the numbers "
                              "without a change of code (listed above; --allow-not-comparable to pass)\n");
         return 3;
-      case gauge::GateOutcome::inconclusive: {
+      case gauge::compare::GateOutcome::inconclusive: {
         std::string list;
         for (const auto& e : c.experiments)
           if (e.verdict == gauge::Verdict::inconclusive) list += (list.empty() ? "" : ", ") + e.label;

@@ -94,7 +94,7 @@ struct Options {
 /// One measured peak, and the result it came from.
 struct Measured {
   std::string label;
-  std::optional<gauge::Peak> peak;  ///< empty when the measurement failed
+  std::optional<gauge::peaks::Peak> peak; ///< empty when the measurement failed
   std::string error;
 };
 
@@ -106,8 +106,8 @@ void apply(gauge::Config& c, const Options& o, bool gemm) {
   }
 }
 
-gauge::Peak peak_of(const gauge::Result& r, const std::string& quantity, const std::string& dtype, const std::string& what) {
-  gauge::Peak p;
+gauge::peaks::Peak peak_of(const gauge::Result& r, const std::string& quantity, const std::string& dtype, const std::string& what) {
+  gauge::peaks::Peak p;
   p.quantity = quantity;
   p.dtype = dtype;
   p.unit = quantity == "memory_bandwidth" ? "bytes/s" : dtype == "int8" ? "OP/s" : "FLOP/s";
@@ -290,20 +290,20 @@ int main(int argc, char** argv) {
       });
     }
     // The cache: the better of copy and triad is the memory peak; one compute peak per type.
-    gauge::PeaksCacheFile file;
+    gauge::peaks::PeaksCacheFile file;
     file.uuid = *dev.uuid;
     file.name = dev.name;
     file.driver_version = env.nvml.driver_version.value_or("");
     file.created_utc = gauge::detail::utc_timestamp();
     file.tool = std::string("gauge-peaks ") + gauge::version_string;
-    const gauge::Peak* memory = nullptr;
+    const gauge::peaks::Peak* memory = nullptr;
     for (const auto& m : measured)
       if (m.peak && m.peak->quantity == "memory_bandwidth" && (!memory || m.peak->value > memory->value)) memory = &*m.peak;
     if (memory) file.peaks.push_back(*memory);
     for (const auto& m : measured)
       if (m.peak && m.peak->quantity == "compute") file.peaks.push_back(*m.peak);
 
-    const std::vector<gauge::Peak> known = dev.peaks ? dev.peaks->peaks : std::vector<gauge::Peak>{};
+    const std::vector<gauge::peaks::Peak> known = dev.peaks ? dev.peaks->peaks : std::vector<gauge::peaks::Peak>{};
     std::printf("gauge-peaks: %s (%s), driver %s, %d SMs\n", dev.name.c_str(), dev.uuid->c_str(),
                 file.driver_version.empty() ? "unknown" : file.driver_version.c_str(), dev.multiprocessors);
     std::printf("%-16s %16s %26s %16s %10s %10s %12s\n", "peak", "measured", "theoretical (max boost)", "datasheet",
@@ -314,9 +314,9 @@ int main(int argc, char** argv) {
         continue;
       }
       const auto& p = *m.peak;
-      const gauge::Peak* theo = gauge::detail::find_peak(known, p.quantity, p.dtype, "theoretical", "max_boost");
-      const gauge::Peak* data = gauge::detail::find_peak(known, p.quantity, p.dtype, "datasheet");
-      auto pct = [&](const gauge::Peak* q) {
+      const gauge::peaks::Peak* theo = gauge::detail::find_peak(known, p.quantity, p.dtype, "theoretical", "max_boost");
+      const gauge::peaks::Peak* data = gauge::detail::find_peak(known, p.quantity, p.dtype, "datasheet");
+      auto pct = [&](const gauge::peaks::Peak* q) {
         char b[32];
         if (!q) return std::string("-");
         std::snprintf(b, sizeof b, "%.1f %%", 100 * p.value / q->value);

@@ -99,7 +99,7 @@ class BackendAdaptorBase : public ProtocolBackend {
   GateSupport gate_support() const override { return b_.gate_support(); }
   bool graph_supported() const override { return b_.graph_supported(); }
   bool flush_supported() const override { return b_.flush_supported(); }
-  DeviceRecord prepare(const Config& c) override { return b_.prepare(c); }
+  records::DeviceRecord prepare(const Config& c) override { return b_.prepare(c); }
   std::size_t stream_count() const override {
     if constexpr (backend_has_streams<Backend>::value) return b_.stream_count();
     else return 1;
@@ -132,11 +132,11 @@ class BackendAdaptorBase : public ProtocolBackend {
   void clock_probe_stop() override {
     if constexpr (backend_has_clock_probe<Backend>::value) b_.clock_probe_stop();
   }
-  std::optional<SmClockReading> clock_probe_read() override {
+  std::optional<records::SmClockReading> clock_probe_read() override {
     if constexpr (backend_has_clock_probe<Backend>::value) {
       const auto r = b_.clock_probe_read();
       if (!r) return std::nullopt;
-      return SmClockReading{r->sm_clock_mhz, r->sms, r->sm_spread};
+      return records::SmClockReading{r->sm_clock_mhz, r->sms, r->sm_spread};
     } else {
       return std::nullopt;
     }
@@ -144,18 +144,18 @@ class BackendAdaptorBase : public ProtocolBackend {
   void reset_persisting_l2() override {
     if constexpr (backend_has_reset_persisting_l2<Backend>::value) b_.reset_persisting_l2();
   }
-  std::optional<CacheFlushRecord> cache_flush_record() override {
+  std::optional<records::CacheFlushRecord> cache_flush_record() override {
     if constexpr (backend_has_cache_flush_record<Backend>::value) return b_.cache_flush_record();
     else return std::nullopt;
   }
-  std::optional<DeviceAttributes> device_attributes() const override {
+  std::optional<peaks::DeviceAttributes> device_attributes() const override {
     if constexpr (backend_has_device_attributes<Backend>::value) return b_.device_attributes();
     else return std::nullopt;
   }
   void launch_graph() override { b_.launch_graph(); }
   double timer_resolution() const override { return b_.timer_resolution(); }
   bool has_telemetry() const override { return backend_has_telemetry<Backend>::value; }
-  std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason) override {
+  std::unique_ptr<env::TelemetryProbe> telemetry_probe(std::string& reason) override {
     if constexpr (backend_has_telemetry<Backend>::value) return b_.telemetry_probe(reason);
     else {
       reason = std::string("the ") + Backend::name + " backend has no telemetry";
@@ -163,7 +163,7 @@ class BackendAdaptorBase : public ProtocolBackend {
     }
   }
   bool has_memory() const override { return backend_has_memory<Backend>::value; }
-  DeviceMemorySnapshot memory_snapshot() override {
+  records::DeviceMemorySnapshot memory_snapshot() override {
     if constexpr (backend_has_memory<Backend>::value) return b_.memory_snapshot();
     else return {};
   }
@@ -171,7 +171,7 @@ class BackendAdaptorBase : public ProtocolBackend {
     if constexpr (backend_has_memory<Backend>::value) b_.reset_memory_watermarks();
   }
   bool has_kernels() const override { return backend_has_kernels<Backend>::value; }
-  KernelBinaryRecord kernel_binary(const void* fn, const std::string& kernel_name) override {
+  records::KernelBinaryRecord kernel_binary(const void* fn, const std::string& kernel_name) override {
     if constexpr (backend_has_kernels<Backend>::value) return b_.kernel_binary(fn, kernel_name);
     else throw ConfigError(std::string("the ") + Backend::name + " backend cannot inspect kernel binaries");
   }
@@ -179,7 +179,7 @@ class BackendAdaptorBase : public ProtocolBackend {
     if constexpr (backend_has_kernels<Backend>::value) return b_.own_kernels();
     else return {};
   }
-  ProcessMemory host_memory() override {
+  records::ProcessMemory host_memory() override {
     if constexpr (backend_has_host_memory<Backend>::value) return b_.host_memory();
     else return read_host_process_memory();
   }

@@ -22,8 +22,15 @@ struct Environment;   // gauge/core/environment.hpp
 struct Result;        // gauge/core/result.hpp
 struct TimerSummary;  // gauge/core/timer_summary.hpp (the Timer's state)
 struct InterleavedResult;  // gauge/core/interleaved.hpp (gauge::interleave's outcome)
+
+namespace records {
 struct InterleavedRecord;  // gauge/core/interleaved.hpp
+}  // namespace records
+
+namespace records {
 struct SkippedPoint;       // gauge/core/skipped.hpp (a point a suite skipped)
+}  // namespace records
+
 struct StoredReport;       // gauge/report/document.hpp (the report document)
 
 /// Collects results and writes the report.
@@ -58,16 +65,16 @@ class Report {
   /// naming A and B by their index in the experiments.
   void add(InterleavedResult interleaved);
   /// Adds a point a suite skipped (the report's `skipped` list).
-  void add(SkippedPoint skipped);
+  void add(records::SkippedPoint skipped);
 
   /// The results added so far.
   const std::vector<Result>& results() const;
   /// The Timer summaries added so far.
   const std::vector<TimerSummary>& timers() const;
   /// The interleaved runs added so far (their results are in results()).
-  const std::vector<InterleavedRecord>& interleaved() const;
+  const std::vector<records::InterleavedRecord>& interleaved() const;
   /// The skipped points added so far.
-  const std::vector<SkippedPoint>& skipped() const;
+  const std::vector<records::SkippedPoint>& skipped() const;
   /// The environment recorded.
   const Environment& environment() const;
   /// Where write() writes.
@@ -96,7 +103,7 @@ class Report {
  private:
   /// The compiler of the file that called Report(path), for the environment's `compiler`.
   struct CapturedWith {
-    CompilerInfo compiler;
+    env::CompilerInfo compiler;
   };
   Report(std::string path, CapturedWith captured);
 

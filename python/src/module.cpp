@@ -277,13 +277,13 @@ CompareOptions options_from(double threshold, double confidence_level, const std
   else if (metric == "cpu_time" || metric == "cpu") o.metric = Metric::cpu_time;
   else throw ConfigError("metric: expected \"gpu_time\" (\"time\"), \"wall_time\" or \"cpu_time\", got \"" + metric + "\"");
   o.ignored_dimensions = std::set<std::string>(ignore_dimensions.begin(), ignore_dimensions.end());
-  if (clock == "auto") o.clock_normalization = ClockNormalization::automatic;
-  else if (clock == "cycles") o.clock_normalization = ClockNormalization::sm_cycles;
-  else if (clock == "time") o.clock_normalization = ClockNormalization::time;
+  if (clock == "auto") o.clock_normalization = compare::ClockNormalization::automatic;
+  else if (clock == "cycles") o.clock_normalization = compare::ClockNormalization::sm_cycles;
+  else if (clock == "time") o.clock_normalization = compare::ClockNormalization::time;
   else throw ConfigError("clock: expected \"auto\", \"cycles\" or \"time\", got \"" + clock + "\"");
-  if (multiplicity == "fdr") o.multiplicity = Multiplicity::fdr;
-  else if (multiplicity == "fwer") o.multiplicity = Multiplicity::fwer;
-  else if (multiplicity == "none") o.multiplicity = Multiplicity::none;
+  if (multiplicity == "fdr") o.multiplicity = compare::Multiplicity::fdr;
+  else if (multiplicity == "fwer") o.multiplicity = compare::Multiplicity::fwer;
+  else if (multiplicity == "none") o.multiplicity = compare::Multiplicity::none;
   else throw ConfigError("multiplicity: expected \"fdr\", \"fwer\" or \"none\", got \"" + multiplicity + "\"");
   o.run_spread = run_spread;
   o.clock_tolerance = clock_tolerance;
@@ -434,10 +434,10 @@ NB_MODULE(_gauge, m) {
         nlohmann::json j = c;
         return j.dump();
       })
-      .def("text", [](const Comparison& c) { return to_text(c); })
-      .def("markdown", [](const Comparison& c) { return to_markdown(c); })
+      .def("text", [](const Comparison& c) { return compare::to_text(c); })
+      .def("markdown", [](const Comparison& c) { return compare::to_markdown(c); })
       .def("gate", [](const Comparison& c, bool allow_not_comparable, bool allow_inconclusive) {
-        return std::string(to_string(gate(c, allow_not_comparable, allow_inconclusive)));
+        return std::string(to_string(gauge::compare::gate(c, allow_not_comparable, allow_inconclusive)));
       }, "allow_not_comparable"_a = false, "allow_inconclusive"_a = false);
   m.def("_compare", [](const std::vector<StoredReport>& base, const std::vector<StoredReport>& candidate, double threshold,
                        double confidence_level, const std::string& metric, const std::vector<std::string>& ignore_dimensions,

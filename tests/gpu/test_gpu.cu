@@ -108,7 +108,7 @@ TEST_CASE("interleaved A/B: a 100 us kernel against one 2 % longer reads slower,
   REQUIRE(r.ratio);
   std::printf("interleaved 100 us vs 102 us: B/A %.5f [%.5f, %.5f] over %zu pairs, own spans %.5f, %s\n", r.ratio->estimate,
               r.ratio->low, r.ratio->high, r.ratio->pairs, truth, r.reason.c_str());
-  CHECK(r.verdict == gauge::PairedVerdict::slower);
+  CHECK(r.verdict == gauge::stats::PairedVerdict::slower);
   // Events measure the period (span + the launch gap, ~1 us of 100 us): within 0.3 % of the spans' ratio.
   CHECK(std::abs(r.ratio->estimate / truth - 1) < 0.003);
   CHECK(r.a.sampling.steps_per_sample == r.b.sampling.steps_per_sample);
@@ -117,7 +117,7 @@ TEST_CASE("interleaved A/B: a 100 us kernel against one 2 % longer reads slower,
   REQUIRE(s.ratio);
   std::printf("interleaved 100 us vs itself: B/A %.5f [%.5f, %.5f], %s\n", s.ratio->estimate, s.ratio->low, s.ratio->high,
               s.reason.c_str());
-  CHECK(s.verdict == gauge::PairedVerdict::same);
+  CHECK(s.verdict == gauge::stats::PairedVerdict::same);
 }
 
 TEST_CASE("kernel tracing names the step's kernel and memset, with durations that match the kernel's own span",
@@ -141,8 +141,8 @@ TEST_CASE("kernel tracing names the step's kernel and memset, with durations tha
     REQUIRE(t.status == "traced");
     CHECK(t.attribution == "external correlation");
     CHECK(t.steps_per_unit == (graph ? r.sampling.steps_per_sample : 1));
-    const gauge::TracedKernel* spin = nullptr;
-    const gauge::TracedKernel* memset = nullptr;
+    const gauge::records::TracedKernel* spin = nullptr;
+    const gauge::records::TracedKernel* memset = nullptr;
     for (const auto& k : t.kernels) {
       if (k.name.find("spin_kernel") != std::string::npos) spin = &k;
       if (k.kind == "memset") memset = &k;

@@ -203,7 +203,7 @@ void check_collective_report(const json& doc, const std::set<std::string>& hosts
 }
 
 gauge::Environment small_environment() {
-  gauge::EnvironmentOptions o;
+  gauge::env::EnvironmentOptions o;
   o.run_tools = false;
   o.query_cuda = false;
   return gauge::capture_environment(o);
@@ -424,9 +424,9 @@ int scenario_timer(const std::string& path) {
   const auto fwd = timer.region("forward");
   const auto opt = timer.region("optimizer");
   const auto sync = timer.region("sync");
-  std::vector<gauge::TimerRanksWindow> combined;
+  std::vector<gauge::records::TimerRanksWindow> combined;
   std::vector<std::vector<double>> own;  // per log: step, forward, optimizer window medians
-  gauge::mpi::TimerAcrossRanks across(MPI_COMM_WORLD, [&](const gauge::TimerRanksWindow& w) { combined.push_back(w); });
+  gauge::mpi::TimerAcrossRanks across(MPI_COMM_WORLD, [&](const gauge::records::TimerRanksWindow& w) { combined.push_back(w); });
   timer.on_log([&](const gauge::TimerSummary& s) {
     own.push_back({*s.window.gpu_time_s.p50, *s.regions[0].window.time_per_step_s.p50,
                    *s.regions[1].window.time_per_step_s.p50});
@@ -476,7 +476,7 @@ int scenario_timer(const std::string& path) {
         if (v > hi) hi = v, hi_rank = q;
         if (v < lo) lo = v, lo_rank = q;
       }
-      const gauge::RankedValue& got = value == 0 ? w.step_time_s : w.regions[static_cast<std::size_t>(value - 1)].time_per_step_s;
+      const gauge::records::RankedValue& got = value == 0 ? w.step_time_s : w.regions[static_cast<std::size_t>(value - 1)].time_per_step_s;
       const std::string what = "log " + std::to_string(log) + " value " + std::to_string(value);
       check_eq(*got.max, hi, what + " max");
       check_eq(*got.min, lo, what + " min");

@@ -68,8 +68,8 @@ class CudaBackend {
 
   /// Selects the device (restored at finish()), initializes the context outside any timing,
   /// creates the stream. Throws ConfigError for a device that does not exist, CudaError otherwise.
-  DeviceRecord prepare(const Config& config) {
-    DeviceRecord d = device_.prepare(config);
+  records::DeviceRecord prepare(const Config& config) {
+    records::DeviceRecord d = device_.prepare(config);
     gate_ = std::make_unique<LaunchGate>();
     flush_ = std::make_unique<L2Flush>();
     // Two one-thread blocks per SM: each probe then lands on (nearly) every SM.
@@ -138,9 +138,9 @@ class CudaBackend {
   /// (cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize); null when unreadable). The protocol
   /// resets persisting lines before every cold round. Throws CudaError when the flush cannot be
   /// prepared.
-  CacheFlushRecord cache_flush_record() {
+  records::CacheFlushRecord cache_flush_record() {
     flush_->prepare();
-    CacheFlushRecord c;
+    records::CacheFlushRecord c;
     c.method = L2Flush::reads ? "read" : "write";
     c.description = flush_->description();
     c.bytes = flush_->bytes();
@@ -174,22 +174,22 @@ class CudaBackend {
   double timer_resolution() const { return 0.5e-6; }
 
   /// The device's peak-relevant attributes, read at prepare() (gauge/core/peaks.hpp).
-  std::optional<DeviceAttributes> device_attributes() const { return device_.device_attributes(); }
+  std::optional<peaks::DeviceAttributes> device_attributes() const { return device_.device_attributes(); }
 
   /// The device ordinal in use (after prepare()).
   int device() const { return device_.device(); }
 
   /// An NVML telemetry probe for this device, matched by UUID or PCI bus id; null with `reason`
   /// set when NVML is absent or does not know the device.
-  std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason) { return device_.telemetry_probe(reason); }
+  std::unique_ptr<env::TelemetryProbe> telemetry_probe(std::string& reason) { return device_.telemetry_probe(reason); }
 
   /// Device memory now: cudaMemGetInfo and the default memory pool's high watermarks.
   /// Throws CudaError.
-  DeviceMemorySnapshot memory_snapshot() { return device_.memory_snapshot(); }
+  records::DeviceMemorySnapshot memory_snapshot() { return device_.memory_snapshot(); }
   /// Resets the default pool's high watermarks (so they cover this experiment only).
   void reset_memory_watermarks() { device_.reset_memory_watermarks(); }
   /// The binary of kernel `func` (see cuda/jit.hpp). Throws CudaError.
-  KernelBinaryRecord kernel_binary(const void* func, const std::string& kernel_name) {
+  records::KernelBinaryRecord kernel_binary(const void* func, const std::string& kernel_name) {
     return device_.kernel_binary(func, kernel_name);
   }
   /// gauge's own kernels used by this backend (the launch gate), by name.

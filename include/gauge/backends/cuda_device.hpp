@@ -43,7 +43,7 @@ class CudaDevice {
   /// `config.measure.streams` streams of the process's pool (or of its own when another
   /// experiment holds the pool), reads the device's identity and attributes. Throws ConfigError for
   /// a device that does not exist, CudaError otherwise.
-  DeviceRecord prepare(const Config& config);
+  records::DeviceRecord prepare(const Config& config);
   /// Releases the events, the graph and the streams (or gives the pool back), restores the
   /// caller's device. Never throws.
   void finish() noexcept;
@@ -81,16 +81,16 @@ class CudaDevice {
   void launch_graph();
 
   /// The device's peak-relevant attributes, read at prepare().
-  std::optional<DeviceAttributes> device_attributes() const;
+  std::optional<peaks::DeviceAttributes> device_attributes() const;
   /// An NVML telemetry probe for the device, matched by UUID or PCI bus id; null with `reason`
   /// set when NVML is absent or does not know the device.
-  std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason);
+  std::unique_ptr<env::TelemetryProbe> telemetry_probe(std::string& reason);
   /// cudaMemGetInfo and the default memory pool's high watermarks.
-  DeviceMemorySnapshot memory_snapshot();
+  records::DeviceMemorySnapshot memory_snapshot();
   /// Resets the default pool's high watermarks. Never throws.
   void reset_memory_watermarks() noexcept;
   /// The binary of kernel `func` (gauge/cuda/jit.hpp).
-  KernelBinaryRecord kernel_binary(const void* func, const std::string& kernel_name);
+  records::KernelBinaryRecord kernel_binary(const void* func, const std::string& kernel_name);
 
  private:
   struct State;

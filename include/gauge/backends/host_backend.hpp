@@ -87,12 +87,12 @@ class HostBackend {
   bool threads_declared() const { return threads_declared_; }
 
   /// Starts the threads (with threads() > 1); describes the host as the device.
-  DeviceRecord prepare(const Config&) {
+  records::DeviceRecord prepare(const Config&) {
     markers_.clear();
     markers_.reserve(1024);
     team_.reset();
     if (threads_ > 1) team_ = std::make_unique<detail::HostThreadTeam>(threads_);
-    DeviceRecord d;
+    records::DeviceRecord d;
     d.ordinal = -1;
     d.name = "host CPU";
     return d;

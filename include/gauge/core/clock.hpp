@@ -14,7 +14,7 @@
 #include "gauge/core/summary.hpp"
 
 namespace gauge {
-
+namespace records {
 /// One round's mean SM clock, as a backend's probe read it (gauge/cuda/clock_probe.hpp).
 struct SmClockReading {
   double sm_clock_mhz = 0;  ///< mean SM clock over the round, MHz
@@ -50,5 +50,6 @@ struct ClockRecord {
   /// How `cycles` is computed.
   static constexpr const char* cycles_method = "GPU time per step of each sample x the mean SM clock of its round";
 };
+}  // namespace records
 
 }  // namespace gauge

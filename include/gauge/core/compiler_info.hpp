@@ -9,7 +9,7 @@
 #include <string>
 
 namespace gauge {
-
+namespace env {
 /// The compiler that built the translation unit calling `gauge::compiler_info()`.
 struct CompilerInfo {
   /// Host C++ compiler: "gcc", "clang", "intel-llvm" or "unknown".
@@ -39,5 +39,6 @@ inline bool operator==(const CompilerInfo& a, const CompilerInfo& b) {
 }
 /// Field-wise inequality.
 inline bool operator!=(const CompilerInfo& a, const CompilerInfo& b) { return !(a == b); }
+}  // namespace env
 
 }  // namespace gauge

@@ -24,13 +24,15 @@
 #endif
 
 namespace gauge {
-
+namespace records {
 /// One reading of a CpuCounters group.
 struct CpuCounterReading {
   double cycles = 0, instructions = 0;  ///< scaled for multiplexing
   double running_fraction = 1;          ///< time_running / time_enabled of the group
 };
+}  // namespace records
 
+namespace env {
 /// The calling thread's cycles and instructions (user mode), opened once, read per round.
 class CpuCounters {
  public:
@@ -63,7 +65,7 @@ class CpuCounters {
   /// Why open() failed.
   const std::string& error() const { return error_; }
   /// The counts since open(); nullopt (and `error()`) when the read fails.
-  std::optional<CpuCounterReading> read() {
+  std::optional<records::CpuCounterReading> read() {
 #if defined(GAUGE_HAS_PERF_EVENT)
     if (leader_ < 0) return std::nullopt;
     // PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING: nr, enabled, running, values[nr].
@@ -73,7 +75,7 @@ class CpuCounters {
       error_ = "reading the counters failed";
       return std::nullopt;
     }
-    CpuCounterReading r;
+    records::CpuCounterReading r;
     const double enabled = static_cast<double>(buf[1]), running = static_cast<double>(buf[2]);
     r.running_fraction = enabled > 0 ? running / enabled : 0;
     const double scale = running > 0 ? enabled / running : 0;
@@ -119,5 +121,6 @@ class CpuCounters {
   int leader_ = -1, member_ = -1;
   std::string error_;
 };
+}  // namespace env
 
 }  // namespace gauge

@@ -9,7 +9,7 @@
 #include "gauge/core/summary.hpp"
 
 namespace gauge {
-
+namespace records {
 /// Hardware counters per step of a host result (schema 1.7): the thread that calls the step only
 /// (threads it starts are not counted), user mode, one sample per measured round, a setup's
 /// counts taken out (the counters are read around it).
@@ -26,5 +26,6 @@ struct CpuCountersRecord {
   /// time_enabled; < 1 when multiplexed with other events: the values are scaled by it).
   std::optional<double> min_running_fraction;
 };
+}  // namespace records
 
 }  // namespace gauge

@@ -15,7 +15,7 @@
 #include "gauge/core/warnings.hpp"
 
 namespace gauge {
-
+namespace env {
 /// One GPU as NVML describes it (loaded at run time). Every field NVML could not give is empty
 /// and `unavailable` names it with NVML's error string (e.g. "Not Supported").
 struct NvmlGpuInfo {
@@ -97,7 +97,7 @@ struct CudaDeviceInfo {
   std::optional<NvmlGpuInfo> nvml;            ///< NVML's record of this GPU, matched by UUID or bus id
   /// The device's peaks with their provenance (schema 1.5; gauge/core/peaks.hpp): theoretical at
   /// the maximum clocks, the datasheet's, and gauge-peaks' measured ones where cached.
-  std::optional<DevicePeaks> peaks;
+  std::optional<peaks::DevicePeaks> peaks;
 };
 
 /// What the CUDA runtime says about this machine.
@@ -108,18 +108,19 @@ struct CudaInfo {
   std::optional<std::string> error;     ///< why no device is usable (e.g. "no CUDA-capable device")
   std::vector<CudaDeviceInfo> devices;  ///< every visible device
 };
+}  // namespace env
 
 /// The environment, captured once per report.
 struct Environment {
   std::string gauge_version;            ///< gauge's version
-  HostInfo host;                        ///< CPU, memory, NUMA, OS, container/WSL/VM
-  CompilerInfo compiler;                ///< compiler of the translation unit that captured it
+  env::HostInfo host;                   ///< CPU, memory, NUMA, OS, container/WSL/VM
+  env::CompilerInfo compiler;           ///< compiler of the translation unit that captured it
   /// Environment variables that change results (name → value, or null when unset).
   std::vector<std::pair<std::string, std::optional<std::string>>> environment_variables;
-  CudaInfo cuda;                        ///< CUDA runtime, driver, devices (with NVML records)
-  NvmlInfo nvml;                        ///< NVML loaded or not, driver version
+  env::CudaInfo cuda;                   ///< CUDA runtime, driver, devices (with NVML records)
+  env::NvmlInfo nvml;                   ///< NVML loaded or not, driver version
   /// Tools, by name: "nvidia_smi" (the seed's --query-gpu line), "ncu", "nsys".
-  std::vector<std::pair<std::string, ToolRecord>> tools;
+  std::vector<std::pair<std::string, env::ToolRecord>> tools;
   std::vector<Warning> warnings;        ///< warnings about the environment (governor, no GPU, …)
 };
 

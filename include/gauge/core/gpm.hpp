@@ -56,6 +56,7 @@ struct GpmReading {
 };
 }  // namespace detail
 
+namespace records {
 /// The result's `telemetry.gpm` (schema 1.6): GPM's readings over the measured rounds and the
 /// cross-check against the declared bytes. `status` "unavailable" with `reason` where GPM is
 /// absent (no NVML, not supported, a GPU older than Hopper, the host backend): never zeros.
@@ -92,11 +93,12 @@ struct GpmRecord {
       "gpm_bytes_per_s = dram_bw_util_pct / 100 x memory_peak_bytes_per_s; gpm_bandwidth_mismatch when "
       "declared / gpm > 2 (warning) or < 1/2 (a note: re-reads); not checked below a 1 s interval";
 };
+}  // namespace records
 
 namespace detail {
 /// A `telemetry.gpm` record that says GPM is unavailable, and why.
-inline GpmRecord gpm_unavailable(std::string reason) {
-  GpmRecord rec;
+inline records::GpmRecord gpm_unavailable(std::string reason) {
+  records::GpmRecord rec;
   rec.reason = std::move(reason);
   return rec;
 }

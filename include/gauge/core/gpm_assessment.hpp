@@ -25,8 +25,8 @@ struct GpmInputs {
 
 /// The `telemetry.gpm` record of a reading: the metrics, and the cross-check of the file comment.
 /// A reading without DRAM_BW_UTIL is "measured" with the other metrics, and not cross-checked.
-inline GpmRecord assess_gpm(const GpmReading& g, const GpmInputs& in) {
-  GpmRecord rec;
+inline records::GpmRecord assess_gpm(const GpmReading& g, const GpmInputs& in) {
+  records::GpmRecord rec;
   rec.status = "measured";
   rec.interval_s = in.interval_s;
   rec.dram_bw_util_pct = g.dram_bw_util_pct;

@@ -17,7 +17,7 @@
 #include "gauge/core/compiler_info.hpp"
 
 namespace gauge {
-
+namespace env {
 /// The host's CPUs, from /proc/cpuinfo and /sys/devices/system/cpu.
 struct CpuInfo {
   /// `model name` of the first processor in /proc/cpuinfo, e.g. "AMD EPYC 9654 96-Core Processor".
@@ -194,5 +194,6 @@ inline bool operator!=(const VirtualizationInfo& a, const VirtualizationInfo& b)
 }
 /// Field-wise inequality.
 inline bool operator!=(const HostInfo& a, const HostInfo& b) { return !(a == b); }
+}  // namespace env
 
 }  // namespace gauge

@@ -25,11 +25,12 @@
 #include "gauge/core/verdict.hpp"
 
 namespace gauge {
-
+namespace stats {
 /// The verdict of an interleaved run on B / A (the rule is at InterleavedOutcome::rule): the
 /// comparison's own `Verdict` (gauge/core/verdict.hpp), the same four answers with the same
 /// threshold semantics; the name is kept for programs written against the earlier enum.
 using PairedVerdict = Verdict;
+}  // namespace stats
 
 /// Settings of an interleaved run. The defaults are written into every report.
 struct InterleaveConfig {
@@ -61,6 +62,7 @@ struct InterleaveConfig {
 /// (gauge/implementation/protocol.hpp).
 void validate(const InterleaveConfig& c);
 
+namespace stats {
 /// The paired ratio B / A of an interleaved run, with its percentile-bootstrap interval.
 ///
 /// Per round pair j (A's j-th measuring round and B's j-th), the ratio of the rounds' medians
@@ -99,12 +101,14 @@ struct PairedDifference {
   double level = 0.95;       ///< confidence level
   std::size_t blocks = 0;    ///< ABBA blocks (the bootstrap's resampling unit)
 };
+}  // namespace stats
 
+namespace records {
 /// What an interleaved run concluded, beside the two results.
 struct InterleavedOutcome {
   /// The paired ratio; null with fewer than two whole ABBA blocks (4 round pairs).
-  std::optional<PairedRatio> ratio;
-  PairedVerdict verdict = PairedVerdict::inconclusive;  ///< see `rule`
+  std::optional<stats::PairedRatio> ratio;
+  stats::PairedVerdict verdict = stats::PairedVerdict::inconclusive; ///< see `rule`
   std::string reason;          ///< the verdict in words, with the numbers
   std::string order = "ABBA";  ///< the order of the rounds: A B B A, repeated
   /// Why the interleaved rounds stopped: noise_target_met (the paired ratio's interval reached
@@ -115,7 +119,7 @@ struct InterleavedOutcome {
   /// Every round pair's median(B) / median(A), in order (whole blocks only).
   std::vector<double> pair_ratios;
   /// The paired difference B − A (PairedDifference); null with fewer than two whole ABBA blocks.
-  std::optional<PairedDifference> difference;
+  std::optional<stats::PairedDifference> difference;
   /// Every round pair's median(B) − median(A), seconds per step, in order (whole blocks only).
   std::vector<double> pair_differences_s;
   InterleaveConfig config;  ///< the settings used
@@ -127,19 +131,22 @@ struct InterleavedOutcome {
       "lies below 1 and the estimate below 1 - t; otherwise inconclusive (also when a side failed or carries an "
       "error warning)";
 };
+}  // namespace records
 
 /// The outcome of gauge::interleave(a, b).run(): both experiments' complete results (each with
 /// the statistics of its own rounds) and the paired ratio B / A with its verdict.
-struct InterleavedResult : InterleavedOutcome {
+struct InterleavedResult : records::InterleavedOutcome {
   Result a;  ///< experiment A (the base): status, statistics and warnings over its own rounds
   Result b;  ///< experiment B (the candidate)
 };
 
+namespace records {
 /// An interleaved run in a report (`interleaved`, schema 1.5): its outcome, with A and B as
 /// indices into the report's `experiments`.
 struct InterleavedRecord : InterleavedOutcome {
   std::size_t a = 0;  ///< index of A's result in `experiments`
   std::size_t b = 0;  ///< index of B's result in `experiments`
 };
+}  // namespace records
 
 }  // namespace gauge

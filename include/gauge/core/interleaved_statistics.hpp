@@ -67,7 +67,7 @@ std::optional<BlockBootstrap> block_bootstrap(const char* what, const std::vecto
 /// The paired ratio of `pair_ratios` (B / A per round pair, > 0, in ABBA order; a trailing pair
 /// of an incomplete block is ignored): see PairedRatio. Null with fewer than 2 blocks.
 /// \throws ConfigError for a ratio that is not finite and > 0, or an invalid level or resamples.
-inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_ratios, double level,
+inline std::optional<stats::PairedRatio> paired_ratio(const std::vector<double>& pair_ratios, double level,
                                                std::size_t resamples, std::uint64_t seed) {
   std::vector<double> logs(pair_ratios.size());
   for (std::size_t j = 0; j < pair_ratios.size(); ++j) logs[j] = std::log(pair_ratios[j]);
@@ -77,7 +77,7 @@ inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_r
                         ", not a finite ratio > 0");
   });
   if (!b) return std::nullopt;
-  PairedRatio p;
+  stats::PairedRatio p;
   p.estimate = std::exp(b->mean);
   p.low = std::exp(b->low);
   p.high = std::exp(b->high);
@@ -92,7 +92,7 @@ inline std::optional<PairedRatio> paired_ratio(const std::vector<double>& pair_r
 /// The paired difference of `differences` (B − A per round pair, seconds, in ABBA order; a
 /// trailing pair of an incomplete block is ignored): see PairedDifference. Null with fewer than 2
 /// blocks. \throws ConfigError for a difference that is not finite, or an invalid level or resamples.
-inline std::optional<PairedDifference> paired_difference(const std::vector<double>& differences, double level,
+inline std::optional<stats::PairedDifference> paired_difference(const std::vector<double>& differences, double level,
                                                          std::size_t resamples, std::uint64_t seed) {
   const auto b = block_bootstrap("paired_difference", differences, level, resamples, seed, [](std::size_t j, double d) {
     if (!std::isfinite(d))
@@ -100,7 +100,7 @@ inline std::optional<PairedDifference> paired_difference(const std::vector<doubl
                         ", not a finite number of seconds");
   });
   if (!b) return std::nullopt;
-  PairedDifference d;
+  stats::PairedDifference d;
   d.estimate_s = b->mean;
   d.low_s = b->low;
   d.high_s = b->high;
@@ -110,7 +110,7 @@ inline std::optional<PairedDifference> paired_difference(const std::vector<doubl
 }
 
 /// The start of paired_verdict's reason: "B/A 1.0123 [1.0011, 1.0240] at 95 % over 32 round pairs".
-inline std::string paired_head(const PairedRatio& p) {
+inline std::string paired_head(const stats::PairedRatio& p) {
   char tail[96];
   std::snprintf(tail, sizeof tail, "] at %g %% over %zu round pairs", 100 * p.level, p.pairs);
   return "B/A " + format_ratio(p.estimate) + " [" + format_ratio(p.low) + ", " + format_ratio(p.high) + tail;
@@ -118,20 +118,20 @@ inline std::string paired_head(const PairedRatio& p) {
 
 /// The verdict on a paired ratio with threshold t (the rule at InterleavedOutcome::rule), and
 /// the reason in words.
-inline PairedVerdict paired_verdict(const PairedRatio& p, double t, std::string& reason) {
+inline stats::PairedVerdict paired_verdict(const stats::PairedRatio& p, double t, std::string& reason) {
   const std::string head = paired_head(p);
   const std::string pct = format_number(100 * t) + " %";
   if (p.low >= 1 - t && p.high <= 1 + t) {
     reason = head + ": the interval lies within 1 ± " + pct;
-    return PairedVerdict::same;
+    return stats::PairedVerdict::same;
   }
   if (p.low > 1 && p.estimate > 1 + t) {
     reason = head + ": B is slower: the interval lies above 1 and the estimate above 1 + " + pct;
-    return PairedVerdict::slower;
+    return stats::PairedVerdict::slower;
   }
   if (p.high < 1 && p.estimate < 1 - t) {
     reason = head + ": B is faster: the interval lies below 1 and the estimate below 1 - " + pct;
-    return PairedVerdict::faster;
+    return stats::PairedVerdict::faster;
   }
   if (p.low > 1 || p.high < 1)
     reason = head + ": a difference is shown, but the estimate is within 1 ± " + pct +
@@ -139,7 +139,7 @@ inline PairedVerdict paired_verdict(const PairedRatio& p, double t, std::string&
   else
     reason = head + ": the interval includes 1 and reaches beyond 1 ± " + pct +
              ": more rounds (max_time) narrow it";
-  return PairedVerdict::inconclusive;
+  return stats::PairedVerdict::inconclusive;
 }
 
 }  // namespace detail

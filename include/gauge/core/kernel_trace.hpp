@@ -28,20 +28,22 @@
 
 
 namespace gauge {
-
+namespace records {
 /// What kind of device work an activity record is.
 enum class ActivityKind { kernel, memcpy, memset };
+}  // namespace records
 
 /// Text name of an ActivityKind ("kernel", "memcpy", "memset").
-inline const char* to_string(ActivityKind k) {
+inline const char* to_string(records::ActivityKind k) {
   switch (k) {
-    case ActivityKind::kernel: return "kernel";
-    case ActivityKind::memcpy: return "memcpy";
-    case ActivityKind::memset: return "memset";
+    case records::ActivityKind::kernel: return "kernel";
+    case records::ActivityKind::memcpy: return "memcpy";
+    case records::ActivityKind::memset: return "memset";
   }
   return "kernel";
 }
 
+namespace records {
 /// One activity record: a kernel, memcpy or memset as the device ran it. Times are nanoseconds
 /// on CUPTI's clock (cuptiGetTimestamp), for differences only.
 struct Activity {
@@ -117,5 +119,6 @@ struct KernelTraceRecord {
   std::vector<TracedKernel> kernels;         ///< by time per step, largest first
   std::vector<TraceSpan> sample_step;        ///< the activities of one step (the middle one)
 };
+}  // namespace records
 
 }  // namespace gauge

@@ -53,7 +53,7 @@ inline std::uint64_t union_length(std::vector<std::pair<std::uint64_t, std::uint
 /// \return the record, `status` "traced". Durations in seconds; per-step figures divide by
 ///   units × steps_per_unit.
 /// \throws ConfigError if units or steps_per_unit is 0, or a record has end < start or unit >= units.
-inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::size_t units,
+inline records::KernelTraceRecord summarize_trace(std::vector<records::Activity> activities, std::size_t units,
                                          std::size_t steps_per_unit, std::optional<double> period_s) {
   if (units == 0) throw ConfigError("summarize_trace: units must be >= 1, got 0");
   if (steps_per_unit == 0) throw ConfigError("summarize_trace: steps_per_unit must be >= 1, got 0");
@@ -65,24 +65,24 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
       throw ConfigError("summarize_trace: activity '" + a.name + "' has unit " + std::to_string(*a.unit) +
                         ", outside the round's " + std::to_string(units) + " units");
   }
-  KernelTraceRecord t;
+  records::KernelTraceRecord t;
   t.status = "traced";
   t.steps = units * steps_per_unit;
   t.steps_per_unit = steps_per_unit;
   t.records = activities.size();
   if (period_s && *period_s > 0) t.period_s = period_s;
 
-  const bool any_unit = std::any_of(activities.begin(), activities.end(), [](const Activity& a) { return a.unit.has_value(); });
+  const bool any_unit = std::any_of(activities.begin(), activities.end(), [](const records::Activity& a) { return a.unit.has_value(); });
   if (any_unit) {
     t.attribution = "external correlation";
   } else if (!activities.empty() && activities.size() % units == 0) {
     t.attribution = "launch order";
     std::stable_sort(activities.begin(), activities.end(),
-                     [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
+                     [](const records::Activity& a, const records::Activity& b) { return a.start_ns < b.start_ns; });
     const std::size_t per = activities.size() / units;
     for (std::size_t i = 0; i < activities.size(); ++i) activities[i].unit = i / per;
   }
-  std::vector<std::vector<const Activity*>> by_unit(units);
+  std::vector<std::vector<const records::Activity*>> by_unit(units);
   for (const auto& a : activities)
     if (a.unit) by_unit[*a.unit].push_back(&a);
   for (const auto& u : by_unit) t.attributed_records += u.size();
@@ -94,13 +94,13 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
   std::vector<std::vector<double>> durations;
   double total_ns = 0;
   for (const auto& u : by_unit)
-    for (const Activity* a : u) {
+    for (const records::Activity* a : u) {
       auto [it, fresh] = index.emplace(a->name, t.kernels.size());
       if (fresh) {
-        TracedKernel k;
+        records::TracedKernel k;
         k.name = a->name;
         k.kind = to_string(a->kind);
-        if (a->kind == ActivityKind::kernel) {
+        if (a->kind == records::ActivityKind::kernel) {
           k.grid = {a->grid[0], a->grid[1], a->grid[2]};
           k.block = {a->block[0], a->block[1], a->block[2]};
           k.registers_per_thread = a->registers_per_thread;
@@ -112,7 +112,7 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
         t.kernels.push_back(std::move(k));
         durations.emplace_back();
       }
-      TracedKernel& k = t.kernels[it->second];
+      records::TracedKernel& k = t.kernels[it->second];
       ++k.launches;
       if (std::find(k.streams.begin(), k.streams.end(), a->stream_id) == k.streams.end()) k.streams.push_back(a->stream_id);
       const double d = static_cast<double>(a->end_ns - a->start_ns);
@@ -124,8 +124,8 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
     auto& d = durations[i];
     std::sort(d.begin(), d.end());
     k.launches_per_step = static_cast<double>(k.launches) / steps;
-    k.median_s = percentile_sorted(d, 50);
-    k.p99_s = percentile_sorted(d, 99);
+    k.median_s = stats::percentile_sorted(d, 50);
+    k.p99_s = stats::percentile_sorted(d, 99);
     k.min_s = d.front();
     k.max_s = d.back();
     double sum = 0;
@@ -134,7 +134,7 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
     if (t.period_s) k.share_of_step = k.time_per_step_s / *t.period_s;
   }
   std::stable_sort(t.kernels.begin(), t.kernels.end(),
-                   [](const TracedKernel& a, const TracedKernel& b) { return a.time_per_step_s > b.time_per_step_s; });
+                   [](const records::TracedKernel& a, const records::TracedKernel& b) { return a.time_per_step_s > b.time_per_step_s; });
   t.kernel_time_per_step_s = total_ns * 1e-9 / steps;
 
   // Busy (union) and span per unit; spans need the next unit's first start.
@@ -144,7 +144,7 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
     if (by_unit[u].empty()) continue;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> iv;
     std::uint64_t f = by_unit[u].front()->start_ns;
-    for (const Activity* a : by_unit[u]) {
+    for (const records::Activity* a : by_unit[u]) {
       iv.emplace_back(a->start_ns, a->end_ns);
       f = std::min(f, a->start_ns);
     }
@@ -176,11 +176,11 @@ inline KernelTraceRecord summarize_trace(std::vector<Activity> activities, std::
   if (sample == units) sample = 0;
   while (sample < units && by_unit[sample].empty()) ++sample;
   if (sample < units) {
-    std::vector<const Activity*> acts = by_unit[sample];
-    std::stable_sort(acts.begin(), acts.end(), [](const Activity* a, const Activity* b) { return a->start_ns < b->start_ns; });
+    std::vector<const records::Activity*> acts = by_unit[sample];
+    std::stable_sort(acts.begin(), acts.end(), [](const records::Activity* a, const records::Activity* b) { return a->start_ns < b->start_ns; });
     const std::uint64_t origin = *first[sample];
-    for (const Activity* a : acts)
-      t.sample_step.push_back(TraceSpan{a->name, to_string(a->kind), a->stream_id,
+    for (const records::Activity* a : acts)
+      t.sample_step.push_back(records::TraceSpan{a->name, to_string(a->kind), a->stream_id,
                                         static_cast<double>(a->start_ns - origin) * 1e-9,
                                         static_cast<double>(a->end_ns - origin) * 1e-9});
   }

@@ -33,9 +33,9 @@ inline std::optional<std::string> declared_dtype(const Dimensions& dims, std::st
 
 /// The inputs of assess_peaks besides the work: what the run measured.
 struct PeakInputs {
-  std::optional<DeviceAttributes> device;  ///< the device's attributes (none: the backend knows no peaks)
+  std::optional<peaks::DeviceAttributes> device; ///< the device's attributes (none: the backend knows no peaks)
   std::string no_device_reason;            ///< why there are none (e.g. "host backend")
-  std::vector<Peak> measured;              ///< gauge-peaks' cached peaks for this GPU (may be empty)
+  std::vector<peaks::Peak> measured;       ///< gauge-peaks' cached peaks for this GPU (may be empty)
   std::string measured_source;             ///< the cache file, or why there is none
   std::optional<double> run_sm_clock_mhz;  ///< the run's measured SM clock (ClockRecord), MHz
   std::optional<double> run_memory_clock_mhz;  ///< the run's memory clock (NVML), MHz
@@ -46,21 +46,21 @@ struct PeakInputs {
 /// The peaks record of a result with `work`, `dimensions` and throughputs `gpu` and `wall`: the
 /// device's theoretical peaks at its maximum clocks and at the run's clocks, the datasheet's and
 /// the measured ones; each throughput's fraction of every applicable peak; the roofline position.
-inline PeaksRecord assess_peaks(const Work& work, const Dimensions& dimensions, const Throughput& gpu,
+inline records::PeaksRecord assess_peaks(const Work& work, const Dimensions& dimensions, const Throughput& gpu,
                                 const Throughput& wall, const PeakInputs& in) {
-  PeaksRecord rec;
+  records::PeaksRecord rec;
   if (!in.device) {
     rec.reason = in.no_device_reason.empty() ? "the backend knows no device peaks" : in.no_device_reason;
     return rec;
   }
-  const DeviceAttributes& a = *in.device;
+  const peaks::DeviceAttributes& a = *in.device;
   if (a.l2_cache_bytes > 0) rec.l2_cache_bytes = a.l2_cache_bytes;
   std::string why;
   rec.dtype = declared_dtype(dimensions, &why);
   std::vector<std::string> notes;
   if (!rec.dtype && work.flop) notes.push_back(why);
   // Which peaks apply: memory when bytes are declared, the declared type's compute when FLOP are.
-  auto add = [&](std::optional<Peak> p) {
+  auto add = [&](std::optional<peaks::Peak> p) {
     if (p) rec.peaks.push_back(std::move(*p));
   };
   if (work.bytes) {
@@ -83,15 +83,15 @@ inline PeaksRecord assess_peaks(const Work& work, const Dimensions& dimensions, 
     for (const auto& p : rec.peaks) {
       const auto& rate = p.quantity == "compute" ? t->flop_per_second : t->bytes_per_second;
       if (!rate || !(p.value > 0)) continue;
-      rec.fractions.push_back(PeakFraction{name, p.quantity, p.dtype, p.basis, p.clock_basis, p.value, *rate, *rate / p.value});
+      rec.fractions.push_back(records::PeakFraction{name, p.quantity, p.dtype, p.basis, p.clock_basis, p.value, *rate, *rate / p.value});
     }
   }
   if (work.flop && work.bytes && *work.bytes > 0) {
     for (const char* basis : {"measured", "theoretical", "datasheet"}) {
-      const Peak* c = find_peak(rec.peaks, "compute", rec.dtype.value_or(""), basis, std::string(basis) == "theoretical" ? "max_boost" : "");
-      const Peak* m = find_peak(rec.peaks, "memory_bandwidth", "", basis, std::string(basis) == "theoretical" ? "max_boost" : "");
+      const peaks::Peak* c = find_peak(rec.peaks, "compute", rec.dtype.value_or(""), basis, std::string(basis) == "theoretical" ? "max_boost" : "");
+      const peaks::Peak* m = find_peak(rec.peaks, "memory_bandwidth", "", basis, std::string(basis) == "theoretical" ? "max_boost" : "");
       if (!c || !m || !(m->value > 0)) continue;
-      RooflineRecord r;
+      records::RooflineRecord r;
       r.arithmetic_intensity = *work.flop / *work.bytes;
       r.ridge_point = c->value / m->value;
       r.basis = basis;
@@ -109,7 +109,7 @@ inline PeaksRecord assess_peaks(const Work& work, const Dimensions& dimensions, 
 
 /// The fraction of `rec` for this throughput, quantity and basis (and clock basis, when not
 /// empty), or nullptr.
-inline const PeakFraction* find_fraction(const PeaksRecord& rec, const std::string& throughput, const std::string& quantity,
+inline const records::PeakFraction* find_fraction(const records::PeaksRecord& rec, const std::string& throughput, const std::string& quantity,
                                          const std::string& basis, const std::string& clock_basis = "") {
   for (const auto& f : rec.fractions)
     if (f.throughput == throughput && f.quantity == quantity && f.basis == basis &&

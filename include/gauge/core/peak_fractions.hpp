@@ -16,7 +16,7 @@
 #include "gauge/core/peaks.hpp"
 
 namespace gauge {
-
+namespace records {
 /// One throughput as a fraction of one peak.
 struct PeakFraction {
   std::string throughput;   ///< "gpu" (work / median GPU time) or "wall" (work / median wall time)
@@ -46,9 +46,10 @@ struct PeaksRecord {
   std::string reason;                    ///< why none, or what is missing (no dtype, unknown dtype)
   std::optional<std::string> dtype;      ///< the declared type, canonical ("bf16"), when known
   std::optional<std::uint64_t> l2_cache_bytes;  ///< the device's L2, bytes
-  std::vector<Peak> peaks;               ///< the peaks compared with (the run-clock ones included)
+  std::vector<peaks::Peak> peaks;        ///< the peaks compared with (the run-clock ones included)
   std::vector<PeakFraction> fractions;   ///< one per throughput and applicable peak
   std::optional<RooflineRecord> roofline;  ///< with FLOP and bytes declared and both peaks known
 };
+}  // namespace records
 
 }  // namespace gauge

@@ -46,6 +46,7 @@ inline std::optional<std::string> canonical_dtype(std::string t) {
 }
 }  // namespace detail
 
+namespace peaks {
 /// One row of the compute table: dense operations per SM per clock for a compute capability (and,
 /// where products of one capability differ, a name fragment) and a data type.
 struct ComputeRate {
@@ -57,11 +58,12 @@ struct ComputeRate {
   bool tensor;                ///< tensor cores (else the vector units)
   const char* source;         ///< where the number comes from, with the arithmetic
 };
+}  // namespace peaks
 
 namespace detail {
 /// Dense rates per SM per clock. Each is a datasheet figure divided by SMs × the clock it implies;
 /// the row says which. Rows with a name fragment come first and win over the capability's default.
-inline constexpr ComputeRate compute_rates[] = {
+inline constexpr peaks::ComputeRate compute_rates[] = {
     // Ampere GA100 (sm_80). "NVIDIA A100 Tensor Core GPU Architecture" whitepaper (2020), Table 1:
     // A100 SXM4, 108 SMs, 1410 MHz boost.
     {8, 0, "", "fp64", 128, true, "A100 whitepaper: FP64 Tensor 19.5 TFLOP/s / (108 SMs x 1.41 GHz) = 128"},
@@ -103,6 +105,7 @@ inline constexpr ComputeRate compute_rates[] = {
 };
 }  // namespace detail
 
+namespace peaks {
 /// A per-model correction of the memory formula's inputs, where the reported attribute is known to
 /// be wrong.
 struct MemoryCorrection {
@@ -110,14 +113,16 @@ struct MemoryCorrection {
   int bus_width_bits;         ///< the bus width to use, bits
   const char* source;         ///< why
 };
+}  // namespace peaks
 
 namespace detail {
 /// Models whose reported bus width is wrong.
-inline constexpr MemoryCorrection memory_corrections[] = {
+inline constexpr peaks::MemoryCorrection memory_corrections[] = {
     {"B200", 7680, "cudaDevAttrGlobalMemoryBusWidth reports 8192 bits on B200; gauge uses 7680 (issue \"Speed of light\")"},
 };
 }  // namespace detail
 
+namespace peaks {
 /// One published (datasheet) peak of a model, dense.
 struct DatasheetPeak {
   const char* name_contains;  ///< a fragment of the device's name ("H200", "H100 80GB HBM3", ...)
@@ -125,11 +130,12 @@ struct DatasheetPeak {
   double value;               ///< bytes/s for memory, FLOP/s (OP/s) for compute
   const char* source;         ///< the datasheet
 };
+}  // namespace peaks
 
 namespace detail {
 /// NVIDIA's datasheet peaks, dense (the "with sparsity" figures halved). Rows for a more specific
 /// name ("H200 NVL") come before the general one ("H200"); the first match of a name wins.
-inline constexpr DatasheetPeak datasheet_peaks[] = {
+inline constexpr peaks::DatasheetPeak datasheet_peaks[] = {
     {"H200 NVL", "", 4.8e12, "NVIDIA H200 NVL datasheet (2024): 4.8 TB/s"},
     {"H200 NVL", "bf16", 835.5e12, "NVIDIA H200 NVL datasheet (2024): BF16 1671 TFLOP/s with sparsity / 2"},
     {"H200 NVL", "fp16", 835.5e12, "NVIDIA H200 NVL datasheet (2024): FP16 1671 TFLOP/s with sparsity / 2"},
@@ -178,8 +184,8 @@ inline std::string peak_number(double v) {
 
 /// The compute-table row for a device and type (a named product's row before the capability's
 /// default), or nullptr when the table has none.
-inline const ComputeRate* find_compute_rate(const DeviceAttributes& a, const std::string& dtype) {
-  const ComputeRate* fallback = nullptr;
+inline const peaks::ComputeRate* find_compute_rate(const peaks::DeviceAttributes& a, const std::string& dtype) {
+  const peaks::ComputeRate* fallback = nullptr;
   for (const auto& r : compute_rates) {
     if (r.major != a.compute_capability_major || r.minor != a.compute_capability_minor || dtype != r.dtype) continue;
     if (r.name_contains[0] != '\0') {
@@ -192,7 +198,7 @@ inline const ComputeRate* find_compute_rate(const DeviceAttributes& a, const std
 }
 
 /// The memory correction for a device, or nullptr.
-inline const MemoryCorrection* find_memory_correction(const std::string& name) {
+inline const peaks::MemoryCorrection* find_memory_correction(const std::string& name) {
   for (const auto& c : memory_corrections)
     if (detail::name_matches(name, c.name_contains)) return &c;
   return nullptr;
@@ -200,7 +206,7 @@ inline const MemoryCorrection* find_memory_correction(const std::string& name) {
 
 /// The theoretical memory bandwidth, bytes/s: 2 × `memory_clock_mhz` × 10⁶ × bus width / 8, the bus
 /// width corrected per `memory_corrections`; nullopt without a clock or bus width (`why` says).
-inline std::optional<Peak> theoretical_memory_peak(const DeviceAttributes& a, std::optional<double> memory_clock_mhz,
+inline std::optional<peaks::Peak> theoretical_memory_peak(const peaks::DeviceAttributes& a, std::optional<double> memory_clock_mhz,
                                                    const std::string& clock_basis, std::string* why = nullptr) {
   if (!memory_clock_mhz || !(*memory_clock_mhz > 0) || !a.memory_bus_width_bits || *a.memory_bus_width_bits <= 0) {
     if (why) *why = "memory bandwidth: no memory clock or bus width reported";
@@ -213,7 +219,7 @@ inline std::optional<Peak> theoretical_memory_peak(const DeviceAttributes& a, st
            c->source;
     bits = c->bus_width_bits;
   }
-  Peak p;
+  peaks::Peak p;
   p.quantity = "memory_bandwidth";
   p.unit = "bytes/s";
   p.basis = "theoretical";
@@ -227,10 +233,10 @@ inline std::optional<Peak> theoretical_memory_peak(const DeviceAttributes& a, st
 
 /// The theoretical dense compute peak of `dtype`, FLOP/s (OP/s for int8): SMs × `sm_clock_mhz` ×
 /// 10⁶ × the table's rate; nullopt when the table has no row or the clock is unknown (`why` says).
-inline std::optional<Peak> theoretical_compute_peak(const DeviceAttributes& a, const std::string& dtype,
+inline std::optional<peaks::Peak> theoretical_compute_peak(const peaks::DeviceAttributes& a, const std::string& dtype,
                                                     std::optional<double> sm_clock_mhz, const std::string& clock_basis,
                                                     std::string* why = nullptr) {
-  const ComputeRate* r = find_compute_rate(a, dtype);
+  const peaks::ComputeRate* r = find_compute_rate(a, dtype);
   if (!r) {
     if (why)
       *why = dtype + ": no table row for sm_" + std::to_string(a.compute_capability_major) +
@@ -241,7 +247,7 @@ inline std::optional<Peak> theoretical_compute_peak(const DeviceAttributes& a, c
     if (why) *why = dtype + ": no SM clock or SM count reported";
     return std::nullopt;
   }
-  Peak p;
+  peaks::Peak p;
   p.quantity = "compute";
   p.dtype = dtype;
   p.unit = dtype == "int8" ? "OP/s" : "FLOP/s";
@@ -257,13 +263,13 @@ inline std::optional<Peak> theoretical_compute_peak(const DeviceAttributes& a, c
 
 /// The datasheet peaks of the device's model (the first name fragment that matches decides the
 /// model), in table order.
-inline std::vector<Peak> datasheet_peaks_of(const std::string& name) {
-  std::vector<Peak> out;
+inline std::vector<peaks::Peak> datasheet_peaks_of(const std::string& name) {
+  std::vector<peaks::Peak> out;
   const char* model = nullptr;
   for (const auto& d : datasheet_peaks) {
     if (!model && detail::name_matches(name, d.name_contains) && d.name_contains[0] != '\0') model = d.name_contains;
     if (!model || std::string(d.name_contains) != model) continue;
-    Peak p;
+    peaks::Peak p;
     p.quantity = d.dtype[0] == '\0' ? "memory_bandwidth" : "compute";
     p.dtype = d.dtype;
     p.unit = d.dtype[0] == '\0' ? "bytes/s" : std::string(d.dtype) == "int8" ? "OP/s" : "FLOP/s";
@@ -277,6 +283,7 @@ inline std::vector<Peak> datasheet_peaks_of(const std::string& name) {
 }
 }  // namespace detail
 
+namespace peaks {
 /// Every theoretical peak at the device's maximum clocks, then the datasheet's: memory bandwidth
 /// and one compute peak per type of `peak_dtypes()` the table knows. What is not known is listed
 /// in `unknown` with the reason.
@@ -294,11 +301,12 @@ inline DevicePeaks device_peaks(const DeviceAttributes& a) {
   d.measured_source = "not read";
   return d;
 }
+}  // namespace peaks
 
 namespace detail {
 /// The first peak of `quantity` (and `dtype` for compute) with this `basis` (and clock basis, when
 /// not empty), or nullptr.
-inline const Peak* find_peak(const std::vector<Peak>& peaks, const std::string& quantity, const std::string& dtype,
+inline const peaks::Peak* find_peak(const std::vector<peaks::Peak>& peaks, const std::string& quantity, const std::string& dtype,
                              const std::string& basis, const std::string& clock_basis = "") {
   for (const auto& p : peaks)
     if (p.quantity == quantity && (quantity != "compute" || p.dtype == dtype) && p.basis == basis &&
@@ -309,8 +317,8 @@ inline const Peak* find_peak(const std::vector<Peak>& peaks, const std::string& 
 
 /// The peak a throughput must not exceed, for the warnings: the theoretical one at the maximum
 /// clock, else the datasheet's; nullptr when neither is known.
-inline const Peak* ceiling_peak(const std::vector<Peak>& peaks, const std::string& quantity, const std::string& dtype) {
-  if (const Peak* p = find_peak(peaks, quantity, dtype, "theoretical", "max_boost")) return p;
+inline const peaks::Peak* ceiling_peak(const std::vector<peaks::Peak>& peaks, const std::string& quantity, const std::string& dtype) {
+  if (const peaks::Peak* p = find_peak(peaks, quantity, dtype, "theoretical", "max_boost")) return p;
   return find_peak(peaks, quantity, dtype, "datasheet");
 }
 }  // namespace detail

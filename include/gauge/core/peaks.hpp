@@ -22,7 +22,7 @@
 #include <vector>
 
 namespace gauge {
-
+namespace peaks {
 /// The device attributes the peaks are computed from (cudaDeviceGetAttribute; a test's fake).
 struct DeviceAttributes {
   std::string name;                          ///< e.g. "NVIDIA H200" (matched against the tables)
@@ -57,5 +57,6 @@ struct DevicePeaks {
   /// Where the measured peaks were read from (gauge-peaks' cache file), or why there are none.
   std::string measured_source;
 };
+}  // namespace peaks
 
 }  // namespace gauge

@@ -15,7 +15,7 @@
 #include "gauge/core/result.hpp"
 
 namespace gauge {
-
+namespace records {
 /// One rank (process) of the communicator and where it ran.
 struct RankRecord {
   int rank = 0;                                ///< rank in the communicator, 0-based
@@ -42,11 +42,12 @@ struct CrossRankStatistics {
   std::optional<int> straggler_rank;             ///< the rank with the largest median (lowest on ties)
   std::optional<int> fastest_rank;               ///< the rank with the smallest median (lowest on ties)
 };
+}  // namespace records
 
 namespace detail {
 /// Computes CrossRankStatistics from per-rank medians (null entries are left out).
-inline CrossRankStatistics cross_rank_statistics(const std::vector<std::optional<double>>& medians_s) {
-  CrossRankStatistics s;
+inline records::CrossRankStatistics cross_rank_statistics(const std::vector<std::optional<double>>& medians_s) {
+  records::CrossRankStatistics s;
   s.medians_s = medians_s;
   std::vector<std::pair<double, int>> known;
   for (std::size_t i = 0; i < medians_s.size(); ++i)
@@ -75,6 +76,7 @@ inline CrossRankStatistics cross_rank_statistics(const std::vector<std::optional
 }
 }  // namespace detail
 
+namespace records {
 /// One experiment over every rank.
 struct RankExperiment {
   std::string name;              ///< the experiment's name (as in `experiments`)
@@ -109,16 +111,17 @@ struct RankedRegion {
   std::optional<int> straggler_rank;
   std::string straggler_by;  ///< "arrival" or "time"; "" when straggler_rank is none
 };
+}  // namespace records
 
 namespace detail {
 
 /// The straggler of a region across ranks from its arrivals and times (RankedRegion's rule):
 /// sets `r.straggler_rank` and `r.straggler_by`.
-inline void name_region_straggler(RankedRegion& r) {
+inline void name_region_straggler(records::RankedRegion& r) {
   r.straggler_rank.reset();
   r.straggler_by.clear();
-  const RankedValue& t = r.time_per_step_s;
-  const RankedValue& a = r.start_offset_s;
+  const records::RankedValue& t = r.time_per_step_s;
+  const records::RankedValue& a = r.start_offset_s;
   const bool have_time = t.min && t.max && t.max_rank, have_arrival = a.min && a.max && a.max_rank;
   if (have_arrival && (!have_time || *a.max - *a.min >= 0.5 * (*t.max - *t.min))) {
     r.straggler_rank = a.max_rank;
@@ -131,6 +134,7 @@ inline void name_region_straggler(RankedRegion& r) {
 
 }  // namespace detail
 
+namespace records {
 /// A Timer's window combined across ranks (gauge::mpi::TimerAcrossRanks): per region, the min
 /// and max over ranks of the window's median, and the straggler rank.
 struct TimerRanksWindow {
@@ -158,5 +162,6 @@ struct RanksRecord {
   std::optional<std::string> error;
   std::vector<int> unresponsive_ranks;  ///< ranks that did not answer the agreement that timed out
 };
+}  // namespace records
 
 }  // namespace gauge

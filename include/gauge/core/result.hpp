@@ -33,6 +33,7 @@ enum class Status {
 /// Text name of a Status ("ok", "failed").
 inline const char* to_string(Status s) { return s == Status::ok ? "ok" : "failed"; }
 
+namespace records {
 /// The device an experiment ran on.
 struct DeviceRecord {
   int ordinal = -1;                 ///< CUDA device ordinal in this process (-1 for the host)
@@ -162,6 +163,7 @@ struct StoppingRecord {
   double target_relative_ci_width = 0;            ///< the target from the configuration
   bool target_met = false;                        ///< relative_ci_width <= target
 };
+}  // namespace records
 
 namespace detail {
 /// What the per-step samples of a result (or a Timer) from `backend` are, by default: {"real
@@ -184,7 +186,7 @@ struct Result {
   std::string backend;             ///< "cuda", "host", or a test backend's name
   std::string time_label = "GPU time";  ///< what the per-step samples are: "GPU time" (CUDA events) or "real time" (host steady clock)
   std::string time_clock = "CUDA events";  ///< the clock behind them
-  DeviceRecord device;             ///< where it ran
+  records::DeviceRecord device;    ///< where it ran
   Status status = Status::ok;      ///< ok, or failed with `error`
   std::optional<std::string> error;  ///< the failure, with the phase and step where it happened
   /// Which repetition of its point this result is, 0-based, when the suite runner ran every
@@ -193,10 +195,10 @@ struct Result {
   /// of one name and dimensions in a report are runs of the same code.
   std::optional<std::size_t> repetition;
 
-  WarmupRecord warmup;
-  SamplingRecord sampling;
-  StoppingRecord stopping;
-  StreamsRecord streams;           ///< the streams measured on and their effect on the interval
+  records::WarmupRecord warmup;
+  records::SamplingRecord sampling;
+  records::StoppingRecord stopping;
+  records::StreamsRecord streams;  ///< the streams measured on and their effect on the interval
 
   /// GPU time per step, seconds (from events). Its `median_ci` covers the stream effect: when
   /// `streams.widened`, low and high are the widened bounds (the ranks and coverage are those of
@@ -210,7 +212,7 @@ struct Result {
   Summary cpu_time;
   /// The calling thread's CPU cycles and instructions per step, user mode, from perf_event (host
   /// timing; gauge/core/cpu_counters.hpp), or why not (status and reason). Schema 1.7.
-  CpuCountersRecord cpu_counters;
+  records::CpuCountersRecord cpu_counters;
   Throughput gpu_throughput;       ///< work / median GPU time per step
   Throughput wall_throughput;      ///< work / median wall time per step
   /// Median wall time minus median GPU time per step, seconds: host work the device waits for.
@@ -219,15 +221,15 @@ struct Result {
   std::optional<double> gpu_busy_fraction;
 
   /// The SM clock of every measured round and the cycles per step it implies (schema 1.5).
-  ClockRecord clock;
-  TelemetryRecord telemetry;           ///< GPU clocks, power, temperature, throttling while it ran
-  MemoryRecord memory;                 ///< peak memory and whether the workload fits
-  std::vector<KernelBinaryRecord> kernels;  ///< binaries of the named kernels (and gauge's gate)
+  records::ClockRecord clock;
+  records::TelemetryRecord telemetry;  ///< GPU clocks, power, temperature, throttling while it ran
+  records::MemoryRecord memory;        ///< peak memory and whether the workload fits
+  std::vector<records::KernelBinaryRecord> kernels; ///< binaries of the named kernels (and gauge's gate)
   /// What ran inside the step and for how long (Config::trace_kernels); empty when not asked.
-  std::optional<KernelTraceRecord> kernel_trace;
+  std::optional<records::KernelTraceRecord> kernel_trace;
   /// Every throughput as a fraction of the device's peaks, and the roofline (schema 1.5;
   /// gauge/core/peak_fractions.hpp). `status` "none" with the reason where no peak is known.
-  PeaksRecord peaks;
+  records::PeaksRecord peaks;
 
   std::vector<double> gpu_samples_s;   ///< GPU time per step of each sample, in order taken
   std::vector<double> wall_samples_s;  ///< wall time per step of each wall round, in order

@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace gauge {
-
+namespace stats {
 /// A histogram of positive times in logarithmic buckets, for percentiles over an unbounded number
 /// of samples in fixed memory (24 KiB). Bucket i >= 1 holds [lo·g^(i-1), lo·g^i) with lo = 1 ns
 /// and g = 1.01 (1 % wide) up to 10^4 s; bucket 0 holds smaller values (zero included), the last
@@ -165,5 +165,6 @@ class RunningStats {
   double sum_ = 0, comp_ = 0, mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
   LogHistogram hist_;
 };
+}  // namespace stats
 
 }  // namespace gauge

@@ -8,12 +8,13 @@
 #include "gauge/core/dimensions.hpp"
 
 namespace gauge {
-
+namespace records {
 /// A skipped point: the experiment it would have been (name and dimensions) and the reason.
 struct SkippedPoint {
   std::string name;       ///< the benchmark's name (the experiment's name had it run)
   Dimensions dimensions;  ///< the point's axis values (its dimensions had it run)
   std::string reason;     ///< why, as the benchmark said, e.g. "does not fit in device memory"
 };
+}  // namespace records
 
 }  // namespace gauge

@@ -213,12 +213,12 @@ inline std::size_t median_ci_lower_rank(std::size_t n, double level, std::size_t
 }
 
 /// median_confidence_interval without the checks of `sorted` and `level`.
-inline std::optional<ConfidenceInterval> median_ci_unchecked(const std::vector<double>& sorted,
+inline std::optional<stats::ConfidenceInterval> median_ci_unchecked(const std::vector<double>& sorted,
                                                              double level) {
   const std::size_t n = sorted.size();
   const std::size_t lo = median_ci_lower_rank(n, level);
   if (lo == 0) return std::nullopt;
-  ConfidenceInterval ci;
+  stats::ConfidenceInterval ci;
   ci.lower_rank = lo;
   ci.upper_rank = n + 1 - lo;
   ci.low = sorted[ci.lower_rank - 1];
@@ -230,14 +230,14 @@ inline std::optional<ConfidenceInterval> median_ci_unchecked(const std::vector<d
 
 /// tukey_outliers given the already computed quartiles q1 <= q3 of `sorted`; the IQR is taken
 /// as at least `resolution` (the clock's tick per sample).
-inline Outliers tukey_outliers_from_quartiles(const std::vector<double>& sorted, double q1,
+inline stats::Outliers tukey_outliers_from_quartiles(const std::vector<double>& sorted, double q1,
                                               double q3, double resolution = 0) noexcept {
   const double iqr = std::max(q3 - q1, resolution > 0 ? resolution : 0.0);
   const double low_severe_fence = q1 - 3.0 * iqr;
   const double low_mild_fence = q1 - 1.5 * iqr;
   const double high_mild_fence = q3 + 1.5 * iqr;
   const double high_severe_fence = q3 + 3.0 * iqr;
-  Outliers out;
+  stats::Outliers out;
   for (const double x : sorted) {
     if (x < low_severe_fence) {
       ++out.low_severe;
@@ -278,6 +278,7 @@ inline std::optional<double> finite_or_nullopt(double v) {
 
 }  // namespace detail
 
+namespace stats {
 /// Percentile of ascending-sorted data by linear interpolation between order statistics:
 /// Hyndman & Fan (1996), "Sample Quantiles in Statistical Packages", definition 7; NumPy's default
 /// `linear` method. Reproduces `np.percentile(x, q)` (NumPy >= 1.22) bit for bit.
@@ -439,5 +440,6 @@ inline Summary summarize(std::vector<double> samples, double confidence_level = 
   s.outliers = detail::tukey_outliers_from_quartiles(x, *s.p25, *s.p75, std::isfinite(resolution) ? resolution : 0.0);
   return s;
 }
+}  // namespace stats
 
 }  // namespace gauge

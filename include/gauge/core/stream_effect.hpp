@@ -109,6 +109,7 @@ inline double normal_quantile(double p) {
 
 }  // namespace detail
 
+namespace stats {
 /// The between-stream part of an interval of the median (see the file comment for the method).
 struct StreamWidening {
   std::size_t streams = 0;      ///< S: streams with at least one sample
@@ -166,5 +167,6 @@ inline std::optional<StreamWidening> widen_for_streams(const std::vector<double>
   w.high = w.widened() ? median + std::sqrt((within.high - median) * (within.high - median) + extra) : within.high;
   return w;
 }
+}  // namespace stats
 
 }  // namespace gauge

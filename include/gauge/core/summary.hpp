@@ -7,7 +7,7 @@
 #include <optional>
 
 namespace gauge {
-
+namespace stats {
 /// A confidence interval of the population median built from two order statistics of the sample.
 /// `low`/`high` are in the unit of the samples; ranks are 1-based positions in the ascending sample
 /// (`low == sorted[lower_rank - 1]`, `high == sorted[upper_rank - 1]`,
@@ -34,6 +34,7 @@ struct Outliers {
   /// Number of outliers of any kind: the sum of the four counts.
   std::size_t total() const noexcept { return low_severe + low_mild + high_mild + high_severe; }
 };
+}  // namespace stats
 
 /// The distribution summary written into every report. All values are in the unit of the
 /// samples, except `n` (a count), `cv` and `median_ci_relative_width` (dimensionless ratios) and
@@ -68,9 +69,9 @@ struct Summary {
   /// `scipy.stats.median_abs_deviation(x)` (scale = 1; multiply by 1.4826 for a normal sigma).
   std::optional<double> mad;
   std::optional<double> iqr;    ///< interquartile range p75 - p25
-  std::optional<ConfidenceInterval> median_ci;  ///< `median_confidence_interval` at `confidence_level`
+  std::optional<stats::ConfidenceInterval> median_ci; ///< `median_confidence_interval` at `confidence_level`
   std::optional<double> median_ci_relative_width;  ///< (high - low) / p50; nullopt if no CI or p50 == 0
-  Outliers outliers;                 ///< `tukey_outliers` (all 0 for n == 0)
+  stats::Outliers outliers;          ///< `tukey_outliers` (all 0 for n == 0)
   double confidence_level = 0.95;    ///< the level requested for `median_ci`
   /// How the percentiles (and p50, IQR, MAD's medians, the Tukey quartiles) are computed.
   static constexpr const char* percentile_method =

@@ -13,7 +13,7 @@
 #include "gauge/core/gpm.hpp"
 
 namespace gauge {
-
+namespace records {
 /// One telemetry reading of the experiment's GPU (NVML), taken by the background sampler or at a
 /// round boundary. Fields the device does not report stay empty.
 struct TelemetrySample {
@@ -98,14 +98,16 @@ struct KernelBinaryRecord {
   int device_version = 0;       ///< the device's compute capability, major·10 + minor
   bool jit_compiled = false;    ///< the driver compiled PTX for this device (heuristic: see cuda/jit.hpp)
 };
+}  // namespace records
 
+namespace env {
 /// A source of telemetry readings (NVML for the CUDA backend, scripted in tests). read() is
 /// called from the sampler's thread and from the protocol's thread, never concurrently.
 class TelemetryProbe {
  public:
   virtual ~TelemetryProbe() = default;
   /// One reading (t_s is filled in by the sampler). Never throws; absent fields stay empty.
-  virtual TelemetrySample read() = 0;
+  virtual records::TelemetrySample read() = 0;
   /// The device's maximum SM clock in MHz, when known.
   virtual std::optional<double> sm_clock_max_mhz() { return std::nullopt; }
   /// Processes with a compute context on the device (pid, bytes), when known.
@@ -121,11 +123,14 @@ class TelemetryProbe {
     return std::nullopt;
   }
 };
+}  // namespace env
 
+namespace records {
 /// Host memory of this process, bytes.
 struct ProcessMemory {
   std::optional<std::uint64_t> rss_bytes;       ///< VmRSS: resident now
   std::optional<std::uint64_t> rss_peak_bytes;  ///< VmHWM: peak resident ("high water mark")
 };
+}  // namespace records
 
 }  // namespace gauge

@@ -64,7 +64,7 @@ inline bool thin_samples(Result& r, std::size_t max) {
     thin_round_samples(r, {}, max);
     return wide;
   }
-  SamplingRecord& s = r.sampling;
+  records::SamplingRecord& s = r.sampling;
   const std::size_t rounds = s.round_samples.size();
   std::size_t total = 0;
   for (std::size_t c : s.round_samples) total += c;

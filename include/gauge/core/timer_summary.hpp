@@ -7,7 +7,7 @@
 ///
 /// Two views of every per-step time, each with bounded memory however long the loop runs:
 /// - the *window*: the last `TimerConfig::window` resolved steps, kept exactly, summarized by
-///   `gauge::summarize` (percentiles by Hyndman-Fan type 7, as DESIGN.md asks);
+///   `gauge::stats::summarize` (percentiles by Hyndman-Fan type 7, as DESIGN.md asks);
 /// - the *total*: every step after warm-up, as exact running moments (n, sum, mean, standard
 ///   deviation, min, max) plus percentiles from a log-bucketed histogram (`LogHistogram`), whose
 ///   values are within 0.5 % of an order statistic (the method is written into the report).
@@ -97,6 +97,7 @@ inline void validate(const TimerConfig& c) {
                       detail::format_number(*c.peak_flop_per_s));
 }
 
+namespace records {
 /// Throughput of a set of steps: their summed work over their summed step time on the device
 /// clock (`gpu_time_s`: from the boundary before the first step to the boundary after the last,
 /// device idle time included), and MFU. The core's Throughput (FLOP/s, bytes/s, and the items
@@ -110,6 +111,7 @@ struct TimerThroughput : Throughput {
   /// absent without a peak or without FLOP.
   std::optional<double> mfu;
 };
+}  // namespace records
 
 namespace detail {
 /// Sums of the work of a set of steps; a kind of work counts only if every step declared it.
@@ -136,9 +138,9 @@ struct WorkSums {
 
 /// Throughput of `work` done in `seconds` (a step time sum); MFU against `peak_flop_per_s`.
 /// A rate is reported only when every step declared that kind of work and seconds > 0.
-inline TimerThroughput timer_throughput(const WorkSums& work, double seconds,
+inline records::TimerThroughput timer_throughput(const WorkSums& work, double seconds,
                                         const std::optional<double>& peak_flop_per_s) {
-  TimerThroughput t;
+  records::TimerThroughput t;
   if (!(seconds > 0) || !std::isfinite(seconds) || work.steps == 0) return t;
   auto rate = [&](double sum, std::size_t with) -> std::optional<double> {
     if (with != work.steps) return std::nullopt;
@@ -153,6 +155,7 @@ inline TimerThroughput timer_throughput(const WorkSums& work, double seconds,
 }
 }  // namespace detail
 
+namespace records {
 /// One region over the rolling window: its time per step (the sum of its occurrences in a step),
 /// over the steps of the window in which it occurred.
 struct TimerRegionWindow {
@@ -173,7 +176,7 @@ struct TimerRegionWindow {
 struct TimerRegionTotal {
   std::size_t steps = 0;        ///< steps in which the region occurred
   std::size_t occurrences = 0;  ///< start/stop pairs
-  TotalSummary time_per_step_s; ///< the region's time per step, seconds
+  stats::TotalSummary time_per_step_s; ///< the region's time per step, seconds
   std::optional<double> share_of_step;  ///< as TimerRegionWindow::share_of_step, over all steps
 };
 
@@ -206,8 +209,8 @@ struct TimerStepWindow {
 /// The steps after warm-up, all of them (bounded memory).
 struct TimerStepTotal {
   std::size_t steps = 0;         ///< steps summarized
-  TotalSummary gpu_time_s;       ///< GPU time per step, seconds
-  TotalSummary wall_time_s;      ///< wall time per step, seconds
+  stats::TotalSummary gpu_time_s; ///< GPU time per step, seconds
+  stats::TotalSummary wall_time_s; ///< wall time per step, seconds
   TimerThroughput throughput;    ///< summed work / summed GPU time of the steps
 };
 
@@ -258,6 +261,7 @@ struct TimerKernelTrace {
   std::size_t attributed_records = 0;           ///< of them, launched inside the sampled step
   std::vector<TimerRegionKernels> regions;      ///< regions with work, in order of registration, then outside
 };
+}  // namespace records
 
 struct TimerSummary {
   std::string name;     ///< the Timer's name
@@ -265,13 +269,13 @@ struct TimerSummary {
   TimerConfig config;   ///< every setting, defaults included
   bool final = false;   ///< taken by finish(): every ended step resolved
   std::optional<double> timer_resolution_s;  ///< resolution of the backend's markers, seconds
-  TimerCounters counters;
-  TimerStepWindow window;
-  TimerStepTotal total;
-  std::vector<TimerRegionSummary> regions;  ///< in order of registration
+  records::TimerCounters counters;
+  records::TimerStepWindow window;
+  records::TimerStepTotal total;
+  std::vector<records::TimerRegionSummary> regions; ///< in order of registration
   std::vector<Warning> warnings;
   /// The last sampled step's kernels (TimerConfig::trace_kernels at level 2); empty otherwise.
-  std::optional<TimerKernelTrace> kernel_trace;
+  std::optional<records::TimerKernelTrace> kernel_trace;
 };
 
 namespace detail {

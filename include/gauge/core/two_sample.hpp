@@ -19,7 +19,7 @@
 #include "gauge/core/statistics.hpp"
 
 namespace gauge {
-
+namespace stats {
 /// A statistic of a sample of per-step times that a comparison looks at.
 enum class Statistic {
   median,  ///< type-7 50th percentile
@@ -27,18 +27,20 @@ enum class Statistic {
   p90,     ///< type-7 90th percentile
   p99,     ///< type-7 99th percentile
 };
+}  // namespace stats
 
 /// Text name of a Statistic ("median", "mean", "p90", "p99").
-inline const char* to_string(Statistic s) {
+inline const char* to_string(stats::Statistic s) {
   switch (s) {
-    case Statistic::median: return "median";
-    case Statistic::mean: return "mean";
-    case Statistic::p90: return "p90";
-    case Statistic::p99: return "p99";
+    case stats::Statistic::median: return "median";
+    case stats::Statistic::mean: return "mean";
+    case stats::Statistic::p90: return "p90";
+    case stats::Statistic::p99: return "p99";
   }
   return "?";
 }
 
+namespace stats {
 /// A percentile-bootstrap confidence interval of a ratio of one statistic (candidate / base).
 struct RatioInterval {
   double estimate = 0;        ///< statistic(candidate) / statistic(base) of the samples themselves
@@ -107,6 +109,7 @@ struct Modes {
       "two modes when each group holds >= 10 % of the values and < 10 % of all values lie in the middle half "
       "between the groups' medians";
 };
+}  // namespace stats
 
 namespace detail {
 
@@ -139,19 +142,19 @@ inline std::uint64_t uniform_index(std::mt19937_64& gen, std::uint64_t n) {
 }
 
 /// The percentile (0–100) a quantile Statistic stands for; -1 for the mean.
-inline double percentile_of(Statistic s) {
+inline double percentile_of(stats::Statistic s) {
   switch (s) {
-    case Statistic::median: return 50;
-    case Statistic::p90: return 90;
-    case Statistic::p99: return 99;
-    case Statistic::mean: break;
+    case stats::Statistic::median: return 50;
+    case stats::Statistic::p90: return 90;
+    case stats::Statistic::p99: return 99;
+    case stats::Statistic::mean: break;
   }
   return -1;
 }
 
 /// The statistic of ascending `sorted` (n >= 1).
-inline double statistic_sorted(const std::vector<double>& sorted, Statistic s) {
-  if (s != Statistic::mean) return percentile_unchecked(sorted, percentile_of(s));
+inline double statistic_sorted(const std::vector<double>& sorted, stats::Statistic s) {
+  if (s != stats::Statistic::mean) return percentile_unchecked(sorted, percentile_of(s));
   double sum = 0;
   for (double v : sorted) sum += v;
   return sum / static_cast<double>(sorted.size());
@@ -162,7 +165,7 @@ inline double statistic_sorted(const std::vector<double>& sorted, Statistic s) {
 /// statistics are those of the drawn indices, so a type-7 quantile is read by walking the counts:
 /// O(n), no comparisons.
 inline void resample_statistics_sorted(const std::vector<double>& sorted, std::mt19937_64& gen,
-                                       std::vector<std::uint32_t>& counts, const std::vector<Statistic>& stats,
+                                       std::vector<std::uint32_t>& counts, const std::vector<stats::Statistic>& stats,
                                        std::vector<double>& out) {
   const std::size_t n = sorted.size();
   counts.assign(n, 0);
@@ -174,7 +177,7 @@ inline void resample_statistics_sorted(const std::vector<double>& sorted, std::m
     return sorted[j];
   };
   for (std::size_t s = 0; s < stats.size(); ++s) {
-    if (stats[s] == Statistic::mean) {
+    if (stats[s] == stats::Statistic::mean) {
       double sum = 0;
       for (std::size_t j = 0; j < n; ++j) sum += counts[j] * sorted[j];
       out[s] = sum / static_cast<double>(n);
@@ -194,9 +197,9 @@ inline void resample_statistics_sorted(const std::vector<double>& sorted, std::m
 }
 
 /// bootstrap_ratios, its errors named after `function`.
-inline std::vector<StatisticRatio> bootstrap_ratios_as(const char* function, const std::vector<double>& base,
+inline std::vector<stats::StatisticRatio> bootstrap_ratios_as(const char* function, const std::vector<double>& base,
                                                        const std::vector<double>& candidate,
-                                                       const std::vector<Statistic>& statistics, double level,
+                                                       const std::vector<stats::Statistic>& statistics, double level,
                                                        std::size_t resamples, std::uint64_t seed) {
   const std::string name = function;
   check_level(function, level);
@@ -217,12 +220,12 @@ inline std::vector<StatisticRatio> bootstrap_ratios_as(const char* function, con
     resample_statistics_sorted(b, gen, counts, statistics, sb);
     for (std::size_t s = 0; s < k; ++s) ratios[s][r] = sb[s] / sa[s];
   }
-  std::vector<StatisticRatio> out(k);
+  std::vector<stats::StatisticRatio> out(k);
   for (std::size_t s = 0; s < k; ++s) {
     auto& v = ratios[s];
     std::sort(v.begin(), v.end());
     out[s].statistic = statistics[s];
-    RatioInterval& i = out[s].interval;
+    stats::RatioInterval& i = out[s].interval;
     i.estimate = statistic_sorted(b, statistics[s]) / statistic_sorted(a, statistics[s]);
     i.low = percentile_unchecked(v, 100.0 * (1.0 - level) / 2.0);
     i.high = percentile_unchecked(v, 100.0 * (1.0 + level) / 2.0);
@@ -234,6 +237,7 @@ inline std::vector<StatisticRatio> bootstrap_ratios_as(const char* function, con
 }
 }  // namespace detail
 
+namespace stats {
 /// Percentile-bootstrap confidence intervals of the ratios statistic(candidate) /
 /// statistic(base) of several statistics at once (Efron & Tibshirani 1993, *An Introduction to
 /// the Bootstrap*, ch. 13, the percentile interval; two-sample bootstrap, ch. 8). Each of B
@@ -420,5 +424,6 @@ inline MannWhitney mann_whitney_u(const std::vector<double>& x, const std::vecto
   out.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));  // 2 * P(Z >= z)
   return out;
 }
+}  // namespace stats
 
 }  // namespace gauge

@@ -13,13 +13,14 @@
 #include "gauge/core/format.hpp"
 
 namespace gauge {
-
+namespace stats {
 /// The verdict of the steady-state rule on the rounds so far.
 struct SteadyVerdict {
   bool steady = false;               ///< the last two windows agree within the tolerance
   double relative_drift = 0;         ///< |median(last) − median(previous)| / median(last); 0 if too few rounds
   std::string reason;                ///< in words, with the numbers
 };
+}  // namespace stats
 
 namespace detail {
 inline double median_of(std::vector<double> v) {
@@ -29,9 +30,10 @@ inline double median_of(std::vector<double> v) {
 }
 }  // namespace detail
 
+namespace stats {
 /// Applies the steady-state rule to `rounds` (in order). The very first round holds the first
 /// step alone (its cost is reported separately) and is never part of a window.
-inline SteadyVerdict steady_state(const std::vector<WarmupRound>& rounds, const WarmupConfig& cfg) {
+inline SteadyVerdict steady_state(const std::vector<records::WarmupRound>& rounds, const WarmupConfig& cfg) {
   SteadyVerdict v;
   const std::size_t w = cfg.window;
   const std::size_t usable = rounds.size() > 0 ? rounds.size() - 1 : 0;
@@ -52,5 +54,6 @@ inline SteadyVerdict steady_state(const std::vector<WarmupRound>& rounds, const 
              detail::format_general(100 * cfg.drift_tolerance, 3) + " %";
   return v;
 }
+}  // namespace stats
 
 }  // namespace gauge

@@ -15,8 +15,8 @@ namespace gauge {
 namespace detail {
 /// The peak-relevant attributes of CUDA device `device`. Never throws: an attribute the runtime
 /// refuses stays empty (0 for the SM count and L2), and the error is cleared.
-inline DeviceAttributes read_device_attributes(int device) {
-  DeviceAttributes a;
+inline peaks::DeviceAttributes read_device_attributes(int device) {
+  peaks::DeviceAttributes a;
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, device) == cudaSuccess) a.name = p.name;
   int v = 0;

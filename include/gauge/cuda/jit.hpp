@@ -19,13 +19,13 @@ namespace gauge {
 /// one major architecture, so such code cannot have shipped as native machine code, except for
 /// the rare `-gencode arch=compute_8x,code=sm_90` build, which this misreads as JIT).
 /// Throws CudaError if the attributes cannot be read.
-inline KernelBinaryRecord kernel_binary(const void* func, const std::string& name, int device) {
+inline records::KernelBinaryRecord kernel_binary(const void* func, const std::string& name, int device) {
   cudaFuncAttributes attr{};
   GAUGE_CUDA_CHECK(cudaFuncGetAttributes(&attr, func));
   int major = 0, minor = 0;
   GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   GAUGE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  KernelBinaryRecord k;
+  records::KernelBinaryRecord k;
   k.name = name;
   k.binary_version = attr.binaryVersion;
   k.ptx_version = attr.ptxVersion;

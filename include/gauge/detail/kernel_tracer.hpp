@@ -16,11 +16,11 @@
 
 #include "gauge/core/kernel_trace.hpp"
 
-namespace gauge::cupti {
+namespace gauge::detail::cupti {
 
 /// What one tracing session collected.
 struct Collected {
-  std::vector<Activity> activities;                          ///< kernels, memcpys, memsets
+  std::vector<records::Activity> activities;                 ///< kernels, memcpys, memsets
   std::map<std::uint32_t, std::uint64_t> external;           ///< correlation id → gauge's external id
   std::size_t api_records = 0;                               ///< runtime/driver API records seen
   std::uint64_t dropped = 0;                                 ///< records CUPTI dropped
@@ -30,7 +30,7 @@ struct Collected {
   std::string error;
 };
 
-}  // namespace gauge::cupti
+}  // namespace gauge::detail::cupti
 
 namespace gauge::detail {
 
@@ -53,7 +53,7 @@ class KernelTracer {
   virtual cupti::Collected stop() = 0;
   /// The report's `kernel_trace` from the records of `units` traced launches (summarize_trace,
   /// gauge/core/kernel_trace_summary.hpp; here so that the protocol does not compile it).
-  virtual KernelTraceRecord summarize(std::vector<Activity> activities, std::size_t units, std::size_t steps_per_unit,
+  virtual records::KernelTraceRecord summarize(std::vector<records::Activity> activities, std::size_t units, std::size_t steps_per_unit,
                                       std::optional<double> period_s) = 0;
 };
 

@@ -89,10 +89,10 @@ class SortedRuns {
   /// median_confidence_interval of the samples sorted; nullopt where that gives none.
   /// `hint_n` samples with lower rank `hint_l` (an earlier result, or 0 and 0) speed up finding
   /// the rank (median_ci_lower_rank), not its value.
-  std::optional<ConfidenceInterval> median_ci(double level, std::size_t hint_n = 0, std::size_t hint_l = 0) const {
+  std::optional<stats::ConfidenceInterval> median_ci(double level, std::size_t hint_n = 0, std::size_t hint_l = 0) const {
     const std::size_t l = median_ci_lower_rank(size_, level, hint_n, hint_l);
     if (l == 0) return std::nullopt;
-    ConfidenceInterval ci;
+    stats::ConfidenceInterval ci;
     ci.lower_rank = l;
     ci.upper_rank = size_ + 1 - l;
     ci.low = at(ci.lower_rank - 1);

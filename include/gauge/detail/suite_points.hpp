@@ -18,14 +18,14 @@
 #include "gauge/suite/registry.hpp"
 #include "gauge/suite/runner.hpp"
 
-namespace gauge::detail::suite {
+namespace gauge::detail::suite_run {
 
 inline double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 /// The configuration of a point: gauge's defaults, the benchmark's `configure`, the command line.
-inline Config point_config(const Benchmark& b, const RunOptions& o, std::optional<int> device) {
+inline Config point_config(const Benchmark& b, const suite::RunOptions& o, std::optional<int> device) {
   Config c;
   if (b.configuration()) b.configuration()(c);
   if (o.min_time) c.measure.min_time = *o.min_time;
@@ -47,7 +47,7 @@ inline Config point_config(const Benchmark& b, const RunOptions& o, std::optiona
 
 /// The point's Config into `c` (point_config); the error when the benchmark's configure() threw,
 /// which fails that point and no other.
-inline std::optional<std::string> configure_point(Config& c, const PlannedPoint& pp, const RunOptions& o) {
+inline std::optional<std::string> configure_point(Config& c, const suite::PlannedPoint& pp, const suite::RunOptions& o) {
   try {
     c = point_config(*pp.benchmark, o, pp.device);
     return std::nullopt;
@@ -80,7 +80,7 @@ inline bool write_text(std::FILE* f, const std::string& raw) {
 }
 
 /// Runs `pp`'s body on `p`; the error text when it threw ("the benchmark threw: ..."), else none.
-inline std::optional<std::string> run_body(const PlannedPoint& pp, Point& p) {
+inline std::optional<std::string> run_body(const suite::PlannedPoint& pp, Point& p) {
   try {
     pp.benchmark->body()(p);
     return std::nullopt;
@@ -91,4 +91,4 @@ inline std::optional<std::string> run_body(const PlannedPoint& pp, Point& p) {
   }
 }
 
-}  // namespace gauge::detail::suite
+}  // namespace gauge::detail::suite_run

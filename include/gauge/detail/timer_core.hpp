@@ -342,7 +342,7 @@ class TimerCore {
     if (++steps_since_trace_ < c.log_every) return;
     steps_since_trace_ = 0;
     auto not_traced = [&](std::string status, std::string reason) {
-      TimerKernelTrace t;
+      records::TimerKernelTrace t;
       t.status = std::move(status);
       t.reason = std::move(reason);
       last_trace_ = std::move(t);
@@ -412,7 +412,7 @@ class TimerCore {
   double traced_gpu_ = 0;                       ///< the traced step's time from the markers, once resolved
   std::optional<std::size_t> traced_step_;      ///< the ended traced step, until it resolves
   std::size_t steps_since_trace_ = 0;           ///< steps ended after warm-up since the last sample
-  std::optional<TimerKernelTrace> last_trace_;  ///< the last sampled step's trace
+  std::optional<records::TimerKernelTrace> last_trace_; ///< the last sampled step's trace
 };
 
 }  // namespace gauge::detail

@@ -81,7 +81,7 @@ struct TimerRegionState {
   double accum_offset = std::numeric_limits<double>::quiet_NaN();  ///< its first start's offset in that step
   std::size_t offset_step = static_cast<std::size_t>(-1);  ///< the step whose first start was read
   Ring<TimerWindowEntry> window;     ///< its samples of the last `window` steps it occurred in
-  RunningStats total;                ///< its per-step time over all measured steps
+  stats::RunningStats total;         ///< its per-step time over all measured steps
   std::size_t total_steps = 0, total_occurrences = 0;
 };
 
@@ -97,7 +97,7 @@ struct TimerStepRecord {
 /// The resolved steps after warm-up: the rolling window and the totals.
 struct TimerHistory {
   Ring<TimerStepEntry> window;         ///< the last `TimerConfig::window` steps
-  RunningStats gpu_total, wall_total;  ///< GPU and wall time per step, all steps
+  stats::RunningStats gpu_total, wall_total; ///< GPU and wall time per step, all steps
   WorkSums work_total;                 ///< work, all steps
   std::size_t measured_steps = 0;      ///< steps folded in
 };
@@ -296,8 +296,8 @@ class TimerState {
 
   // ---- resolution -----------------------------------------------------------------------------
 
-  TimerCounters& counters() { return counters_; }
-  const TimerCounters& counters() const { return counters_; }
+  records::TimerCounters& counters() { return counters_; }
+  const records::TimerCounters& counters() const { return counters_; }
   /// Where Timer<Backend> reads the times of a step's region occurrences, in order.
   std::vector<double>& scratch() { return scratch_; }
   /// Throws Error if step `index`'s GPU time or one in scratch() is not finite.
@@ -435,7 +435,7 @@ class TimerState {
 
   std::vector<double> scratch_;
   std::vector<std::uint32_t> touched_;
-  TimerCounters counters_;
+  records::TimerCounters counters_;
   std::string deferred_error_;
   std::string last_error_;
 };

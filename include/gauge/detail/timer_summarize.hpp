@@ -52,8 +52,8 @@ inline void summarize_timer_steps(const TimerState& state, TimerSummary& s) {
     w.first_step = h.window.front().step;
     w.last_step = h.window.back().step;
   }
-  w.gpu_time_s = gauge::summarize(std::move(gpu), config.confidence_level);
-  w.wall_time_s = gauge::summarize(std::move(wall), config.confidence_level);
+  w.gpu_time_s = gauge::stats::summarize(std::move(gpu), config.confidence_level);
+  w.wall_time_s = gauge::stats::summarize(std::move(wall), config.confidence_level);
   w.throughput = timer_throughput(work, gpu_sum, config.peak_flop_per_s);
   auto& t = s.total;
   t.steps = h.gpu_total.n();
@@ -72,7 +72,7 @@ inline void summarize_timer_regions(const TimerState& state, TimerSummary& s) {
   const std::size_t first = h.window.empty() ? 0 : h.window.front().step;
   const double total_gpu = h.gpu_total.sum();
   for (const TimerRegionState& r : regions) {
-    TimerRegionSummary out;
+    records::TimerRegionSummary out;
     out.name = r.name;
     out.kind = r.kind == TimerRegionKind::phase ? "phase" : "region";
     out.parent = r.parent == no_region ? std::string() : regions[r.parent].name;
@@ -91,10 +91,10 @@ inline void summarize_timer_regions(const TimerState& state, TimerSummary& s) {
     }
     if (!offsets.empty()) {
       std::sort(offsets.begin(), offsets.end());
-      out.window.start_offset_s = percentile_sorted(offsets, 50);
+      out.window.start_offset_s = stats::percentile_sorted(offsets, 50);
     }
     out.window.steps = values.size();
-    out.window.time_per_step_s = gauge::summarize(std::move(values), state.config().confidence_level);
+    out.window.time_per_step_s = gauge::stats::summarize(std::move(values), state.config().confidence_level);
     if (out.window.steps > 0 && window_gpu > 0) out.window.share_of_step = finite_or_nullopt(sum / window_gpu);
     out.total.steps = r.total_steps;
     out.total.occurrences = r.total_occurrences;
@@ -110,7 +110,7 @@ inline constexpr std::size_t timer_many_regions_limit = 1000;
 /// The warnings of a summary: forced waits, unresolved steps, a pool that grew after warm-up,
 /// very many region names, steps that could not be resolved.
 inline void add_timer_warnings(const TimerState& state, const TimerSnapshot& now, TimerSummary& s) {
-  const TimerCounters& counters = state.counters();
+  const records::TimerCounters& counters = state.counters();
   const std::optional<std::size_t>& pool_at_warm = state.pool_at_warm();
   char buf[512];
   if (counters.forced_waits > 0) {

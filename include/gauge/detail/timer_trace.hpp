@@ -33,7 +33,7 @@ class TimerTraceSession {
   /// The trace, once every activity of the step (and, with `with_next`, of the next step) has
   /// completed: `names[i]` is the name of id i + 1; `step_gpu_time_s` the step's time from the
   /// Timer's markers (0: unknown).
-  virtual TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s, bool with_next) = 0;
+  virtual records::TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s, bool with_next) = 0;
 };
 
 /// Makes a session; null where the program has no compiled part.

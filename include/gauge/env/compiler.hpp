@@ -15,8 +15,8 @@ namespace detail {
 /// The compiler, standard library and flags (`NDEBUG`, `__OPTIMIZE__`) of the translation unit
 /// that calls this, from predefined macros. Call it from the benchmark's own source file: an inline
 /// function compiled into several units with different flags is merged into one copy by the linker.
-inline CompilerInfo compiler_info() {
-  CompilerInfo c;
+inline env::CompilerInfo compiler_info() {
+  env::CompilerInfo c;
   auto dotted = [](long a, long b, long d) {
     return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(d);
   };

@@ -16,8 +16,8 @@ namespace gauge {
 
 namespace detail {
 /// Reads the CUDA runtime's view of the machine. Never throws; failures land in `error`.
-inline CudaInfo detect_cuda() {
-  CudaInfo info;
+inline env::CudaInfo detect_cuda() {
+  env::CudaInfo info;
   int v = 0;
   if (cudaRuntimeGetVersion(&v) == cudaSuccess) info.runtime_version = v;
   if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0) info.driver_version = v;
@@ -40,7 +40,7 @@ inline CudaInfo detect_cuda() {
       (void)cudaGetLastError();
       continue;
     }
-    CudaDeviceInfo g;
+    env::CudaDeviceInfo g;
     detail::set_device_identity(g, d, p);
     g.compute_capability_major = p.major;
     g.compute_capability_minor = p.minor;
@@ -57,7 +57,7 @@ inline CudaInfo detect_cuda() {
     if (cudaDeviceGetAttribute(&a, cudaDevAttrMemoryClockRate, d) == cudaSuccess && a > 0) g.memory_clock_max_mhz = a / 1000.0;
     if (cudaDeviceGetAttribute(&a, cudaDevAttrGlobalMemoryBusWidth, d) == cudaSuccess && a > 0) g.memory_bus_width_bits = a;
     (void)cudaGetLastError();
-    g.peaks = device_peaks(read_device_attributes(d));  // measured ones: Report adds them from the cache
+    g.peaks = peaks::device_peaks(read_device_attributes(d)); // measured ones: Report adds them from the cache
     info.devices.push_back(g);
   }
   return info;

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace gauge::cupti {
+namespace gauge::detail::cupti {
 
 /// CUptiResult.
 using Result = int;
@@ -115,4 +115,4 @@ struct Api {
   Result (*pop_external_correlation_id)(int kind, std::uint64_t* last) = nullptr; ///< cuptiActivityPopExternalCorrelationId
 };
 
-}  // namespace gauge::cupti
+}  // namespace gauge::detail::cupti

@@ -17,7 +17,7 @@
 
 #include "gauge/env/cupti_api.hpp"
 
-namespace gauge::cupti {
+namespace gauge::detail::cupti {
 
 /// CUPTI loaded (or the reason it is not). Process-wide: CUPTI itself is.
 class Library {
@@ -161,4 +161,4 @@ class Library {
   Result registration_ = success;
 };
 
-}  // namespace gauge::cupti
+}  // namespace gauge::detail::cupti

@@ -26,7 +26,7 @@
 #include "gauge/env/cupti_api.hpp"
 #include "gauge/env/cupti_library.hpp"
 
-namespace gauge::cupti {
+namespace gauge::detail::cupti {
 
 /// Demangles a C++ symbol name (Itanium ABI); returns it unchanged when it is not one.
 inline std::string demangle(const char* name) {
@@ -48,8 +48,8 @@ namespace detail {
 
 /// A memcpy or memset record (the same fields at the same offsets) as an Activity.
 template <class Record>
-Activity transfer(ActivityKind kind, const char* name, const Record& r) {
-  Activity a;
+records::Activity transfer(records::ActivityKind kind, const char* name, const Record& r) {
+  records::Activity a;
   a.kind = kind;
   a.name = name;
   a.start_ns = r.start;
@@ -82,8 +82,8 @@ inline void parse_buffer(const Api& api, std::uint8_t* buffer, std::size_t valid
     if (k == static_cast<std::uint32_t>(kind::concurrent_kernel) || k == static_cast<std::uint32_t>(kind::kernel)) {
       record::Kernel r;
       std::memcpy(&r, rec, sizeof r);
-      Activity a;
-      a.kind = ActivityKind::kernel;
+      records::Activity a;
+      a.kind = records::ActivityKind::kernel;
       a.name = demangle(r.name);
       a.start_ns = r.start;
       a.end_ns = r.end < r.start ? r.start : r.end;
@@ -101,11 +101,11 @@ inline void parse_buffer(const Api& api, std::uint8_t* buffer, std::size_t valid
       static const char* const names[] = {"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH",
                                           "memcpy AtoA", "memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH",
                                           "memcpy PtoP"};
-      out.activities.push_back(transfer(ActivityKind::memcpy, r.copy_kind < std::size(names) ? names[r.copy_kind] : "memcpy", r));
+      out.activities.push_back(transfer(records::ActivityKind::memcpy, r.copy_kind < std::size(names) ? names[r.copy_kind] : "memcpy", r));
     } else if (k == static_cast<std::uint32_t>(kind::memset)) {
       record::Memset r;
       std::memcpy(&r, rec, sizeof r);
-      out.activities.push_back(transfer(ActivityKind::memset, "memset", r));
+      out.activities.push_back(transfer(records::ActivityKind::memset, "memset", r));
     } else if (k == static_cast<std::uint32_t>(kind::external_correlation)) {
       record::ExternalCorrelation r;
       std::memcpy(&r, rec, sizeof r);
@@ -242,4 +242,4 @@ class Tracer {
   std::string error_;
 };
 
-}  // namespace gauge::cupti
+}  // namespace gauge::detail::cupti

@@ -23,12 +23,12 @@
 #include "gauge/version.hpp"
 
 namespace gauge {
-
+namespace env {
 /// What capture_environment reads, and from where (tests point every source at a fake).
 struct EnvironmentOptions {
   std::filesystem::path root = "/";        ///< where /proc, /sys and /etc are read
   /// NVML to use; null = the process-wide `nvml::Library::shared()` (dlopen of libnvidia-ml.so.1).
-  std::shared_ptr<nvml::Library> nvml;
+  std::shared_ptr<detail::nvml::Library> nvml;
   bool run_tools = true;                   ///< run nvidia-smi, ncu, nsys
   /// Each tool's time limit. nvidia-smi needs about a second on a busy machine.
   std::chrono::milliseconds tool_timeout = std::chrono::seconds(5);
@@ -36,6 +36,7 @@ struct EnvironmentOptions {
   std::optional<std::string> tool_path;
   bool query_cuda = true;                  ///< ask the CUDA runtime (tests turn it off)
 };
+}  // namespace env
 
 namespace detail {
 inline std::optional<std::string> read_trimmed(const std::filesystem::path& p) {
@@ -104,7 +105,7 @@ inline void add_environment_warnings(Environment& env) {
 
 /// Captures host, compiler, relevant environment variables, CUDA, NVML (each GPU matched by UUID
 /// or PCI bus id), the GPU's NUMA node, and the seed's tools. Never throws for missing data.
-inline Environment capture_environment(const EnvironmentOptions& options) {
+inline Environment capture_environment(const env::EnvironmentOptions& options) {
   Environment env;
   env.gauge_version = version_string;
   env.host = detail::detect_host(options.root);
@@ -120,8 +121,8 @@ inline Environment capture_environment(const EnvironmentOptions& options) {
     env.cuda.error = "not queried";
   }
   detail::attach_pci_locality(env, options.root);
-  auto lib = options.nvml ? options.nvml : nvml::Library::shared();
-  nvml::describe_gpus(*lib, env);
+  auto lib = options.nvml ? options.nvml : detail::nvml::Library::shared();
+  detail::nvml::describe_gpus(*lib, env);
   if (options.run_tools) {
     std::string path = options.tool_path.value_or(std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin") +
                                                   ":/usr/local/cuda/bin");
@@ -133,7 +134,7 @@ inline Environment capture_environment(const EnvironmentOptions& options) {
 
 /// capture_environment with every default, reading the live system under `root`.
 inline Environment capture_environment(const std::filesystem::path& root = "/") {
-  EnvironmentOptions o;
+  env::EnvironmentOptions o;
   o.root = root;
   return capture_environment(o);
 }

@@ -53,13 +53,13 @@ namespace detail {
 /// missing, unreadable or malformed files: the affected fields are `std::nullopt` and
 /// `HostInfo::notes` says why; an unexpected failure inside one part (CPU, memory, NUMA, OS,
 /// virtualization) becomes a note too.
-inline HostInfo detect_host(const std::filesystem::path& root = "/") {
-  HostInfo info;
+inline env::HostInfo detect_host(const std::filesystem::path& root = "/") {
+  env::HostInfo info;
   const std::filesystem::path r = root.empty() ? std::filesystem::path("/") : root;
   std::error_code ec;
   const bool live = std::filesystem::equivalent(r, "/", ec) && !ec;
   const detail::host::Reader reader(r, live);
-  auto guarded = [&](const char* part, void (*fn)(const detail::host::Reader&, HostInfo&)) {
+  auto guarded = [&](const char* part, void (*fn)(const detail::host::Reader&, env::HostInfo&)) {
     try {
       fn(reader, info);
     } catch (const std::exception& e) {

@@ -21,7 +21,7 @@
 
 #include "gauge/core/environment.hpp"
 
-namespace gauge::nvml {
+namespace gauge::detail::nvml {
 
 /// nvmlReturn_t.
 using Return = int;
@@ -273,9 +273,9 @@ inline std::string normalize_bus_id(std::string id) {
 
 /// Reads every static and current field of one GPU. Fields NVML refuses are recorded in
 /// `unavailable` with the reason; never throws.
-inline NvmlGpuInfo query_gpu(const Library& lib, Device dev) {
+inline env::NvmlGpuInfo query_gpu(const Library& lib, Device dev) {
   const Api& a = lib.api();
-  NvmlGpuInfo g;
+  env::NvmlGpuInfo g;
   auto fail = [&](const char* field, Return r) { g.unavailable.emplace_back(field, lib.describe(r)); };
   auto missing = [&](const char* field) { g.unavailable.emplace_back(field, "function not in this libnvidia-ml"); };
   char buf[256];
@@ -419,4 +419,4 @@ inline void describe_gpus(const Library& lib, Environment& env) {
   }
 }
 
-}  // namespace gauge::nvml
+}  // namespace gauge::detail::nvml

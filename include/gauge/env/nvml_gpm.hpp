@@ -21,7 +21,7 @@
 #include "gauge/core/gpm.hpp"
 #include "gauge/env/nvml.hpp"
 
-namespace gauge::nvml {
+namespace gauge::detail::nvml {
 
 /// nvmlGpmSupport_t: {version (IN: NVML_GPM_SUPPORT_VERSION), isSupportedDevice (OUT)}.
 struct GpmSupport {
@@ -147,4 +147,4 @@ class GpmSampler {
   bool begun_ = false;
 };
 
-}  // namespace gauge::nvml
+}  // namespace gauge::detail::nvml

@@ -15,8 +15,8 @@ namespace gauge {
 
 namespace detail {
 /// Reads VmRSS and VmHWM (kB) from `root`/proc/self/status. Never throws; missing → empty.
-inline ProcessMemory read_process_memory(const std::filesystem::path& root = "/") {
-  ProcessMemory m;
+inline records::ProcessMemory read_process_memory(const std::filesystem::path& root = "/") {
+  records::ProcessMemory m;
   std::ifstream in(root / "proc/self/status");
   std::string line;
   while (std::getline(in, line)) {

@@ -22,24 +22,24 @@
 #include "gauge/env/nvml_gpm.hpp"
 
 namespace gauge {
-
+namespace env {
 /// Telemetry from NVML for one device handle.
 class NvmlProbe : public TelemetryProbe {
  public:
   /// \param lib a loaded NVML (ok() must be true); \param dev the device's handle.
-  NvmlProbe(std::shared_ptr<nvml::Library> lib, nvml::Device dev) : lib_(std::move(lib)), dev_(dev), gpm_(lib_, dev) {}
+  NvmlProbe(std::shared_ptr<detail::nvml::Library> lib, detail::nvml::Device dev) : lib_(std::move(lib)), dev_(dev), gpm_(lib_, dev) {}
 
-  TelemetrySample read() override {
-    const nvml::Api& a = lib_->api();
-    TelemetrySample s;
+  records::TelemetrySample read() override {
+    const detail::nvml::Api& a = lib_->api();
+    records::TelemetrySample s;
     unsigned v = 0;
-    if (a.device_get_clock_info && a.device_get_clock_info(dev_, nvml::clock_sm, &v) == nvml::success) s.sm_clock_mhz = v;
-    if (a.device_get_clock_info && a.device_get_clock_info(dev_, nvml::clock_mem, &v) == nvml::success) s.memory_clock_mhz = v;
-    if (a.device_get_power_usage && a.device_get_power_usage(dev_, &v) == nvml::success) s.power_w = v / 1000.0;
-    if (a.device_get_temperature && a.device_get_temperature(dev_, nvml::temperature_gpu, &v) == nvml::success)
+    if (a.device_get_clock_info && a.device_get_clock_info(dev_, detail::nvml::clock_sm, &v) == detail::nvml::success) s.sm_clock_mhz = v;
+    if (a.device_get_clock_info && a.device_get_clock_info(dev_, detail::nvml::clock_mem, &v) == detail::nvml::success) s.memory_clock_mhz = v;
+    if (a.device_get_power_usage && a.device_get_power_usage(dev_, &v) == detail::nvml::success) s.power_w = v / 1000.0;
+    if (a.device_get_temperature && a.device_get_temperature(dev_, detail::nvml::temperature_gpu, &v) == detail::nvml::success)
       s.temperature_c = v;
     unsigned long long reasons = 0;
-    if (a.device_get_clocks_event_reasons && a.device_get_clocks_event_reasons(dev_, &reasons) == nvml::success)
+    if (a.device_get_clocks_event_reasons && a.device_get_clocks_event_reasons(dev_, &reasons) == detail::nvml::success)
       s.clock_event_reasons = reasons;
     const unsigned pid = static_cast<unsigned>(::getpid());
     for (const auto& [p, bytes] : processes())
@@ -48,17 +48,17 @@ class NvmlProbe : public TelemetryProbe {
   }
   std::optional<double> sm_clock_max_mhz() override {
     unsigned v = 0;
-    const nvml::Api& a = lib_->api();
-    if (a.device_get_max_clock_info && a.device_get_max_clock_info(dev_, nvml::clock_sm, &v) == nvml::success) return v;
+    const detail::nvml::Api& a = lib_->api();
+    if (a.device_get_max_clock_info && a.device_get_max_clock_info(dev_, detail::nvml::clock_sm, &v) == detail::nvml::success) return v;
     return std::nullopt;
   }
   std::vector<std::pair<unsigned, std::uint64_t>> processes() override {
     std::vector<std::pair<unsigned, std::uint64_t>> out;
-    const nvml::Api& a = lib_->api();
+    const detail::nvml::Api& a = lib_->api();
     if (!a.device_get_compute_running_processes) return out;
-    nvml::ProcessInfo infos[64];
+    detail::nvml::ProcessInfo infos[64];
     unsigned n = 64;
-    if (a.device_get_compute_running_processes(dev_, &n, infos) != nvml::success) return out;
+    if (a.device_get_compute_running_processes(dev_, &n, infos) != detail::nvml::success) return out;
     for (unsigned i = 0; i < n && i < 64; ++i) out.emplace_back(infos[i].pid, infos[i].used_gpu_memory);
     return out;
   }
@@ -68,9 +68,9 @@ class NvmlProbe : public TelemetryProbe {
   std::optional<detail::GpmReading> gpm_end(std::string& reason) override { return gpm_.end(reason); }
 
  private:
-  std::shared_ptr<nvml::Library> lib_;
-  nvml::Device dev_;
-  nvml::GpmSampler gpm_;
+  std::shared_ptr<detail::nvml::Library> lib_;
+  detail::nvml::Device dev_;
+  detail::nvml::GpmSampler gpm_;
 };
 
 /// Samples a probe on a background thread every `interval` (0 = no thread: readings only from
@@ -114,10 +114,10 @@ class TelemetrySampler {
     take_locked();
   }
   /// All readings so far, in time order.
-  std::vector<TelemetrySample> samples() const {
+  std::vector<records::TelemetrySample> samples() const {
     std::lock_guard<std::mutex> lock(mutex_);
     auto v = samples_;
-    std::stable_sort(v.begin(), v.end(), [](const TelemetrySample& a, const TelemetrySample& b) { return a.t_s < b.t_s; });
+    std::stable_sort(v.begin(), v.end(), [](const records::TelemetrySample& a, const records::TelemetrySample& b) { return a.t_s < b.t_s; });
     return v;
   }
   /// The probe (for static queries such as the maximum clock).
@@ -125,7 +125,7 @@ class TelemetrySampler {
 
  private:
   void take_locked() {
-    TelemetrySample s = probe_->read();
+    records::TelemetrySample s = probe_->read();
     s.t_s = clock_() - origin_;
     samples_.push_back(s);
   }
@@ -138,7 +138,8 @@ class TelemetrySampler {
   std::condition_variable cv_;
   bool running_ = false;
   std::thread thread_;
-  std::vector<TelemetrySample> samples_;
+  std::vector<records::TelemetrySample> samples_;
 };
+}  // namespace env
 
 }  // namespace gauge

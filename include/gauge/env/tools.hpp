@@ -67,9 +67,9 @@ inline std::optional<std::string> find_executable(const std::string& name, const
 /// pipe is close-on-exec, so programs that other threads start meanwhile do not inherit it (and
 /// cannot hold the tool's output open past its exit). Never throws. Errors: "not found in PATH", "timed out after X s (killed)",
 /// "exited with status N", "killed by signal N".
-inline ToolRecord run_tool(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+inline env::ToolRecord run_tool(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                            std::optional<std::string> search_path = std::nullopt) {
-  ToolRecord rec;
+  env::ToolRecord rec;
   for (const auto& a : argv) rec.command += (rec.command.empty() ? "" : " ") + a;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -167,7 +167,7 @@ inline ToolRecord run_tool(const std::vector<std::string>& argv, std::chrono::mi
 }
 
 /// The seed's three tool records: "nvidia_smi" (the --query-gpu line), "ncu" and "nsys" (--version).
-inline std::vector<std::pair<std::string, ToolRecord>> capture_tools(std::chrono::milliseconds timeout,
+inline std::vector<std::pair<std::string, env::ToolRecord>> capture_tools(std::chrono::milliseconds timeout,
                                                                      std::optional<std::string> search_path = std::nullopt) {
   return {{"nvidia_smi", run_tool(nvidia_smi_query_command(), timeout, search_path)},
           {"ncu", run_tool({"ncu", "--version"}, timeout, search_path)},

@@ -101,7 +101,7 @@ struct CudaDevice::State {
   int multiprocessors = 0;
   std::vector<cudaEvent_t> events;
   std::size_t used = 0;
-  std::optional<DeviceAttributes> attributes;
+  std::optional<peaks::DeviceAttributes> attributes;
   cudaGraphExec_t graph_exec = nullptr;
   std::unique_ptr<DeviceGuard> guard;
   std::optional<std::string> uuid, bus_id;
@@ -131,7 +131,7 @@ void CudaDevice::adopt_stream(cudaStream_t stream) {
   s_->own_stream = false;
 }
 
-DeviceRecord CudaDevice::prepare(const Config& config) {
+records::DeviceRecord CudaDevice::prepare(const Config& config) {
   if (!s_) s_ = std::make_unique<State>();
   State& s = *s_;
   check_context_alive();
@@ -158,7 +158,7 @@ DeviceRecord CudaDevice::prepare(const Config& config) {
   cudaDeviceProp prop{};
   GAUGE_CUDA_CHECK(cudaGetDeviceProperties(&prop, s.device));
   s.multiprocessors = std::max(1, prop.multiProcessorCount);
-  DeviceRecord d;
+  records::DeviceRecord d;
   set_device_identity(d, s.device, prop);
   int mem_khz = 0, bus_bits = 0;
   if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, s.device) == cudaSuccess &&
@@ -272,14 +272,14 @@ void CudaDevice::end_capture(const std::string& failure) {
 
 void CudaDevice::launch_graph() { GAUGE_CUDA_CHECK(cudaGraphLaunch(s_->graph_exec, s_->stream)); }
 
-std::optional<DeviceAttributes> CudaDevice::device_attributes() const { return s_ ? s_->attributes : std::nullopt; }
+std::optional<peaks::DeviceAttributes> CudaDevice::device_attributes() const { return s_ ? s_->attributes : std::nullopt; }
 
-std::unique_ptr<TelemetryProbe> CudaDevice::telemetry_probe(std::string& reason) {
+std::unique_ptr<env::TelemetryProbe> CudaDevice::telemetry_probe(std::string& reason) {
   return make_nvml_probe(s_->uuid, s_->bus_id, reason);
 }
 
-DeviceMemorySnapshot CudaDevice::memory_snapshot() {
-  DeviceMemorySnapshot m;
+records::DeviceMemorySnapshot CudaDevice::memory_snapshot() {
+  records::DeviceMemorySnapshot m;
   std::size_t free = 0, total = 0;
   GAUGE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   m.total_bytes = total;
@@ -304,7 +304,7 @@ void CudaDevice::reset_memory_watermarks() noexcept {
   (void)cudaGetLastError();
 }
 
-KernelBinaryRecord CudaDevice::kernel_binary(const void* func, const std::string& kernel_name) {
+records::KernelBinaryRecord CudaDevice::kernel_binary(const void* func, const std::string& kernel_name) {
   return gauge::kernel_binary(func, kernel_name, s_->device);
 }
 

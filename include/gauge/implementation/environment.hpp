@@ -27,7 +27,7 @@
 
 namespace gauge::detail {
 
-ProcessMemory read_host_process_memory() { return detail::read_process_memory(); }
+records::ProcessMemory read_host_process_memory() { return detail::read_process_memory(); }
 bool reset_host_process_memory_peak() { return detail::reset_process_memory_peak(); }
 std::optional<std::uint64_t> read_host_memory_total() { return detail::read_memory_total(); }
 unsigned current_process_id() { return static_cast<unsigned>(::getpid()); }
@@ -41,7 +41,7 @@ std::string nvml_driver_version() {
   return "";
 }
 
-std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
+std::unique_ptr<env::TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
                                                 const std::optional<std::string>& pci_bus_id, std::string& reason) {
   auto lib = nvml::Library::shared();
   if (!lib->ok()) {
@@ -53,7 +53,7 @@ std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>
     reason = "NVML has no device with UUID " + uuid.value_or("?") + " or bus id " + pci_bus_id.value_or("?");
     return nullptr;
   }
-  return std::make_unique<NvmlProbe>(lib, found->first);
+  return std::make_unique<env::NvmlProbe>(lib, found->first);
 }
 
 /// `env` with each CUDA device's measured peaks (gauge-peaks' cache) appended to its peaks.
@@ -68,7 +68,7 @@ Environment with_measured_peaks(Environment env) {
   return env;
 }
 
-Environment capture_report_environment(CompilerInfo compiler) {
+Environment capture_report_environment(env::CompilerInfo compiler) {
   Environment env = capture_environment();
   env.compiler = std::move(compiler);
   return with_measured_peaks(std::move(env));

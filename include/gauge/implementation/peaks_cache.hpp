@@ -19,7 +19,7 @@
 
 namespace gauge::detail {
 
-std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source) {
+std::vector<peaks::Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source) {
   if (!uuid || uuid->empty()) {
     source = "no GPU UUID: measured peaks not looked up";
     return {};

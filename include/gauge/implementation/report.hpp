@@ -56,13 +56,13 @@ void Report::add(Result result) {
   d_->doc.results.push_back(std::move(result));
 }
 void Report::add(TimerSummary timer) { d_->doc.timers.push_back(std::move(timer)); }
-void Report::add(SkippedPoint skipped) {
+void Report::add(records::SkippedPoint skipped) {
   detail::finite_dimensions(skipped.dimensions);
   d_->doc.skipped.push_back(std::move(skipped));
 }
 void Report::add(InterleavedResult interleaved) {
-  InterleavedRecord record;
-  static_cast<InterleavedOutcome&>(record) = std::move(static_cast<InterleavedOutcome&>(interleaved));
+  records::InterleavedRecord record;
+  static_cast<records::InterleavedOutcome&>(record) = std::move(static_cast<records::InterleavedOutcome&>(interleaved));
   record.a = d_->doc.results.size();
   record.b = record.a + 1;
   detail::finite_dimensions(interleaved.a.dimensions);
@@ -71,10 +71,10 @@ void Report::add(InterleavedResult interleaved) {
   d_->doc.results.push_back(std::move(interleaved.b));
   d_->doc.interleaved.push_back(std::move(record));
 }
-const std::vector<InterleavedRecord>& Report::interleaved() const { return d_->doc.interleaved; }
+const std::vector<records::InterleavedRecord>& Report::interleaved() const { return d_->doc.interleaved; }
 const std::vector<Result>& Report::results() const { return d_->doc.results; }
 const std::vector<TimerSummary>& Report::timers() const { return d_->doc.timers; }
-const std::vector<SkippedPoint>& Report::skipped() const { return d_->doc.skipped; }
+const std::vector<records::SkippedPoint>& Report::skipped() const { return d_->doc.skipped; }
 const Environment& Report::environment() const { return d_->doc.environment; }
 const std::string& Report::path() const { return d_->path; }
 

@@ -42,7 +42,7 @@ class CuptiKernelTracer final : public KernelTracer {
   void push(std::uint64_t id) override { tracer_.push(id); }
   void pop() override { tracer_.pop(); }
   cupti::Collected stop() override { return tracer_.stop(); }
-  KernelTraceRecord summarize(std::vector<Activity> activities, std::size_t units, std::size_t steps_per_unit,
+  records::KernelTraceRecord summarize(std::vector<records::Activity> activities, std::size_t units, std::size_t steps_per_unit,
                               std::optional<double> period_s) override {
     return summarize_trace(std::move(activities), units, steps_per_unit, period_s);
   }
@@ -84,10 +84,10 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
     stack_.resize(at);
     for (std::uint32_t a : above) push(a);
   }
-  TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s, bool with_next) override {
+  records::TimerKernelTrace collect(const std::vector<std::string>& names, double step_gpu_time_s, bool with_next) override {
     for (; !stack_.empty(); stack_.pop_back()) tracer_.pop();
     cupti::Collected c = tracer_.stop();
-    TimerKernelTrace t;
+    records::TimerKernelTrace t;
     t.status = "traced";
     if (!c.error.empty()) {
       t.status = "unavailable";
@@ -98,7 +98,7 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
     t.tool = lib_.description();
     t.records = c.activities.size();
     if (step_gpu_time_s > 0) t.step_gpu_time_s = step_gpu_time_s;
-    std::vector<std::vector<Activity>> by_id(names.size() + 1);
+    std::vector<std::vector<records::Activity>> by_id(names.size() + 1);
     std::optional<std::uint64_t> next_start;  // the next step's first activity
     std::optional<std::uint64_t> first;       // the traced step's first activity
     std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
@@ -126,8 +126,8 @@ class CuptiTimerTraceSession final : public TimerTraceSession {
     for (std::size_t i = 1; i <= names.size() + 1; ++i) {
       const std::size_t id = i % (names.size() + 1);  // regions in order, then 0: outside them
       if (by_id[id].empty()) continue;
-      const KernelTraceRecord k = summarize_trace(std::move(by_id[id]), 1, 1, t.step_gpu_time_s);
-      TimerRegionKernels r;
+      const records::KernelTraceRecord k = summarize_trace(std::move(by_id[id]), 1, 1, t.step_gpu_time_s);
+      records::TimerRegionKernels r;
       r.region = id ? names[id - 1] : "(outside regions)";
       r.kernel_time_s = k.kernel_time_per_step_s.value_or(0);
       r.kernels = k.kernels;

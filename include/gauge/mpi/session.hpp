@@ -152,7 +152,7 @@ class Session {
   const std::vector<Result>& results() const { return combined_; }
   /// Records a Timer's window combined across ranks (TimerAcrossRanks) for the report; the
   /// last one per Timer name is kept.
-  void add(const TimerRanksWindow& window) {
+  void add(const records::TimerRanksWindow& window) {
     for (auto& w : timers_)
       if (w.timer == window.timer) {
         w = window;
@@ -166,12 +166,12 @@ class Session {
   /// empty one elsewhere). \param timers Timer summaries of rank 0 to include (`timers`).
   /// \throws ReportError (no report_to(), or the file cannot be written), AgreementError when the
   /// gather times out (after rank 0 wrote what it has, unless abort_on_timeout aborts first).
-  RanksRecord write_report(const std::vector<TimerSummary>& timers = {}) {
+  records::RanksRecord write_report(const std::vector<TimerSummary>& timers = {}) {
     if (!path_) throw ReportError("gauge::mpi::Session::write_report: no report path (call report_to first)");
     // Every rank is at write_report with the same number of experiments before the gather (a
     // gather matched against another rank's agreement would corrupt both).
     agree(kind_write, "write_report", double(combined_.size()), 0);
-    RanksRecord record = gather("write_report()");
+    records::RanksRecord record = gather("write_report()");
     if (rank_ == 0) write(record, timers);
     return record;
   }
@@ -220,7 +220,7 @@ class Session {
     Result own = r;
     if (!c.own_samples().empty() || r.gpu_samples_s.empty()) {
       own.gpu_samples_s = c.own_samples();
-      own.gpu_time = summarize(own.gpu_samples_s, r.config.measure.confidence_level, r.sampling.resolution_per_step());
+      own.gpu_time = stats::summarize(own.gpu_samples_s, r.config.measure.confidence_level, r.sampling.resolution_per_step());
       own.gpu_throughput = throughput(own.work, own.gpu_time.p50);
       gauge::detail::thin_samples(own, r.config.max_samples_in_report);
     }
@@ -233,7 +233,7 @@ class Session {
   }
 
   nlohmann::json own_part() const {
-    RankRecord me;
+    records::RankRecord me;
     me.rank = rank_;
     me.host = detail::host_name();
     me.process_id = static_cast<unsigned>(::getpid());
@@ -255,8 +255,8 @@ class Session {
     return nlohmann::json{{"rank", me}, {"results", own_}};
   }
 
-  RanksRecord base_record() const {
-    RanksRecord record;
+  records::RanksRecord base_record() const {
+    records::RanksRecord record;
     record.mode = to_string(options_.mode);
     record.size = size_;
     record.agreement_timeout_s = options_.agreement_timeout.count();
@@ -265,17 +265,17 @@ class Session {
   }
 
   /// Fills ranks, experiments, nodes and error from the parts of the ranks (rank order).
-  void assemble(RanksRecord& record, const std::vector<nlohmann::json>& parts) const {
+  void assemble(records::RanksRecord& record, const std::vector<nlohmann::json>& parts) const {
     std::set<std::string> hosts;
     std::vector<std::vector<Result>> results;
     for (const auto& part : parts) {
-      record.ranks.push_back(part.at("rank").get<RankRecord>());
+      record.ranks.push_back(part.at("rank").get<records::RankRecord>());
       hosts.insert(record.ranks.back().host);
       results.push_back(part.at("results").get<std::vector<Result>>());
     }
     record.nodes = static_cast<int>(hosts.size());
     for (std::size_t i = 0; i < combined_.size(); ++i) {
-      RankExperiment x;
+      records::RankExperiment x;
       x.name = combined_[i].name;
       x.dimensions = combined_[i].dimensions;
       std::vector<std::optional<double>> medians;
@@ -310,7 +310,7 @@ class Session {
   void checkpoint() {
     if (!path_ || !options_.write_after_each_experiment || broken_) return;
     agree(kind_checkpoint, "the report after an experiment", double(combined_.size()), 0);
-    RanksRecord record = gather("the report after experiment #" + std::to_string(combined_.size() - 1));
+    records::RanksRecord record = gather("the report after experiment #" + std::to_string(combined_.size() - 1));
     if (rank_ != 0) return;
     try {
       write(record, {});
@@ -321,8 +321,8 @@ class Session {
   }
 
   /// \param where what the ranks were to reach (for the timeout's message).
-  RanksRecord gather(const std::string& where) {
-    RanksRecord record = base_record();
+  records::RanksRecord gather(const std::string& where) {
+    records::RanksRecord record = base_record();
     const auto parts = gather_text(comm_, gauge::detail::json_dump(own_part()), options_.agreement_timeout.count());
     if (!parts) {
       AgreementError error("the report's gather timed out after " + fmt::format("{:g}", options_.agreement_timeout.count()) +
@@ -339,7 +339,7 @@ class Session {
     return record;
   }
 
-  void write(const RanksRecord& record, const std::vector<TimerSummary>& timers) const {
+  void write(const records::RanksRecord& record, const std::vector<TimerSummary>& timers) const {
     StoredReport doc;
     doc.environment = environment_;
     doc.results = combined_;
@@ -357,7 +357,7 @@ class Session {
       try {
         // Every rank's part as the last gather had it (the experiments finished everywhere before),
         // rank 0's own as it is now.
-        RanksRecord record = base_record();
+        records::RanksRecord record = base_record();
         std::vector<nlohmann::json> parts = gathered_;
         if (parts.empty()) parts.emplace_back();
         parts[0] = own_part();
@@ -426,7 +426,7 @@ class Session {
   Environment environment_;
   std::vector<Result> own_, combined_;
   std::vector<nlohmann::json> gathered_;  // rank 0: every rank's part at the last gather
-  std::vector<TimerRanksWindow> timers_;
+  std::vector<records::TimerRanksWindow> timers_;
   std::optional<int> failed_rank_;
 };
 

@@ -56,7 +56,7 @@ class TimerAcrossRanks {
   /// \param comm the communicator (every rank of it runs the loop).
   /// \param on_combined receives each combined window (on every rank), at a later poll().
   /// \param max_regions regions a window can carry (the message has a fixed size on every rank).
-  TimerAcrossRanks(MPI_Comm comm, std::function<void(const TimerRanksWindow&)> on_combined, std::size_t max_regions = 64)
+  TimerAcrossRanks(MPI_Comm comm, std::function<void(const records::TimerRanksWindow&)> on_combined, std::size_t max_regions = 64)
       : comm_(comm), on_combined_(std::move(on_combined)), max_regions_(max_regions) {
     detail::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     detail::check(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
@@ -90,7 +90,7 @@ class TimerAcrossRanks {
     std::uint64_t hash = 1469598103934665603ull;  // FNV-1a of the region names, in order
     for (const auto& r : s.regions) {
       for (char ch : r.name + '\n') hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-      RankedRegion region;
+      records::RankedRegion region;
       region.name = r.name;
       f->window.regions.push_back(std::move(region));
     }
@@ -144,7 +144,7 @@ class TimerAcrossRanks {
   std::size_t completed() const { return completed_; }  ///< reductions delivered
   std::size_t in_flight() const { return in_flight_.size(); }  ///< reductions not completed yet
   /// The last combined window (empty timer name: none yet).
-  const TimerRanksWindow& last() const { return last_; }
+  const records::TimerRanksWindow& last() const { return last_; }
 
  private:
   struct DoubleInt {  // MPI_DOUBLE_INT
@@ -152,13 +152,13 @@ class TimerAcrossRanks {
     int rank;
   };
   struct InFlight {
-    TimerRanksWindow window;
+    records::TimerRanksWindow window;
     std::vector<DoubleInt> send, recv;
     MPI_Request request = MPI_REQUEST_NULL;
   };
 
-  static RankedValue value_at(const InFlight& f, std::size_t i) {
-    RankedValue v;
+  static records::RankedValue value_at(const InFlight& f, std::size_t i) {
+    records::RankedValue v;
     const auto& hi = f.recv[2 * i];
     const auto& lo = f.recv[2 * i + 1];
     if (std::isfinite(hi.value)) {
@@ -176,7 +176,7 @@ class TimerAcrossRanks {
     std::unique_ptr<InFlight> f = std::move(in_flight_.front());
     in_flight_.erase(in_flight_.begin());
     ++completed_;
-    const RankedValue hash = value_at(*f, 0), steps = value_at(*f, 1);
+    const records::RankedValue hash = value_at(*f, 0), steps = value_at(*f, 1);
     if (hash.min != hash.max)
       throw ConfigError("TimerAcrossRanks: the Timer '" + f->window.timer +
                         "' has different regions on different ranks (every rank must register the same regions in "
@@ -187,7 +187,7 @@ class TimerAcrossRanks {
                         "): use the same log_every and warm-up");
     f->window.step_time_s = value_at(*f, 2);
     for (std::size_t r = 0; r < f->window.regions.size(); ++r) {
-      RankedRegion& region = f->window.regions[r];
+      records::RankedRegion& region = f->window.regions[r];
       region.time_per_step_s = value_at(*f, 3 + r);
       region.start_offset_s = value_at(*f, 3 + max_regions_ + r);
       gauge::detail::name_region_straggler(region);
@@ -197,11 +197,11 @@ class TimerAcrossRanks {
   }
 
   MPI_Comm comm_;
-  std::function<void(const TimerRanksWindow&)> on_combined_;
+  std::function<void(const records::TimerRanksWindow&)> on_combined_;
   std::size_t max_regions_;
   int rank_ = 0, size_ = 1;
   std::vector<std::unique_ptr<InFlight>> in_flight_;
-  TimerRanksWindow last_;
+  records::TimerRanksWindow last_;
   std::size_t started_ = 0, completed_ = 0;
 };
 
@@ -209,12 +209,12 @@ class TimerAcrossRanks {
 /// .. 1.60 ms (rank 1) | forward 0.50 ms .. 0.61 ms (rank 1; straggler rank 1 by time) | allreduce
 /// 0.10 ms .. 0.21 ms (rank 0; straggler rank 1 by arrival) | ...`: each range's max rank, and each
 /// region's straggler with the rule that named it.
-inline std::string console_line(const TimerRanksWindow& w) {
-  auto range = [](const RankedValue& v) {
+inline std::string console_line(const records::TimerRanksWindow& w) {
+  auto range = [](const records::RankedValue& v) {
     return gauge::detail::format_time(v.min) + " .. " + gauge::detail::format_time(v.max) +
            (v.max_rank ? " (rank " + std::to_string(*v.max_rank) + ")" : std::string());
   };
-  auto region_range = [&](const RankedRegion& r) {
+  auto region_range = [&](const records::RankedRegion& r) {
     std::string s = range(r.time_per_step_s);
     if (r.straggler_rank) {
       const std::string note = "straggler rank " + std::to_string(*r.straggler_rank) + " by " + r.straggler_by;

@@ -42,7 +42,7 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
     b_.synchronize();
     first_host_s = b_.now() - host_start;  // with the setup: what each step of a round will cost
     rec.first_step_time_s = b_.elapsed(a, b);
-    rec.curve.push_back(WarmupRound{0.0, 1, *rec.first_step_time_s});
+    rec.curve.push_back(records::WarmupRound{0.0, 1, *rec.first_step_time_s});
     rec.steps = 1;
   }
   // The budget (min_time, max_time) counts from after the first step: a first call that takes
@@ -71,7 +71,7 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
     double per_step = 0;
     for (double s : o.per_step_s) per_step += s;
     per_step /= static_cast<double>(o.per_step_s.size());
-    rec.curve.push_back(WarmupRound{start, o.steps, per_step});
+    rec.curve.push_back(records::WarmupRound{start, o.steps, per_step});
     if (per_step > 0) gpu_estimate = per_step;
     // Rounds are sized by the GPU time per step, unless the host's round trip per step is more
     // than twice that (launch-bound, or work the events do not see): then by the round trip,
@@ -81,7 +81,7 @@ inline void Protocol::warm_up(Result& r, WarningSink& sink) {
   };
   while (true) {
     const double elapsed = b_.now() - t0;
-    const SteadyVerdict v = steady_state(rec.curve, w);
+    const stats::SteadyVerdict v = stats::steady_state(rec.curve, w);
     rec.relative_drift = v.relative_drift;
     rec.reason = v.reason;
     // Every stream of the pool is warmed (one round each at least) before measuring.

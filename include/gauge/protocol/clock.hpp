@@ -16,7 +16,7 @@ namespace gauge::detail {
 
 /// Mean of the readings of `field` in [from, to] (seconds since run() began), or nullopt.
 template <class Field>
-std::optional<double> telemetry_mean(const TelemetryRecord& t, double from, double to, Field field) {
+std::optional<double> telemetry_mean(const records::TelemetryRecord& t, double from, double to, Field field) {
   double sum = 0;
   std::size_t n = 0;
   for (const auto& x : t.series) {
@@ -38,8 +38,8 @@ inline void record_clock(Result& r) {
   auto& c = r.clock;
   const auto& s = r.sampling;
   const auto& t = r.telemetry;
-  auto sm = [](const TelemetrySample& x) { return x.sm_clock_mhz; };
-  auto mem = [](const TelemetrySample& x) { return x.memory_clock_mhz; };
+  auto sm = [](const records::TelemetrySample& x) { return x.sm_clock_mhz; };
+  auto mem = [](const records::TelemetrySample& x) { return x.memory_clock_mhz; };
   c.telemetry_sm_clock_mhz = telemetry_mean(t, t.measure_start_s, t.measure_end_s, sm);
   c.memory_clock_mhz = telemetry_mean(t, t.measure_start_s, t.measure_end_s, mem);
   const std::size_t rounds = s.round_samples.size();
@@ -80,7 +80,7 @@ inline void record_clock(Result& r) {
     c.sm_clock_mhz = weighted / static_cast<double>(weight);
     c.relative_spread = (hi - lo) / *c.sm_clock_mhz;
   }
-  c.cycles = summarize(cycles, r.config.measure.confidence_level);
+  c.cycles = stats::summarize(cycles, r.config.measure.confidence_level);
 }
 
 }  // namespace gauge::detail

@@ -56,10 +56,10 @@ inline Result& Protocol::conclude(Result& r) {
   facts_.setup = has_setup_;
   if (prepared_) b_.finish();
   r.total_time_s = b_.now() - t_begin_;
-  r.gpu_time = summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
+  r.gpu_time = stats::summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());
   record_streams(r);
   record_clock(r);
-  r.wall_time = summarize(r.wall_samples_s, config_.measure.confidence_level);
+  r.wall_time = stats::summarize(r.wall_samples_s, config_.measure.confidence_level);
   // With a setup, CPU time would be read around every step: below 10 readings' cost the step is
   // not resolved (the readings' jitter is of their cost's order), so start_measuring read none;
   // say why.
@@ -81,13 +81,13 @@ inline Result& Protocol::conclude(Result& r) {
       r.cpu_counters.status = "unavailable";
       r.cpu_counters.reason = counters_.error().empty() ? "no measured round was counted" : counters_.error();
     } else {
-      r.cpu_counters.cycles_per_step = summarize(cycles_samples_, config_.measure.confidence_level);
-      r.cpu_counters.instructions_per_step = summarize(instructions_samples_, config_.measure.confidence_level);
+      r.cpu_counters.cycles_per_step = stats::summarize(cycles_samples_, config_.measure.confidence_level);
+      r.cpu_counters.instructions_per_step = stats::summarize(instructions_samples_, config_.measure.confidence_level);
       if (counted_cycles_ > 0) r.cpu_counters.instructions_per_cycle = counted_instructions_ / counted_cycles_;
       r.cpu_counters.min_running_fraction = min_running_fraction_;
     }
   }
-  if (!r.cpu_samples_s.empty()) r.cpu_time = summarize(r.cpu_samples_s, config_.measure.confidence_level);
+  if (!r.cpu_samples_s.empty()) r.cpu_time = stats::summarize(r.cpu_samples_s, config_.measure.confidence_level);
   // A step on n threads whose process CPU time per step is not clearly above its real time: the
   // threads took turns instead of running at once (fewer free cores than threads, a lock).
   if (b_.threads() > 1 && r.cpu_time.p50 && r.gpu_time.p50 && *r.gpu_time.p50 > 0) {
@@ -158,7 +158,7 @@ inline void Protocol::record_cache_flush(Result& r) {
     r.sampling.cache_flush = std::move(f);
     return;
   }
-  CacheFlushRecord f;
+  records::CacheFlushRecord f;
   f.method = "unknown";
   f.description = std::string("the ") + b_.name() + " backend does not describe its flush";
   r.sampling.cache_flush = f;
@@ -179,7 +179,7 @@ inline void Protocol::record_gpm(Result& r) const {
   in.bytes_per_step = r.work.bytes;
   if (r.sampling.cache_flush && r.sampling.cache_flush->bytes)
     in.flush_bytes_per_step = static_cast<double>(*r.sampling.cache_flush->bytes);
-  if (const Peak* p = detail::ceiling_peak(r.peaks.peaks, "memory_bandwidth", "")) {
+  if (const peaks::Peak* p = detail::ceiling_peak(r.peaks.peaks, "memory_bandwidth", "")) {
     in.memory_peak_bytes_per_s = p->value;
     in.memory_peak_basis = p->basis;
   }
@@ -220,7 +220,7 @@ inline void Protocol::record_streams(Result& r) const {
   if (!g.median_ci || !g.p50) return;
   st.within_ci_low_s = g.median_ci->low;
   st.within_ci_high_s = g.median_ci->high;
-  const auto w = widen_for_streams(medians, st.samples, *g.p50, *g.median_ci, g.confidence_level);
+  const auto w = stats::widen_for_streams(medians, st.samples, *g.p50, *g.median_ci, g.confidence_level);
   if (!w) return;
   st.cluster_variance_s2 = w->cluster_variance;
   st.excess_variance_s2 = w->excess_variance;

@@ -282,7 +282,7 @@ inline void rule_launch_bound(const Result& r, const RunFacts& f, WarningSink& s
 /// cache. Names the declared bytes per step against the L2 size, and the fix.
 inline void rule_above_memory_peak(const Result& r, const RunFacts&, WarningSink& sink) {
   const auto& rate = r.gpu_throughput.bytes_per_second;
-  const Peak* peak = detail::ceiling_peak(r.peaks.peaks, "memory_bandwidth", "");
+  const peaks::Peak* peak = detail::ceiling_peak(r.peaks.peaks, "memory_bandwidth", "");
   if (!rate || !peak || !(peak->value > 0) || !(*rate > thresholds::above_peak_fraction * peak->value)) return;
   std::string cache;
   const auto l2 = r.peaks.l2_cache_bytes;
@@ -308,7 +308,7 @@ inline void rule_above_memory_peak(const Result& r, const RunFacts&, WarningSink
 inline void rule_above_compute_peak(const Result& r, const RunFacts&, WarningSink& sink) {
   const auto& rate = r.gpu_throughput.flop_per_second;
   if (!rate || !r.peaks.dtype) return;
-  const Peak* peak = detail::ceiling_peak(r.peaks.peaks, "compute", *r.peaks.dtype);
+  const peaks::Peak* peak = detail::ceiling_peak(r.peaks.peaks, "compute", *r.peaks.dtype);
   if (!peak || !(peak->value > 0) || !(*rate > thresholds::above_peak_fraction * peak->value)) return;
   sink.add(warning_code::above_compute_peak, Severity::warning,
            fmt::format("{} gives {:.4g} TFLOP/s, {:.3g} % of the dense {} peak {:.4g} TFLOP/s ({}: {}): more than the "
@@ -322,7 +322,7 @@ inline void rule_above_compute_peak(const Result& r, const RunFacts&, WarningSin
 /// `gpm_bandwidth_mismatch`: the declared DRAM bytes per second over GPM's interval and GPM's DRAM
 /// bandwidth differ by more than gpm_mismatch_factor (the record's `cross_check`, gauge/core/gpm.hpp).
 inline void rule_gpm_bandwidth(const Result& r, const RunFacts&, WarningSink& sink) {
-  const GpmRecord& g = r.telemetry.gpm;
+  const records::GpmRecord& g = r.telemetry.gpm;
   const bool above = g.cross_check == "declared_above_gpm", below = g.cross_check == "declared_below_gpm";
   if ((!above && !below) || !g.declared_bytes_per_s || !g.gpm_bytes_per_s || !g.dram_bw_util_pct) return;
   const bool cold = r.sampling.cache == "cold";

@@ -181,7 +181,7 @@ class InterleavedRun {
         if (w.severity == Severity::error) codes += (codes.empty() ? "" : ", ") + w.code;
       return codes;
     };
-    out.verdict = PairedVerdict::inconclusive;
+    out.verdict = stats::PairedVerdict::inconclusive;
     // Stopped by a stop request, each side failed by it alone (no other error): said so.
     const auto only_stopped = [](const Result& r) {
       return r.status == Status::ok || (r.error && r.error->rfind("interrupted:", 0) == 0);

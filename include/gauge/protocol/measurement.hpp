@@ -85,7 +85,7 @@ inline void Protocol::measure(Result& r, WarningSink& sink) {
       if (ci && med > 0) {
         within_width = width = (ci->high - ci->low) / med;
         if (streams_ > 1) {
-          const auto wide = all_streams ? widen_for_streams(medians, counts, med, *ci, m.confidence_level) : std::nullopt;
+          const auto wide = all_streams ? stats::widen_for_streams(medians, counts, med, *ci, m.confidence_level) : std::nullopt;
           width = wide ? std::optional<double>((wide->high - wide->low) / med) : std::nullopt;
         }
       }

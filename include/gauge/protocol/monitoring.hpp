@@ -36,7 +36,7 @@ class Monitor {
 
   /// What the memory readings have shown so far.
   struct MemoryTracking {
-    std::optional<DeviceMemorySnapshot> last;
+    std::optional<records::DeviceMemorySnapshot> last;
     std::optional<std::uint64_t> used_peak;
     std::optional<std::uint64_t> used_at_start, used_at_end;
     std::optional<std::uint64_t> rss_at_start, rss_at_end;
@@ -49,7 +49,7 @@ class Monitor {
   /// Reads device memory and the allocator probes (at every round boundary).
   void observe_memory() {
     if (b_.has_memory()) {
-      DeviceMemorySnapshot m = b_.memory_snapshot();
+      records::DeviceMemorySnapshot m = b_.memory_snapshot();
       memory_.used_peak = std::max(memory_.used_peak.value_or(0), m.used_bytes);
       memory_.last = m;
     }
@@ -71,7 +71,7 @@ class Monitor {
         r.telemetry.available = true;
         r.telemetry.sm_clock_max_mhz = probe->sm_clock_max_mhz();
         memory_.processes_at_start = probe->processes();
-        sampler_ = std::make_unique<TelemetrySampler>(std::move(probe), spec_.config.telemetry_interval,
+        sampler_ = std::make_unique<env::TelemetrySampler>(std::move(probe), spec_.config.telemetry_interval,
                                                       [this] { return b_.now(); }, t_begin_);
         sampler_->sample_now();
         sampler_->start();
@@ -166,7 +166,7 @@ class Monitor {
     if (t.available && t.measure_end_s > t.measure_start_s) {
       const double pad = t.interval_s;
       auto stat = [&](auto get) {
-        TelemetryStat st;
+        records::TelemetryStat st;
         double sum = 0;
         std::size_t n = 0;
         for (const auto& x : t.series) {
@@ -181,10 +181,10 @@ class Monitor {
         if (n) st.mean = sum / static_cast<double>(n);
         return st;
       };
-      t.sm_clock_mhz = stat([](const TelemetrySample& x) { return x.sm_clock_mhz; });
-      t.memory_clock_mhz = stat([](const TelemetrySample& x) { return x.memory_clock_mhz; });
-      t.power_w = stat([](const TelemetrySample& x) { return x.power_w; });
-      t.temperature_c = stat([](const TelemetrySample& x) { return x.temperature_c; });
+      t.sm_clock_mhz = stat([](const records::TelemetrySample& x) { return x.sm_clock_mhz; });
+      t.memory_clock_mhz = stat([](const records::TelemetrySample& x) { return x.memory_clock_mhz; });
+      t.power_w = stat([](const records::TelemetrySample& x) { return x.power_w; });
+      t.temperature_c = stat([](const records::TelemetrySample& x) { return x.temperature_c; });
       std::size_t throttled_readings = 0, readings = 0;
       for (const auto& x : t.series) {
         if (x.t_s < t.measure_start_s || x.t_s > t.measure_end_s + pad) continue;
@@ -274,7 +274,7 @@ class Monitor {
     for (const auto& x : t.series)
       if (x.process_memory_bytes) mem.process_peak_bytes = std::max(mem.process_peak_bytes.value_or(0), *x.process_memory_bytes);
     mem.allocator_peak_bytes = memory_.allocator_peaks;
-    const ProcessMemory pm = b_.host_memory();
+    const records::ProcessMemory pm = b_.host_memory();
     // VmHWM is the process's peak since the reset at this experiment's start; where that reset
     // failed it could be an earlier experiment's, and is left out.
     if (host_peak_reset_) mem.host_rss_peak_bytes = pm.rss_peak_bytes;
@@ -354,7 +354,7 @@ class Monitor {
   const ExperimentSpec& spec_;
   ProtocolBackend& b_;
   double t_begin_ = 0;
-  std::unique_ptr<TelemetrySampler> sampler_;
+  std::unique_ptr<env::TelemetrySampler> sampler_;
   MemoryTracking memory_;
   GpmWindow gpm_;
   bool host_peak_reset_ = false;  // VmHWM reset at this experiment's start (reset_host_memory_peak)

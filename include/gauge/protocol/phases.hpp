@@ -49,12 +49,12 @@ struct RoundOutcome {
   bool host_blocked_at_first_step = false;  ///< enqueuing the first step took ~the gate timeout
   double enqueue_s = 0;            ///< host time to enqueue the round
   std::size_t steps = 0;
-  std::optional<SmClockReading> clock;  ///< the round's mean SM clock (probe), when read
+  std::optional<records::SmClockReading> clock; ///< the round's mean SM clock (probe), when read
   /// Process CPU time per step over the round, less the setup's (host timing only), seconds.
   std::optional<double> cpu_per_step_s;
   /// The calling thread's cycles and instructions per step over the round, less the setup's
   /// (host timing, counters open), and the smallest running fraction of the group's two readings.
-  std::optional<CpuCounterReading> counters_per_step;
+  std::optional<records::CpuCounterReading> counters_per_step;
 };
 
 /// Outcome of one wall-time round.
@@ -381,8 +381,8 @@ class Protocol {
   double setup_cpu_s_ = 0;           // process CPU time of all setup calls (host timing only)
   bool host_timing_ = false;         // the "host" method: rounds can record process CPU time
   bool cpu_rounds_ = false;          // measured rounds (and their setups) read CPU time and counters
-  CpuCounters counters_;             // host timing: the calling thread's cycles and instructions
-  CpuCounterReading setup_counts_;   // their counts in all setup calls
+  env::CpuCounters counters_;        // host timing: the calling thread's cycles and instructions
+  records::CpuCounterReading setup_counts_; // their counts in all setup calls
   std::vector<double> cycles_samples_, instructions_samples_;  // per step, one per measured round
   double counted_cycles_ = 0, counted_instructions_ = 0, min_running_fraction_ = 1;  // over the rounds
   std::size_t warmup_rounds_ = 0;    // warm-up rounds run (they rotate over the pool)

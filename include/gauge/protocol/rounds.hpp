@@ -85,7 +85,7 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   // count user mode only, so the CPU clock's reads inside theirs add a few instructions).
   const double setup_cpu0 = setup_cpu_s_;
   const std::size_t setup_calls0 = setup_calls_;
-  const CpuCounterReading setup_counts0 = setup_counts_;
+  const records::CpuCounterReading setup_counts0 = setup_counts_;
   const auto k0 = cpu_rounds_ && counters_.is_open() ? counters_.read() : std::nullopt;
   const double cpu0 = cpu_rounds_ ? detail::process_cpu_seconds() : 0.0;
   const double t0 = b_.now();
@@ -135,7 +135,7 @@ inline RoundOutcome Protocol::timed_round(std::size_t steps, std::size_t k, bool
   if (k0)
     if (const auto k1 = counters_.read()) {
       const double n = static_cast<double>(out.steps);
-      CpuCounterReading per;
+      records::CpuCounterReading per;
       per.cycles = std::max(0.0, k1->cycles - k0->cycles - (setup_counts_.cycles - setup_counts0.cycles)) / n;
       per.instructions =
           std::max(0.0, k1->instructions - k0->instructions - (setup_counts_.instructions - setup_counts0.instructions)) / n;

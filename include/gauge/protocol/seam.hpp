@@ -28,8 +28,10 @@
 #include "gauge/core/work.hpp"
 
 namespace gauge {
-
+namespace env {
 struct CompilerInfo;       // gauge/core/host_info.hpp
+}  // namespace env
+
 struct Environment;        // gauge/core/environment.hpp
 struct InterleaveConfig;   // gauge/core/interleaved.hpp
 struct InterleavedResult;  // gauge/core/interleaved.hpp
@@ -134,7 +136,7 @@ class ProtocolBackend {
   virtual GateSupport gate_support() const = 0;
   virtual bool graph_supported() const = 0;
   virtual bool flush_supported() const = 0;
-  virtual DeviceRecord prepare(const Config&) = 0;
+  virtual records::DeviceRecord prepare(const Config&) = 0;
   /// Streams in the measuring pool after prepare() (1: one stream); select_stream(i) makes stream
   /// i of the pool the one that steps, markers, the gate, the flush and graph launches use.
   virtual std::size_t stream_count() const = 0;
@@ -157,28 +159,28 @@ class ProtocolBackend {
   virtual bool has_clock_probe() const { return false; }
   virtual void clock_probe_start() {}
   virtual void clock_probe_stop() {}
-  virtual std::optional<SmClockReading> clock_probe_read() { return std::nullopt; }
+  virtual std::optional<records::SmClockReading> clock_probe_read() { return std::nullopt; }
   virtual void reset_persisting_l2() = 0;
   /// How flush_cache() flushes L2, for the report's `sampling.cache_flush` (after the flush ran
   /// once); nullopt for a backend that does not say. Default: none.
-  virtual std::optional<CacheFlushRecord> cache_flush_record() { return std::nullopt; }
+  virtual std::optional<records::CacheFlushRecord> cache_flush_record() { return std::nullopt; }
   /// The device's peak-relevant attributes (gauge/core/peaks.hpp), after prepare(); nullopt for a
   /// backend that knows no device peaks (the host backend). Default: none.
-  virtual std::optional<DeviceAttributes> device_attributes() const { return std::nullopt; }
+  virtual std::optional<peaks::DeviceAttributes> device_attributes() const { return std::nullopt; }
   /// Captures `steps` steps into a graph (replacing a previous one).
   virtual void capture(std::size_t steps) = 0;
   virtual void launch_graph() = 0;
   virtual double timer_resolution() const = 0;  ///< seconds
   /// Telemetry probe for the device, or null with `reason` (also null when unsupported).
-  virtual std::unique_ptr<TelemetryProbe> telemetry_probe(std::string& reason) = 0;
+  virtual std::unique_ptr<env::TelemetryProbe> telemetry_probe(std::string& reason) = 0;
   virtual bool has_telemetry() const = 0;
   virtual bool has_memory() const = 0;
-  virtual DeviceMemorySnapshot memory_snapshot() = 0;
+  virtual records::DeviceMemorySnapshot memory_snapshot() = 0;
   virtual void reset_memory_watermarks() = 0;
   virtual bool has_kernels() const = 0;
-  virtual KernelBinaryRecord kernel_binary(const void* fn, const std::string& name) = 0;
+  virtual records::KernelBinaryRecord kernel_binary(const void* fn, const std::string& name) = 0;
   virtual std::vector<std::pair<std::string, const void*>> own_kernels() const = 0;
-  virtual ProcessMemory host_memory() = 0;                    ///< this process's RSS
+  virtual records::ProcessMemory host_memory() = 0;           ///< this process's RSS
   /// Resets this process's peak RSS (VmHWM), so that host_memory()'s peak covers this experiment
   /// only; false where it cannot (the peak is then not reported).
   virtual bool reset_host_memory_peak() = 0;
@@ -200,7 +202,7 @@ InterleavedResult run_interleaved(const ExperimentSpec& a, ProtocolBackend& back
 
 /// This process's RSS (from /proc/self/status), MemTotal, and pid: the host's side of the
 /// seam, for backends that do not provide their own. Defined in gauge/implementation/environment.hpp.
-ProcessMemory read_host_process_memory();
+records::ProcessMemory read_host_process_memory();
 bool reset_host_process_memory_peak();
 std::optional<std::uint64_t> read_host_memory_total();
 unsigned current_process_id();
@@ -208,7 +210,7 @@ unsigned current_process_id();
 /// The measured peaks gauge-peaks cached for the GPU with this UUID and the current driver
 /// (gauge/report/peaks_cache.hpp), or none, with `source` saying which file or why not. Never
 /// throws. Defined in gauge/implementation/environment.hpp.
-std::vector<Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source);
+std::vector<peaks::Peak> read_measured_peaks(const std::optional<std::string>& uuid, std::string& source);
 /// NVML's driver version ("580.95.05"), or "" without NVML: the key of gauge-peaks' cache beside
 /// the GPU's UUID.
 std::string nvml_driver_version();
@@ -216,11 +218,11 @@ std::string nvml_driver_version();
 /// The environment a Report made by Report(path) records: capture_environment() with the
 /// compiler of the file that made it and each CUDA device's measured peaks appended. Defined in
 /// gauge/implementation/environment.hpp.
-Environment capture_report_environment(CompilerInfo compiler);
+Environment capture_report_environment(env::CompilerInfo compiler);
 
 /// An NVML telemetry probe for the device with this UUID or PCI bus id; null with `reason` when
 /// NVML is absent or does not know the device. Defined in gauge/implementation/environment.hpp.
-std::unique_ptr<TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
+std::unique_ptr<env::TelemetryProbe> make_nvml_probe(const std::optional<std::string>& uuid,
                                                 const std::optional<std::string>& pci_bus_id, std::string& reason);
 
 }  // namespace detail

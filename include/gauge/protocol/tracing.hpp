@@ -32,7 +32,7 @@ namespace gauge::detail {
 /// does not read as tracing overhead. Tracing that cannot run is recorded with the reason and
 /// a warning; it never fails the run.
 inline void Protocol::trace_kernels(Result& r, WarningSink& sink) {
-  KernelTraceRecord t;
+  records::KernelTraceRecord t;
   auto give_up = [&](const std::string& status, const std::string& reason) {
     t.status = status;
     t.reason = reason;
@@ -99,7 +99,7 @@ inline void Protocol::trace_kernels(Result& r, WarningSink& sink) {
                        " between steps the records cannot be tied to the step by launch order");
   // Tie each record to the launch that made it.
   const std::uint64_t units = trace_units_;
-  std::vector<Activity> acts;
+  std::vector<records::Activity> acts;
   acts.reserve(c.activities.size());
   const bool external = !c.external.empty();
   for (auto& a : c.activities) {

@@ -30,7 +30,7 @@ struct Outcome {
 
 /// The finite samples of `r` for `metric`.
 inline std::vector<double> samples_of(const Result& r, Metric metric) {
-  return compare::finite(metric_samples(r, metric));
+  return comparing::finite(compare::metric_samples(r, metric));
 }
 
 /// What the samples of `r` for `metric` are: its `time_label` ("GPU time", "real time"), "wall time" or "process CPU time".
@@ -111,7 +111,7 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
   // modes (more than t apart) and which statistics decide follow t too.
   CompareOptions at_tolerance = options;
   if (tolerance > 0 && tolerance < 1) at_tolerance.threshold = tolerance;
-  const ExperimentComparison e = compare_runs(runs, {&result}, at_tolerance);
+  const compare::ExperimentComparison e = compare::compare_runs(runs, {&result}, at_tolerance);
   if (e.deciding.empty()) return fail(e.reason);
   std::string detail_text, above, reaching, moved;
   bool ok = true;
@@ -125,7 +125,7 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
     // got 15 % slower behind an unchanged one moves neither the median nor p90, but the mean).
     const bool deciding = std::find(e.deciding.begin(), e.deciding.end(), s.statistic) != e.deciding.end();
     const bool undecided = !deciding && e.bimodal && e.verdict == Verdict::inconclusive &&
-                           (s.statistic == Statistic::median || s.statistic == Statistic::mean);
+                           (s.statistic == stats::Statistic::median || s.statistic == stats::Statistic::mean);
     if (!deciding && !undecided) continue;
     if (deciding) ++checked;
     const auto& i = s.interval;
@@ -159,7 +159,7 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
   std::string text = fmt::format("{} {} vs {} (baseline{}, medians); new/base {}{}{}: {}", metric_words(m, result),
                                  format_time(e.candidate_median_s), format_time(e.base_median_s), runs_text, detail_text,
                                  !e.bimodal ? ""
-                                 : std::find(e.deciding.begin(), e.deciding.end(), Statistic::median) == e.deciding.end()
+                                 : std::find(e.deciding.begin(), e.deciding.end(), stats::Statistic::median) == e.deciding.end()
                                      ? " (bimodal: the median does not decide)"
                                      : " (bimodal: the median is steady and decides)",
                                  clock_text,
@@ -167,7 +167,7 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
                                     : above_text(above, reaching, 100 * tolerance, moved));
   // A side whose samples are not one steady state (a drifting baseline, say) is named, pass or fail.
   for (const auto& note : e.notes)
-    if (detail::compare::is_unsteady_note(note)) text += "; " + note;
+    if (detail::comparing::is_unsteady_note(note)) text += "; " + note;
   return Outcome{ok, std::move(text)};
 }
 
@@ -186,11 +186,11 @@ inline Outcome throughput_at_least(const Result& result, double floor, const std
   if (!work) return fail("the experiment declares no \"" + quantity + "\" work per step");
   auto s = samples_of(result, metric);
   std::sort(s.begin(), s.end());
-  const auto ci = median_confidence_interval(s, level);
+  const auto ci = stats::median_confidence_interval(s, level);
   if (!ci || !(ci->high > 0))
     return fail(fmt::format("too few samples for a {:g} % interval of the median: n = {}", 100 * level, s.size()));
   const double low_rate = *work / ci->high;
-  const double rate = *work / percentile_sorted(s, 50);
+  const double rate = *work / stats::percentile_sorted(s, 50);
   const bool ok = low_rate >= floor;
   return Outcome{ok, fmt::format("{} (lower bound {}, from the {} per step's median CI) {} the floor", rate_text(rate, quantity),
                                  rate_text(low_rate, quantity), metric_words(metric, result), ok ? "meets" : "is below")};

@@ -21,8 +21,7 @@
 #include "gauge/report/labels.hpp"
 
 namespace gauge {
-
-
+namespace formats {
 /// The summary table of `results` as text (ends with a newline): experiment, status, median and
 /// p99 time per step (each result's `time_label`: GPU time, or real time on the host backend),
 /// half-width of the CI of the median in %, wall time per step, then, when some result has it
@@ -150,7 +149,7 @@ inline std::string peaks_table(const std::vector<Result>& results) {
         const bool flop = f.quantity == "compute";
         std::string basis = f.basis;
         if (f.basis == "theoretical") {
-          const Peak* p = detail::find_peak(r.peaks.peaks, f.quantity, f.dtype, f.basis, f.clock_basis);
+          const peaks::Peak* p = detail::find_peak(r.peaks.peaks, f.quantity, f.dtype, f.basis, f.clock_basis);
           basis += fmt::format(" at {} {}", p && p->clock_mhz ? fmt::format("{:.0f} MHz", *p->clock_mhz) : std::string("?"),
                                f.clock_basis == "max_boost" ? "max boost" : "run clock");
         }
@@ -179,5 +178,6 @@ inline std::string warnings_text(const std::vector<Result>& results, const Envir
       out += fmt::format("[{}] {}: {}: {}\n", to_string(w.severity), detail::escape::visible(r.name), w.code, w.message);
   return out;
 }
+}  // namespace formats
 
 }  // namespace gauge

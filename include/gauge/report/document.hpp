@@ -34,11 +34,11 @@ struct StoredReport {
   Environment environment;     ///< the environment it was measured in
   std::vector<Result> results; ///< one per experiment, in the report's order
   std::vector<TimerSummary> timers;  ///< the Timer summaries (`timers`), in the report's order
-  std::vector<SkippedPoint> skipped;  ///< points a suite skipped (`skipped`, schema 1.3), in order
-  std::optional<RanksRecord> ranks;  ///< a run over many ranks (`ranks`, schema 1.4; gauge/mpi.hpp)
+  std::vector<records::SkippedPoint> skipped; ///< points a suite skipped (`skipped`, schema 1.3), in order
+  std::optional<records::RanksRecord> ranks; ///< a run over many ranks (`ranks`, schema 1.4; gauge/mpi.hpp)
   /// Interleaved A/B runs (`interleaved`, schema 1.5; gauge/interleave.hpp): each names its two
   /// results by their index in `results`.
-  std::vector<InterleavedRecord> interleaved;
+  std::vector<records::InterleavedRecord> interleaved;
   /// Each benchmark's axes in their declared order, by benchmark name (`axes`, schema 1.9): the
   /// suite runner's; the sweep formats take their columns from it. Empty where none was declared.
   std::map<std::string, std::vector<std::string>> axes;

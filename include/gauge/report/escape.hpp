@@ -4,7 +4,7 @@
 /// cell-based outputs: a NUL would end a C string (and cut the output there), a CR or LF would
 /// end a CSV record or a Markdown row, a '|' would split a Markdown cell. Used by the console
 /// summary, the CSV export and gauge-export's Markdown; markdown_cell is the escaping a Markdown
-/// cell needs (detail::compare::md_cell, used by every Markdown table, is this).
+/// cell needs (detail::comparing::md_cell, used by every Markdown table, is this).
 
 #include <cstddef>
 #include <string>

@@ -37,7 +37,7 @@
 #include "gauge/version.hpp"
 
 namespace gauge {
-
+namespace formats {
 /// How results map onto Google Benchmark's JSON.
 struct GoogleBenchmarkOptions {
   /// Which time becomes `real_time`: GPU time per step (default, like Google Benchmark's
@@ -68,6 +68,7 @@ struct GoogleBenchmarkOptions {
   /// into 4 GB of JSON.
   std::size_t max_repetitions = 100;
 };
+}  // namespace formats
 
 namespace detail::export_ {
 
@@ -84,7 +85,7 @@ inline double seconds_per_unit(const std::string& unit) {
 /// first item), flop_per_second, and <item>_per_second for every item; with the result's peaks,
 /// `pct_of_peak_<quantity>_<basis>` for every peak (100 × the rate at `seconds` / the peak;
 /// gauge/report/export_peaks.hpp).
-inline void add_counters(nlohmann::json& b, const Work& w, double seconds, const PeaksRecord* peaks = nullptr) {
+inline void add_counters(nlohmann::json& b, const Work& w, double seconds, const records::PeaksRecord* peaks = nullptr) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return;
   if (w.bytes) b["bytes_per_second"] = *w.bytes / seconds;
   if (w.flop) b["flop_per_second"] = *w.flop / seconds;
@@ -101,9 +102,9 @@ inline void add_counters(nlohmann::json& b, const Work& w, double seconds, const
 /// The roofline of a result on a Google Benchmark entry: the counters
 /// `arithmetic_intensity_flop_per_byte` and `ridge_point_flop_per_byte`, and Google Benchmark's
 /// `label` "roofline: memory-bound (theoretical peaks)". Nothing without a roofline.
-inline void add_roofline(nlohmann::json& b, const PeaksRecord& peaks) {
+inline void add_roofline(nlohmann::json& b, const records::PeaksRecord& peaks) {
   if (!peaks.roofline) return;
-  const RooflineRecord& r = *peaks.roofline;
+  const records::RooflineRecord& r = *peaks.roofline;
   b["arithmetic_intensity_flop_per_byte"] = r.arithmetic_intensity;
   b["ridge_point_flop_per_byte"] = r.ridge_point;
   b["label"] = "roofline: " + r.bound + "-bound (" + r.basis + " peaks)";
@@ -127,12 +128,11 @@ inline std::string csv_number(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return "";
   return format_number(*v);
 }
-}  // namespace detail::export_
-namespace detail {
 /// The longest benchmark name (with its dimensions) google_benchmark_json writes, bytes.
 inline constexpr std::size_t max_gbench_name_bytes = 65536;
-}  // namespace detail
+}  // namespace detail::export_
 
+namespace formats {
 /// Results as Google Benchmark JSON (the format of `--benchmark_out_format=json`, library 1.7):
 /// `{"context": {...}, "benchmarks": [...]}`. Each experiment with samples becomes the entries
 /// described at GoogleBenchmarkOptions::repetitions, named
@@ -174,7 +174,7 @@ inline constexpr std::size_t max_gbench_name_bytes = 65536;
 inline nlohmann::json google_benchmark_json(const Environment& env, const std::vector<Result>& results,
                                             const GoogleBenchmarkOptions& options = {},
                                             const std::string& created_utc = "",
-                                            const std::vector<SkippedPoint>& skipped = {}) {
+                                            const std::vector<records::SkippedPoint>& skipped = {}) {
   using namespace detail::export_;
   const double unit = seconds_per_unit(options.time_unit);
   if (options.max_repetitions == 0) throw ConfigError("google_benchmark_json: max_repetitions must be >= 1");
@@ -213,15 +213,15 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     ++family;
   };
   for (const auto& r : results) {
-    const std::vector<double> samples = detail::compare::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
+    const std::vector<double> samples = detail::comparing::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = detail::export_::unique_benchmark_name(r, taken);
     // Google Benchmark's JSON repeats the name in every entry (up to max_repetitions + 4 of them):
     // a name of megabytes would make gigabytes. Refused, naming it, before anything is built.
-    if (name.size() > detail::max_gbench_name_bytes)
+    if (name.size() > detail::export_::max_gbench_name_bytes)
       throw ConfigError(fmt::format("google_benchmark_json: the name of experiment {} is {} bytes (it begins \"{}...\"): "
                                     "Google Benchmark JSON repeats a name in every entry, so names above {} bytes are "
                                     "refused", static_cast<std::size_t>(&r - results.data()), name.size(), name.substr(0, 40),
-                                    detail::max_gbench_name_bytes));
+                                    detail::export_::max_gbench_name_bytes));
     // Process CPU time per unit of the entry's time (host timing), else 1: cpu_time = real_time.
     const Summary& timed = gpu ? r.gpu_time : r.wall_time;
     // Only a finite, non-negative CPU time and ratio: never a null (non-finite) or negative cpu_time.
@@ -266,7 +266,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     auto own_or_samples = [&](std::optional<double> Summary::*figure) {
       const std::optional<double>& v = own.*figure;
       if (v && std::isfinite(*v)) return *v;
-      if (!from_samples) from_samples = summarize(samples);
+      if (!from_samples) from_samples = stats::summarize(samples);
       return *((*from_samples).*figure);
     };
     const double median_s = own_or_samples(&Summary::p50);
@@ -296,7 +296,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       add_roofline(b, r.peaks);
       benchmarks.push_back(b);
     }
-    const Summary s = summarize(repetition_s);
+    const Summary s = stats::summarize(repetition_s);
     auto aggregate = [&](const char* which, double seconds, const char* aggregate_unit) {
       nlohmann::json b = entry(name + "_" + which, "aggregate", groups, groups, seconds);
       b["aggregate_name"] = which;
@@ -317,7 +317,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
     ++family;
   }
-  for (const SkippedPoint& p : skipped)
+  for (const records::SkippedPoint& p : skipped)
     skipped_entry(detail::export_::unique_name(detail::export_::benchmark_name(p.name, p.dimensions), taken), p.reason);
   context["gauge_peak_counters"] =
       "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
@@ -454,8 +454,8 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
     for (const auto& c : r.warnings) codes += (codes.empty() ? "" : ";") + c;
     for (const std::string& v : {codes, r.error.value_or(""), r.kind, r.time_label}) f.push_back(v);
     f.push_back(csv_number(r.share_of_step));
-    const PeaksRecord* pk = r.peaks;
-    const RooflineRecord* roof = pk && pk->roofline ? &*pk->roofline : nullptr;
+    const records::PeaksRecord* pk = r.peaks;
+    const records::RooflineRecord* roof = pk && pk->roofline ? &*pk->roofline : nullptr;
     f.push_back(pk ? pk->status : "");
     f.push_back(pk ? pk->reason : "");
     f.push_back(pk ? pk->dtype.value_or("") : "");
@@ -474,20 +474,21 @@ inline std::string csv_table(const std::vector<Result>& results, const std::vect
   }
   return out;
 }
+}  // namespace formats
 
 }  // namespace gauge
 
 // The formats of this file, registered for gauge-export (gauge/report/export_format.hpp).
 namespace gauge::detail::export_ {
 inline std::string write_gbench(const StoredReport& report, const ExportOptions& o) {
-  GoogleBenchmarkOptions g;
+  formats::GoogleBenchmarkOptions g;
   g.metric = o.metric == "wall" ? Metric::wall_time : Metric::gpu_time;
   g.time_unit = o.time_unit;
   g.repetitions = o.repetitions;
-  return detail::json_dump(google_benchmark_json(report, g), 2) + "\n";
+  return detail::json_dump(formats::google_benchmark_json(report, g), 2) + "\n";
 }
 inline std::string write_csv(const StoredReport& report, const ExportOptions&) {
-  return csv_table(report.results, report.timers);
+  return formats::csv_table(report.results, report.timers);
 }
 }  // namespace gauge::detail::export_
 GAUGE_REGISTER_EXPORT_FORMAT(gbench, "Google Benchmark JSON (its compare.py reads it)",

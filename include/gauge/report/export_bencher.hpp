@@ -49,6 +49,7 @@ inline double bmf_rate(double work, double seconds) {
 
 }  // namespace detail::export_
 
+namespace formats {
 /// Results as Bencher Metric Format JSON: `{"<benchmark>": {"<measure>": {"value": v,
 /// "lower_value": lo, "upper_value": hi}, ...}, ...}`.
 ///
@@ -115,11 +116,12 @@ inline nlohmann::json bencher_metric_format(const std::vector<Result>& results, 
   }
   return doc;
 }
+}  // namespace formats
 
 namespace detail::export_ {
 /// The `bencher` export format: bencher_metric_format of a stored report, indented, one newline.
 inline std::string write_bencher(const StoredReport& report, const ExportOptions& options) {
-  return detail::json_dump(bencher_metric_format(report.results, options), 2) + "\n";
+  return detail::json_dump(formats::bencher_metric_format(report.results, options), 2) + "\n";
 }
 }  // namespace detail::export_
 

@@ -21,8 +21,8 @@
 namespace gauge::detail::export_ {
 /// The console summary of a stored report.
 inline std::string write_console(const StoredReport& report, const ExportOptions&) {
-  std::string out = environment_line(report.environment) + summary_table(report.results, report.axes) + peaks_table(report.results) +
-                    kernel_table(report.results) + warnings_text(report.results, report.environment);
+  std::string out = formats::environment_line(report.environment) + formats::summary_table(report.results, report.axes) + formats::peaks_table(report.results) +
+                    formats::kernel_table(report.results) + formats::warnings_text(report.results, report.environment);
   // A point as every output spells it, its name's declared axes first.
   const auto label = [&](const std::string& name, const Dimensions& dimensions) {
     const auto axes = report.axes.find(name);

@@ -24,7 +24,7 @@
 #include "gauge/report/read.hpp"
 
 namespace gauge {
-
+namespace formats {
 /// Results as github-action-benchmark's custom "smaller is better" JSON: an array of
 /// `{"name", "unit", "value", "range", "extra"}`, one entry per experiment.
 ///
@@ -75,11 +75,12 @@ inline nlohmann::json github_benchmark_json(const std::vector<Result>& results, 
   }
   return doc;
 }
+}  // namespace formats
 
 namespace detail::export_ {
 /// The `github_benchmark` export format: github_benchmark_json of a stored report, indented.
 inline std::string write_github_benchmark(const StoredReport& report, const ExportOptions& options) {
-  return detail::json_dump(github_benchmark_json(report.results, options), 2) + "\n";
+  return detail::json_dump(formats::github_benchmark_json(report.results, options), 2) + "\n";
 }
 }  // namespace detail::export_
 

@@ -27,7 +27,7 @@ namespace gauge::detail::export_ {
 /// The text of one interleaved run: which point is A and which B, the paired ratio B/A with its
 /// interval, the threshold and the verdict with its reason (console: three lines; Markdown: a
 /// "## interleaved A/B" table and the reason). `a` and `b` are the points' labels.
-inline std::string interleaved_text(const InterleavedRecord& x, const std::string& a, const std::string& b,
+inline std::string interleaved_text(const records::InterleavedRecord& x, const std::string& a, const std::string& b,
                                     TableStyle style) {
   const std::string threshold = format_number(100 * x.config.threshold) + " %";
   if (style == TableStyle::markdown) {
@@ -94,7 +94,7 @@ inline std::string interleaved_views(const StoredReport& report, TableStyle styl
   std::string text;
   std::vector<bool> in_record(report.results.size(), false);
   for (std::size_t i = 0; i < report.interleaved.size(); ++i) {
-    const InterleavedRecord& x = report.interleaved[i];
+    const records::InterleavedRecord& x = report.interleaved[i];
     if (x.a >= report.results.size() || x.b >= report.results.size())
       throw ConfigError("interleaved[" + std::to_string(i) + "] names experiment " +
                         std::to_string(std::max(x.a, x.b)) + ", but the report has " +

@@ -22,7 +22,7 @@
 #include "gauge/report/read.hpp"
 
 namespace gauge {
-
+namespace formats {
 /// Results and Timers as a GitHub-flavoured Markdown table (ends with a newline), rows as in
 /// csv_table: experiment (name and dimensions, and "repetition i" for a run of the suite runner's
 /// `--repetitions`, 0-based; a Timer row says "timer step" or "timer region"
@@ -37,7 +37,7 @@ namespace gauge {
 /// result's label is detail::point_label, its name's `axes` (a report's declared order) first.
 inline std::string markdown_table(const std::vector<Result>& results, const std::vector<TimerSummary>& timers = {},
                                   const std::map<std::string, std::vector<std::string>>& axes = {}) {
-  using detail::compare::md_cell;
+  using detail::comparing::md_cell;
   const auto rows = detail::export_::table_rows(results, timers);
   // A "cpu/step" column (process CPU time per step, median) where some row has it (host timing).
   const bool cpu_column = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.cpu != nullptr; });
@@ -85,13 +85,14 @@ inline std::string markdown_table(const std::vector<Result>& results, const std:
   }
   return out;
 }
+}  // namespace formats
 
 }  // namespace gauge
 
 namespace gauge::detail::export_ {
 /// The `markdown` export format: markdown_table of a stored report.
 inline std::string write_markdown(const StoredReport& report, const ExportOptions&) {
-  return markdown_table(report.results, report.timers, report.axes);
+  return formats::markdown_table(report.results, report.timers, report.axes);
 }
 }  // namespace gauge::detail::export_
 

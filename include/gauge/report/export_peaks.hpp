@@ -80,7 +80,7 @@ struct PctOfPeak {
 
 /// The percent-of-peak values of `rec` for one throughput ("gpu" or "wall"), in column order; the
 /// first fraction of a name wins (gauge-peaks caches one measured peak per quantity and type).
-inline std::vector<PctOfPeak> pct_of_peak(const PeaksRecord& rec, const std::string& throughput) {
+inline std::vector<PctOfPeak> pct_of_peak(const records::PeaksRecord& rec, const std::string& throughput) {
   std::map<std::tuple<int, int, std::string>, PctOfPeak> by_rank;
   for (const auto& f : rec.fractions) {
     if (f.throughput != throughput) continue;
@@ -96,7 +96,7 @@ inline std::vector<PctOfPeak> pct_of_peak(const PeaksRecord& rec, const std::str
 /// The percent of every peak of `rec` for a time of `seconds` per step of `work` (the Google
 /// Benchmark export's counters, whose time is the entry's): 100 × (work / seconds) / peak, by
 /// name in column order; empty for a time that is not positive and finite.
-inline std::vector<PctOfPeak> pct_of_peak_at(const PeaksRecord& rec, const Work& work, double seconds) {
+inline std::vector<PctOfPeak> pct_of_peak_at(const records::PeaksRecord& rec, const Work& work, double seconds) {
   std::map<std::tuple<int, int, std::string>, PctOfPeak> by_rank;
   if (!(seconds > 0) || !(seconds < 1e300)) return {};
   for (const auto& p : rec.peaks) {
@@ -113,7 +113,7 @@ inline std::vector<PctOfPeak> pct_of_peak_at(const PeaksRecord& rec, const Work&
 
 /// The Markdown cell of a row's GPU fractions: "bf16 dense 62.6 % theoretical (max boost), 82.6 %
 /// theoretical (run clock), 93.1 % measured; memory 5.1 % theoretical (max boost)", or "-".
-inline std::string pct_of_peak_text(const PeaksRecord& rec) {
+inline std::string pct_of_peak_text(const records::PeaksRecord& rec) {
   std::string out, group;
   int current = -1;
   for (const auto& f : pct_of_peak(rec, "gpu")) {
@@ -136,7 +136,7 @@ inline std::string pct_of_peak_text(const PeaksRecord& rec) {
 }
 
 /// The Markdown cell of a roofline: "memory-bound (0.0833 FLOP/B, ridge 319 FLOP/B, theoretical)", or "-".
-inline std::string roofline_text(const std::optional<RooflineRecord>& r) {
+inline std::string roofline_text(const std::optional<records::RooflineRecord>& r) {
   if (!r) return "-";
   return fmt::format("{}-bound ({} FLOP/B, ridge {} FLOP/B, {})", r->bound, format_general(r->arithmetic_intensity, 3),
                      format_general(r->ridge_point, 3), r->basis);

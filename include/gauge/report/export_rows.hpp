@@ -43,7 +43,7 @@ struct TableRow {
   const Throughput* wall_throughput = nullptr;  ///< work / median wall time (experiments only)
   std::optional<double> share_of_step;  ///< a region's share of the step (Timer regions only)
   std::vector<std::string> warnings;    ///< warning codes, in order
-  const PeaksRecord* peaks = nullptr;   ///< the fractions of the device's peaks (experiments only)
+  const records::PeaksRecord* peaks = nullptr; ///< the fractions of the device's peaks (experiments only)
 };
 
 /// "gemm/K:8192/M:8192/dtype:bf16": the name and every dimension (in key order), Google

@@ -5,7 +5,7 @@
 /// `relevant_environment_variables()` returns.
 ///
 /// Keys are the field names (snake_case, units in the name: `total_bytes`, `max_frequency_mhz`).
-/// `std::nullopt` is written as `null`. Read on its own (`j.get<gauge::HostInfo>()`), a missing
+/// `std::nullopt` is written as `null`. Read on its own (`j.get<gauge::env::HostInfo>()`), a missing
 /// key or `null` is "unknown" (so reports from older minor versions of the schema still load);
 /// a value of the wrong type throws `ReportError` naming the key. Inside a report
 /// (gauge/report/read.hpp) the keys the schema requires must be there.
@@ -22,17 +22,17 @@ namespace gauge::serial {
 
 /// CpuInfo → {"model_name", "sockets", "physical_cores", "logical_cpus", "hardware_concurrency",
 /// "max_frequency_mhz", "current_frequency_mhz", "governor", "distinct_governors"}.
-GAUGE_SERIAL_DESCRIBE_AS(CpuInfo, "cpu", AllKeysOptionalLenientAlone, model_name, sockets, physical_cores,
+GAUGE_SERIAL_DESCRIBE_AS(env::CpuInfo, "cpu", AllKeysOptionalLenientAlone, model_name, sockets, physical_cores,
     logical_cpus, hardware_concurrency, max_frequency_mhz, current_frequency_mhz, governor,
     distinct_governors)
 
 /// MemoryInfo → {"total_bytes", "available_bytes", "swap_total_bytes"}.
-GAUGE_SERIAL_DESCRIBE_AS(MemoryInfo, "host_memory", AllKeysOptionalLenientAlone, total_bytes,
+GAUGE_SERIAL_DESCRIBE_AS(env::MemoryInfo, "host_memory", AllKeysOptionalLenientAlone, total_bytes,
     available_bytes, swap_total_bytes)
 
 /// NumaNode → {"id" (required), "cpulist", "cpus", "memory_total_bytes"}.
 template <>
-struct Fields<NumaNode> : LenientAlone {
+struct Fields<env::NumaNode> : LenientAlone {
   static constexpr const char* name = "numa_node";
   template <class V, class C>
   static void describe(V& v, C& x) {
@@ -44,20 +44,20 @@ struct Fields<NumaNode> : LenientAlone {
 };
 
 /// OsInfo → {"pretty_name", "id", "version_id", "kernel_release", "hostname", "architecture"}.
-GAUGE_SERIAL_DESCRIBE_AS(OsInfo, "os", AllKeysOptionalLenientAlone, pretty_name, id, version_id,
+GAUGE_SERIAL_DESCRIBE_AS(env::OsInfo, "os", AllKeysOptionalLenientAlone, pretty_name, id, version_id,
     kernel_release, hostname, architecture)
 
 /// VirtualizationInfo → {"container", "container_evidence", "wsl", "wsl_evidence",
 /// "virtual_machine", "virtual_machine_evidence"}.
-GAUGE_SERIAL_DESCRIBE_AS(VirtualizationInfo, "virtualization", AllKeysOptionalLenientAlone, container,
+GAUGE_SERIAL_DESCRIBE_AS(env::VirtualizationInfo, "virtualization", AllKeysOptionalLenientAlone, container,
     container_evidence, wsl, wsl_evidence, virtual_machine, virtual_machine_evidence)
 
 /// HostInfo → {"cpu", "memory", "numa_nodes", "os", "virtualization", "notes"}.
-GAUGE_SERIAL_DESCRIBE_AS(HostInfo, "host", LenientAlone, cpu, memory, numa_nodes, os, virtualization, notes)
+GAUGE_SERIAL_DESCRIBE_AS(env::HostInfo, "host", LenientAlone, cpu, memory, numa_nodes, os, virtualization, notes)
 
 /// CompilerInfo → {"id", "version", "cuda_compiler", "cuda_compiler_version", "standard_library",
 /// "cplusplus", "ndebug", "optimized"}.
-GAUGE_SERIAL_DESCRIBE_AS(CompilerInfo, "compiler", LenientAlone, id, version, cuda_compiler,
+GAUGE_SERIAL_DESCRIBE_AS(env::CompilerInfo, "compiler", LenientAlone, id, version, cuda_compiler,
     cuda_compiler_version, standard_library, cplusplus, ndebug, optimized)
 
 }  // namespace gauge::serial

@@ -26,7 +26,7 @@
 #include "gauge/report/serial.hpp"
 
 namespace gauge {
-
+namespace peaks {
 /// The contents of one cache file.
 struct PeaksCacheFile {
   std::string schema = "gauge.peaks";  ///< the format's name
@@ -38,10 +38,11 @@ struct PeaksCacheFile {
   std::string tool;                    ///< what measured it, e.g. "gauge-peaks 0.9.0"
   std::vector<Peak> peaks;             ///< basis "measured", clock_basis "as_measured"
 };
+}  // namespace peaks
 
 namespace serial {
 /// PeaksCacheFile → {"schema", "version", "uuid", "name", "driver_version", "created_utc", "tool", "peaks"}.
-GAUGE_SERIAL_DESCRIBE(gauge::PeaksCacheFile, "peaks_cache", schema, version, uuid, name, driver_version, created_utc, tool,
+GAUGE_SERIAL_DESCRIBE(gauge::peaks::PeaksCacheFile, "peaks_cache", schema, version, uuid, name, driver_version, created_utc, tool,
     peaks)
 }  // namespace serial
 
@@ -73,7 +74,7 @@ inline std::filesystem::path peaks_cache_path(const std::string& uuid) {
 /// The cached peaks of the GPU with this UUID, measured under `driver_version` (empty: any), or
 /// nullopt with `why` (no file, another driver, unreadable). `source` receives the file's path.
 /// Never throws.
-inline std::optional<PeaksCacheFile> read_peaks_cache(const std::string& uuid, const std::string& driver_version,
+inline std::optional<peaks::PeaksCacheFile> read_peaks_cache(const std::string& uuid, const std::string& driver_version,
                                                       std::string& why, std::string* source = nullptr) {
   try {
     const auto path = peaks_cache_path(uuid);
@@ -85,7 +86,7 @@ inline std::optional<PeaksCacheFile> read_peaks_cache(const std::string& uuid, c
     }
     std::stringstream text;
     text << in.rdbuf();
-    auto file = nlohmann::json::parse(text.str()).get<PeaksCacheFile>();
+    auto file = nlohmann::json::parse(text.str()).get<peaks::PeaksCacheFile>();
     if (file.schema != "gauge.peaks" || file.version != 1) {
       why = path.string() + " is not a gauge.peaks file of version 1";
       return std::nullopt;
@@ -108,7 +109,7 @@ inline std::optional<PeaksCacheFile> read_peaks_cache(const std::string& uuid, c
 
 /// Writes `file` to its GPU's cache file (creating the directory), atomically. Returns the path.
 /// Throws ConfigError (no UUID, no cache directory) or ReportError (cannot write).
-inline std::filesystem::path write_peaks_cache(const PeaksCacheFile& file) {
+inline std::filesystem::path write_peaks_cache(const peaks::PeaksCacheFile& file) {
   const auto path = peaks_cache_path(file.uuid);
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);

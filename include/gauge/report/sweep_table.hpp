@@ -67,7 +67,7 @@ inline SweepRow sweep_row(const Result& r) {
 }
 
 /// The row of a skipped point: status "skipped", the reason as its note.
-inline SweepRow sweep_row(const SkippedPoint& s) {
+inline SweepRow sweep_row(const records::SkippedPoint& s) {
   SweepRow row;
   row.dimensions = s.dimensions;
   row.status = "skipped";

@@ -33,6 +33,7 @@ class AxisError : public ConfigError {
   using ConfigError::ConfigError;
 };
 
+namespace suite {
 /// What an axis's values are.
 enum class AxisKind {
   int64,    ///< integers (sizes, counts): DimensionValue holds std::int64_t
@@ -40,14 +41,15 @@ enum class AxisKind {
   string,   ///< strings (a layout, an algorithm): DimensionValue holds std::string
   type,     ///< the names of the types a template benchmark is instantiated over (e.g. "float")
 };
+}  // namespace suite
 
 /// Text name of an AxisKind ("int64", "float64", "string", "type").
-inline const char* to_string(AxisKind k) {
+inline const char* to_string(suite::AxisKind k) {
   switch (k) {
-    case AxisKind::int64: return "int64";
-    case AxisKind::float64: return "float64";
-    case AxisKind::string: return "string";
-    case AxisKind::type: return "type";
+    case suite::AxisKind::int64: return "int64";
+    case suite::AxisKind::float64: return "float64";
+    case suite::AxisKind::string: return "string";
+    case suite::AxisKind::type: return "type";
   }
   return "?";
 }
@@ -55,11 +57,12 @@ inline const char* to_string(AxisKind k) {
 /// One axis of a benchmark: a name and its values, in the order they are swept.
 struct Axis {
   std::string name;                  ///< e.g. "N"; a dimension of every point's result
-  AxisKind kind = AxisKind::int64;   ///< what the values are
+  suite::AxisKind kind = suite::AxisKind::int64; ///< what the values are
   std::vector<DimensionValue> values;  ///< int64_t, double or std::string by `kind`; never empty
   bool power_of_two = false;         ///< declared as powers of two (a plot uses a log2 axis)
 };
 
+namespace suite {
 /// Integer values with how they were made (so tables and plots know a power-of-two axis).
 struct Int64Values {
   std::vector<std::int64_t> values;  ///< the values, in sweep order
@@ -69,6 +72,7 @@ struct Int64Values {
   /// main); Benchmark::int64_axis records this, and the runner refuses to start, naming it.
   std::string error;
 };
+}  // namespace suite
 
 namespace detail {
 /// The most values one axis may have (a typo such as [1:1000000000] is refused, not swept).
@@ -78,12 +82,13 @@ inline constexpr std::size_t max_axis_values = 100000;
 /// Powers of two 2^first_exponent, 2^(first_exponent + step), … up to 2^last_exponent inclusive.
 /// Never throws: when an exponent is outside [0, 62], first > last or step < 1, no values and
 /// `error` says why (int64_axis records it; the runner then exits 2 naming the axis).
-Int64Values pow2(int first_exponent, int last_exponent, int step = 1);
+suite::Int64Values pow2(int first_exponent, int last_exponent, int step = 1);
 
 /// The integers first, first + step, … up to last inclusive. Never throws: when step < 1,
 /// first > last or there would be more than max_axis_values, no values and `error` says why.
-Int64Values range(std::int64_t first, std::int64_t last, std::int64_t step = 1);
+suite::Int64Values range(std::int64_t first, std::int64_t last, std::int64_t step = 1);
 
+namespace suite {
 /// An `--axis` text split at its first '=': the axis name and the values' text.
 struct AxisOverride {
   std::string name;         ///< the axis it replaces, e.g. "N"
@@ -91,13 +96,15 @@ struct AxisOverride {
   bool power_of_two = false;  ///< nvbench's spelling `N[pow2]=[10:30:2]`
   std::string text;         ///< the whole text, for error messages
 };
+}  // namespace suite
 
 namespace detail {
 /// Splits "NAME=VALUES". AxisError ("expected NAME=VALUES, e.g. N=[1024,4096]") without a '=' or
 /// with an empty name or value.
-AxisOverride parse_axis_override(const std::string& text);
+suite::AxisOverride parse_axis_override(const std::string& text);
 }  // namespace detail
 
+namespace suite {
 /// The values of `values_text` for an axis of kind `kind` (the grammar in the file comment).
 /// For a type axis, each value must be one of `allowed` (the types it was instantiated over).
 /// \returns the values and whether they are powers of two.
@@ -106,6 +113,7 @@ AxisOverride parse_axis_override(const std::string& text);
 std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind kind, const std::string& values_text,
                                                                const std::vector<DimensionValue>& allowed = {},
                                                                bool power_of_two = false);
+}  // namespace suite
 
 // ---- implementation (inline: small and light) -------------------------------------------------
 
@@ -176,8 +184,8 @@ inline std::string range_text(const std::vector<std::string>& parts) {
 
 }  // namespace detail::axes
 
-inline Int64Values pow2(int first_exponent, int last_exponent, int step) {
-  Int64Values out;
+inline suite::Int64Values pow2(int first_exponent, int last_exponent, int step) {
+  suite::Int64Values out;
   out.power_of_two = true;
   const std::string call = "gauge::pow2(" + std::to_string(first_exponent) + ", " + std::to_string(last_exponent) + ", " +
                            std::to_string(step) + "): ";
@@ -196,8 +204,8 @@ inline Int64Values pow2(int first_exponent, int last_exponent, int step) {
   return out;
 }
 
-inline Int64Values range(std::int64_t first, std::int64_t last, std::int64_t step) {
-  Int64Values out;
+inline suite::Int64Values range(std::int64_t first, std::int64_t last, std::int64_t step) {
+  suite::Int64Values out;
   const std::string call =
       "gauge::range(" + std::to_string(first) + ", " + std::to_string(last) + ", " + std::to_string(step) + "): ";
   if (step < 1) {
@@ -224,11 +232,11 @@ inline Int64Values range(std::int64_t first, std::int64_t last, std::int64_t ste
 }
 
 namespace detail {
-inline AxisOverride parse_axis_override(const std::string& text) {
+inline suite::AxisOverride parse_axis_override(const std::string& text) {
   const auto eq = text.find('=');
   const std::string usage = "expected NAME=VALUES, e.g. N=[1024,4096] or N=2^[10:30:2]";
   if (eq == std::string::npos) throw AxisError("no '=': " + usage);
-  AxisOverride o;
+  suite::AxisOverride o;
   o.text = text;
   o.name = detail::axes::trim(text.substr(0, eq));
   o.values_text = detail::axes::trim(text.substr(eq + 1));
@@ -243,6 +251,7 @@ inline AxisOverride parse_axis_override(const std::string& text) {
 }
 }  // namespace detail
 
+namespace suite {
 inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind kind, const std::string& values_text,
                                                                       const std::vector<DimensionValue>& allowed,
                                                                       bool power_of_two) {
@@ -331,5 +340,6 @@ inline std::pair<std::vector<DimensionValue>, bool> parse_axis_values(AxisKind k
   }
   return {std::move(out), power_of_two};
 }
+}  // namespace suite
 
 }  // namespace gauge

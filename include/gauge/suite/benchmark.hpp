@@ -22,9 +22,11 @@ namespace gauge {
 
 class Point;
 
+namespace suite {
 /// What a benchmark runs for each point: reads the point's axis values, prepares data, declares
 /// work and calls `p.run(step)` once (or `p.skip(reason)`).
 using BenchmarkBody = std::function<void(Point&)>;
+}  // namespace suite
 
 /// A benchmark: a name, a body, and axes whose cartesian product are its points.
 ///
@@ -38,7 +40,7 @@ class Benchmark {
  public:
   /// \param name the benchmark's name (non-empty; the experiments' name in the report).
   /// \param body called once per point. An empty name or body is recorded in problems().
-  Benchmark(std::string name, BenchmarkBody body) : name_(std::move(name)), body_(std::move(body)) {
+  Benchmark(std::string name, suite::BenchmarkBody body) : name_(std::move(name)), body_(std::move(body)) {
     if (name_.empty())
       add_problem("its name is empty: give it one (GAUGE_BENCHMARK(fn) names it \"fn\", register_benchmark(name, body) by "
                   "its first argument)");
@@ -48,26 +50,26 @@ class Benchmark {
   /// An integer axis with these values, in this order. An empty list or a name already used is
   /// recorded in problems().
   Benchmark& int64_axis(const std::string& axis, std::vector<std::int64_t> values) {
-    return int64_axis(axis, Int64Values{std::move(values), false, {}});
+    return int64_axis(axis, suite::Int64Values{std::move(values), false, {}});
   }
   /// An integer axis from gauge::pow2 or gauge::range (a power-of-two axis is plotted on a log
   /// axis); their error (bad arguments) is recorded in problems().
-  Benchmark& int64_axis(const std::string& axis, Int64Values values) {
+  Benchmark& int64_axis(const std::string& axis, suite::Int64Values values) {
     if (!values.error.empty()) {
       add_problem("axis '" + axis + "': " + values.error);
       return *this;
     }
     std::vector<DimensionValue> v(values.values.begin(), values.values.end());
-    return add_axis(Axis{axis, AxisKind::int64, std::move(v), values.power_of_two});
+    return add_axis(Axis{axis, suite::AxisKind::int64, std::move(v), values.power_of_two});
   }
   /// A real-valued axis. A NaN or infinite value is recorded in problems() (a dimension is a
   /// finite number: NaN would never equal itself in a report or a comparison).
   Benchmark& float64_axis(const std::string& axis, const std::vector<double>& values) {
-    return add_axis(Axis{axis, AxisKind::float64, std::vector<DimensionValue>(values.begin(), values.end()), false});
+    return add_axis(Axis{axis, suite::AxisKind::float64, std::vector<DimensionValue>(values.begin(), values.end()), false});
   }
   /// A string axis (an algorithm, a layout).
   Benchmark& string_axis(const std::string& axis, const std::vector<std::string>& values) {
-    return add_axis(Axis{axis, AxisKind::string, std::vector<DimensionValue>(values.begin(), values.end()), false});
+    return add_axis(Axis{axis, suite::AxisKind::string, std::vector<DimensionValue>(values.begin(), values.end()), false});
   }
   /// Adjusts the Config of every point of this benchmark (before the runner's overrides, such as
   /// --max-time, apply): `.configure([](gauge::Config& c) { c.measure.max_time = 2s; })`.
@@ -129,13 +131,13 @@ class Benchmark {
     throw AxisError("benchmark '" + name_ + "' has no axis '" + axis + "'");
   }
   /// The body.
-  const BenchmarkBody& body() const { return body_; }
+  const suite::BenchmarkBody& body() const { return body_; }
   /// The per-benchmark configuration hook (may be empty).
   const std::function<void(Config&)>& configuration() const { return configure_; }
 
  private:
   std::string name_;
-  BenchmarkBody body_;
+  suite::BenchmarkBody body_;
   std::vector<Axis> axes_;
   std::function<void(Config&)> configure_;
   std::vector<std::string> problems_;
@@ -146,7 +148,7 @@ class Registry {
  public:
   /// Adds a benchmark; the reference stays valid for the registry's lifetime. Never throws (see
   /// Benchmark): a name that a benchmark already has is recorded in the new one's problems().
-  Benchmark& add(std::string name, BenchmarkBody body) {
+  Benchmark& add(std::string name, suite::BenchmarkBody body) {
     bool taken = false;
     for (const auto& b : benchmarks_) taken = taken || (!name.empty() && b->name() == name);
     benchmarks_.push_back(std::make_unique<Benchmark>(std::move(name), std::move(body)));
@@ -166,7 +168,7 @@ class Registry {
 };
 
 /// Registers a benchmark in the global registry (what GAUGE_BENCHMARK expands to).
-inline Benchmark& register_benchmark(std::string name, BenchmarkBody body) {
+inline Benchmark& register_benchmark(std::string name, suite::BenchmarkBody body) {
   return Registry::global().add(std::move(name), std::move(body));
 }
 

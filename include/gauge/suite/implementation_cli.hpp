@@ -30,7 +30,7 @@
 #include "gauge/version.hpp"
 
 namespace gauge {
-namespace detail::suite {
+namespace detail::suite_run {
 
 /// Seconds as --min-time/--max-time take them: a number, optionally with a unit (s, ms, us),
 /// in [0, 3600] s. Returns the error text ("" when valid).
@@ -60,9 +60,9 @@ inline std::string parse_seconds(const std::string& text, Nanoseconds& out) {
 /// label --filter matches and --interleave takes, the benchmark's name (the experiments' `name`),
 /// the axis values in axis order (integers and reals as numbers, strings and types as strings),
 /// and --device's ordinal for the point (null: the current device).
-inline std::string points_json(const std::vector<const PlannedPoint*>& points) {
+inline std::string points_json(const std::vector<const suite::PlannedPoint*>& points) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const PlannedPoint* p : points) {
+  for (const suite::PlannedPoint* p : points) {
     nlohmann::ordered_json axes = nlohmann::ordered_json::object();
     for (const auto& [name, value] : p->values)
       std::visit([&axes, &name = name](const auto& v) { axes[name] = v; }, value);
@@ -89,10 +89,10 @@ inline std::string usage_reason(const CLI::App& app, const CLI::ParseError& e) {
   return text;
 }
 
-}  // namespace detail::suite
+}  // namespace detail::suite_run
 
-int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
-  RunOptions o;
+int main(int argc, char** argv, Registry& registry, const suite::SuiteIo& io) {
+  suite::RunOptions o;
   CLI::App app("Runs the benchmarks of this program over their axes (gauge " + std::string(version_string) + ")",
                argc > 0 && argv[0] ? std::string(argv[0]).substr(std::string(argv[0]).find_last_of('/') + 1) : "gauge");
   app.set_version_flag("--version", std::string("gauge ") + version_string, "Print gauge's version and exit");
@@ -150,22 +150,22 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    if (dynamic_cast<const CLI::CallForVersion*>(&e)) detail::suite::write_text(io.out, std::string("gauge ") + version_string + "\n");
-    else detail::suite::write_text(io.out, app.help());
+    if (dynamic_cast<const CLI::CallForVersion*>(&e)) detail::suite_run::write_text(io.out, std::string("gauge ") + version_string + "\n");
+    else detail::suite_run::write_text(io.out, app.help());
     return 0;
   } catch (const CLI::ParseError& e) {
-    return usage(detail::suite::usage_reason(app, e));
+    return usage(detail::suite_run::usage_reason(app, e));
   }
   if (filter_option->count()) o.filter = filter;
   if (device_option->count()) o.device = device;
   if (!min_time.empty()) {
     Nanoseconds v{};
-    if (auto err = detail::suite::parse_seconds(min_time, v); !err.empty()) return usage("--min-time " + err);
+    if (auto err = detail::suite_run::parse_seconds(min_time, v); !err.empty()) return usage("--min-time " + err);
     o.min_time = v;
   }
   if (!max_time.empty()) {
     Nanoseconds v{};
-    if (auto err = detail::suite::parse_seconds(max_time, v); !err.empty()) return usage("--max-time " + err);
+    if (auto err = detail::suite_run::parse_seconds(max_time, v); !err.empty()) return usage("--max-time " + err);
     o.max_time = v;
   }
   if (quick) {
@@ -228,23 +228,23 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
     if (o.repetitions > 1)
       return usage("--interleave measures A and B in alternating rounds of one run: --repetitions does not apply");
   }
-  std::vector<PlannedPoint> points;
+  std::vector<suite::PlannedPoint> points;
   try {
-    points = plan_points(registry, o, io);
+    points = suite::plan_points(registry, o, io);
   } catch (const UsageError& e) {
     return usage(e.what());
   }
   if (!o.interleave.empty()) {
     try {
-      const PlannedPoint& a = find_point(points, o.interleave.at(0));
-      const PlannedPoint& b = find_point(points, o.interleave.at(1));
+      const suite::PlannedPoint& a = suite::find_point(points, o.interleave.at(0));
+      const suite::PlannedPoint& b = suite::find_point(points, o.interleave.at(1));
       if (&a == &b) return usage("--interleave: A and B are the same point '" + a.label + "': name two different points");
-      detail::suite::interleave_config(o);  // its settings, checked before anything runs
+      detail::suite_run::interleave_config(o); // its settings, checked before anything runs
       if (o.list) {
-        detail::suite::write_text(io.out, o.format == "json" ? detail::suite::points_json({&a, &b}) : a.label + "\n" + b.label + "\n");
+        detail::suite_run::write_text(io.out, o.format == "json" ? detail::suite_run::points_json({&a, &b}) : a.label + "\n" + b.label + "\n");
         return 0;
       }
-      return run_interleaved_points(a, b, o, io).exit_code;
+      return suite::run_interleaved_points(a, b, o, io).exit_code;
     } catch (const UsageError& e) {
       return usage(e.what());
     } catch (const ReportError& e) {
@@ -256,20 +256,20 @@ int main(int argc, char** argv, Registry& registry, const SuiteIo& io) {
   if (o.list && !(points.empty() && o.filter)) {
     std::string text;
     if (o.format == "json") {
-      std::vector<const PlannedPoint*> listed;
+      std::vector<const suite::PlannedPoint*> listed;
       for (const auto& p : points) listed.push_back(&p);
-      text = detail::suite::points_json(listed);
+      text = detail::suite_run::points_json(listed);
     } else {
       for (const auto& p : points) text += p.label + "\n";
     }
-    if (detail::suite::write_text(io.out, text)) return 0;
+    if (detail::suite_run::write_text(io.out, text)) return 0;
     std::fprintf(io.err, "%s: error: standard output could not be written: %s\n", app.get_name().c_str(),
                  std::strerror(errno ? errno : EIO));
     return 74;
   }
   if (points.empty()) return usage(o.filter ? "--filter '" + *o.filter + "' matches no point" : std::string("no benchmark is registered"));
   try {
-    return run_suite(points, o, io).exit_code;
+    return suite::run_suite(points, o, io).exit_code;
   } catch (const ReportError& e) {
     std::fprintf(io.err, "%s: error: %s\n", app.get_name().c_str(), e.what());
     return 2;

@@ -31,7 +31,7 @@
 #endif
 
 namespace gauge {
-namespace detail::suite {
+namespace detail::suite_run {
 
 inline int cuda_device_count() {
 #if GAUGE_HAS_CUDA_RUNTIME
@@ -45,7 +45,7 @@ inline int cuda_device_count() {
 }
 
 /// The devices --device asks for (empty: the current device).
-inline std::vector<int> devices_of(const RunOptions& o, const SuiteIo& io) {
+inline std::vector<int> devices_of(const suite::RunOptions& o, const suite::SuiteIo& io) {
   if (!o.device) return {};
   const std::string& d = *o.device;
   if (d == "all") {
@@ -122,8 +122,9 @@ inline std::regex compile_filter(const std::string& text) {
   }
 }
 
-}  // namespace detail::suite
+}  // namespace detail::suite_run
 
+namespace suite {
 std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& o, const SuiteIo& io) {
   // Mistakes of the declarations (recorded at registration, which never throws: it runs in static
   // initializers), before anything else: the first, naming its benchmark, and how many more.
@@ -234,8 +235,8 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
     }
   }
   std::optional<std::regex> filter;
-  if (o.filter) filter = detail::suite::compile_filter(*o.filter);
-  const std::vector<int> devices = detail::suite::devices_of(o, io);
+  if (o.filter) filter = detail::suite_run::compile_filter(*o.filter);
+  const std::vector<int> devices = detail::suite_run::devices_of(o, io);
   std::vector<std::optional<int>> device_list;
   if (devices.empty()) device_list.push_back(std::nullopt);
   for (int d : devices) device_list.emplace_back(d);
@@ -289,6 +290,7 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
   }
   return out;
 }
+}  // namespace suite
 
 }  // namespace gauge
 

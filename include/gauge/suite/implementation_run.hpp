@@ -1,7 +1,7 @@
 #pragma once
 /// \file gauge/suite/implementation_run.hpp
 /// The runner's run of the planned points (`run_suite`, gauge/suite/runner.hpp declares it): the
-/// progress line on a terminal (`detail::suite::ProgressDisplay`), --profile, the rounds of
+/// progress line on a terminal (`detail::suite_run::ProgressDisplay`), --profile, the rounds of
 /// --repetitions, the JSON report kept on disk as it goes, and the tables or report on stdout.
 /// A compiled part of gauge/suite/implementation.hpp, which includes it: host code only, and
 /// empty under GAUGE_LINKS_SUITE_IMPLEMENTATION, as that header is.
@@ -47,7 +47,7 @@
 #include "gauge/report/sweep_table.hpp"
 
 namespace gauge {
-namespace detail::suite {
+namespace detail::suite_run {
 
 /// The progress line: redrawn in place on a terminal by a ticker thread (every 0.5 s, so the
 /// elapsed time moves during a long point), once the run is older than progress_delay.
@@ -127,10 +127,11 @@ class ProgressDisplay {
   std::thread ticker_;
 };
 
-}  // namespace detail::suite
+}  // namespace detail::suite_run
 
+namespace suite {
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& o, const SuiteIo& io) {
-  using namespace detail::suite;
+  using namespace detail::suite_run;
   const auto clock = io.clock ? io.clock : std::function<double()>(steady_seconds);
   const double t0 = clock();
   SuiteSummary summary;
@@ -174,9 +175,9 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   }
 
   if (!o.out.empty()) detail::check_writable(o.out);  // before anything is measured
-  const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
+  const Environment env = io.environment ? io.environment() : detail::suite_run::environment_of(io);
   std::vector<Result> results;
-  std::vector<SkippedPoint> skipped;
+  std::vector<records::SkippedPoint> skipped;
   std::vector<bool> point_skipped(points.size(), false);  // skipped in an earlier round: not run again
   // A write that fails (the disk filled, the folder went away) loses nothing already measured:
   // the run goes on, the tables are printed, and the run ends with exit 74 naming the file.
@@ -248,7 +249,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
       // (the exception is never lost behind the skip).
       if (error && p.skip_reason() && !p.result()) *error += " (after skip(\"" + *p.skip_reason() + "\"))";
       if (p.skip_reason() && !p.result() && !error) {
-        skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
+        skipped.push_back(records::SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
         point_skipped[i] = true;
         ++summary.skipped;
       } else {
@@ -292,7 +293,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
     format_error = detail::export_run(detail::runner_export_format(o.format),
                                       detail::run_document(env, results, skipped, {}, declared_axes), ExportOptions{}, text);
     const std::string target = detail::runner_format_target(o.format);
-    if (o.kernels && (target == "sweep" || target == "sweep_markdown")) text += kernel_table(results);
+    if (o.kernels && (target == "sweep" || target == "sweep_markdown")) text += formats::kernel_table(results);
   }
   // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
   // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.
@@ -320,6 +321,7 @@ SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions
   }
   return summary;
 }
+}  // namespace suite
 
 }  // namespace gauge
 

@@ -50,11 +50,11 @@
 #include "gauge/report/sweep_table.hpp"
 
 namespace gauge {
-namespace detail::suite {
+namespace detail::suite_run {
 
 /// The environment the runner records: captured now, with the compiler of the file that called
 /// gauge::main (SuiteIo::compiler) where it is known.
-inline Environment environment_of(const SuiteIo& io) {
+inline Environment environment_of(const suite::SuiteIo& io) {
   Environment env = capture_environment();
   if (io.compiler) env.compiler = *io.compiler;
   return env;
@@ -82,7 +82,7 @@ inline bool value_matches(const DimensionValue& v, const std::string& text) {
 }
 
 /// The point's value of `key` (an axis, or "device" when the device is a dimension); null if none.
-inline std::optional<DimensionValue> point_value(const PlannedPoint& p, const std::string& key) {
+inline std::optional<DimensionValue> point_value(const suite::PlannedPoint& p, const std::string& key) {
   for (const auto& [k, v] : p.values)
     if (k == key) return v;
   if (key == "device" && p.device_dimension && p.device) return DimensionValue{std::int64_t{*p.device}};
@@ -91,7 +91,7 @@ inline std::optional<DimensionValue> point_value(const PlannedPoint& p, const st
 
 /// The interleaved run's settings from the command line (gauge's defaults otherwise).
 /// \throws UsageError naming the option whose value InterleaveConfig refuses.
-inline InterleaveConfig interleave_config(const RunOptions& o) {
+inline InterleaveConfig interleave_config(const suite::RunOptions& o) {
   InterleaveConfig c;
   if (o.threshold) c.threshold = *o.threshold;
   if (o.max_time) c.max_time = *o.max_time;
@@ -106,10 +106,11 @@ inline InterleaveConfig interleave_config(const RunOptions& o) {
   return c;
 }
 
-}  // namespace detail::suite
+}  // namespace detail::suite_run
 
+namespace suite {
 const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const std::string& text) {
-  using detail::suite::listed;
+  using detail::suite_run::listed;
   const auto fail = [&text](const std::string& why) { return UsageError("--interleave '" + text + "': " + why); };
   const char* form = "expected NAME/AXIS=VALUE/... as --list prints it";
   std::vector<std::string> parts;
@@ -153,10 +154,10 @@ const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const st
     std::vector<std::string> values;  // the values of `key` among the points still matching
     std::vector<const PlannedPoint*> kept;
     for (const PlannedPoint* p : match) {
-      const DimensionValue v = *detail::suite::point_value(*p, key);
+      const DimensionValue v = *detail::suite_run::point_value(*p, key);
       const std::string t = gauge::to_string(v);
       if (std::find(values.begin(), values.end(), t) == values.end()) values.push_back(t);
-      if (detail::suite::value_matches(v, value)) kept.push_back(p);
+      if (detail::suite_run::value_matches(v, value)) kept.push_back(p);
     }
     if (kept.empty())
       throw fail("axis '" + key + "' of benchmark '" + name + "' has no value '" + value + "'" +
@@ -171,8 +172,8 @@ const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const st
     if (match.front()->device_dimension) keys.emplace_back("device");
     for (const auto& key : keys)
       for (const PlannedPoint* p : match)
-        if (gauge::to_string(*detail::suite::point_value(*p, key)) !=
-            gauge::to_string(*detail::suite::point_value(*match.front(), key))) {
+        if (gauge::to_string(*detail::suite_run::point_value(*p, key)) !=
+            gauge::to_string(*detail::suite_run::point_value(*match.front(), key))) {
           open.push_back(key);
           break;
         }
@@ -183,7 +184,7 @@ const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const st
 }
 
 SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b, const RunOptions& o, const SuiteIo& io) {
-  using namespace detail::suite;
+  using namespace detail::suite_run;
   const auto clock = io.clock ? io.clock : std::function<double()>(steady_seconds);
   const double t0 = clock();
   const InterleaveConfig settings = interleave_config(o);
@@ -193,7 +194,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   SuiteSummary summary;
   summary.points = 2;
   if (!o.out.empty()) detail::check_writable(o.out);  // before anything is measured
-  const Environment env = io.environment ? io.environment() : detail::suite::environment_of(io);
+  const Environment env = io.environment ? io.environment() : detail::suite_run::environment_of(io);
   if (!o.quiet) std::fprintf(io.err, "gauge: interleaving A = %s and B = %s in ABBA rounds\n", a.label.c_str(), b.label.c_str());
 
   // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the rounds stop after the current ABBA block, the report is
@@ -235,14 +236,14 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   }
 
   std::vector<Result> results;
-  std::vector<SkippedPoint> skipped;
-  std::vector<InterleavedRecord> records;
+  std::vector<records::SkippedPoint> skipped;
+  std::vector<records::InterleavedRecord> records;
   std::vector<std::string> problems;  // one line per point that did not measure
   // A point that did not reach the interleaved rounds: skipped, or failed (threw, never ran).
   const auto not_measured = [&](const char* side, const PlannedPoint& pp, Point& p, const Config& c,
                                 const std::optional<std::string>& error) {
     if (p.skip_reason() && !error) {
-      skipped.push_back(SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
+      skipped.push_back(records::SkippedPoint{pp.benchmark->name(), p.dimensions(), *p.skip_reason()});
       problems.push_back(std::string(side) + " (" + pp.label + ") was skipped by its benchmark: " + *p.skip_reason());
       ++summary.skipped;
       return;
@@ -253,8 +254,8 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
     ++summary.failed;
   };
   if (outcome) {
-    InterleavedRecord record;
-    static_cast<InterleavedOutcome&>(record) = std::move(static_cast<InterleavedOutcome&>(*outcome));
+    records::InterleavedRecord record;
+    static_cast<records::InterleavedOutcome&>(record) = std::move(static_cast<records::InterleavedOutcome&>(*outcome));
     record.a = 0;
     record.b = 1;
     // A body that threw after its run() returned: what was measured is kept, the point failed
@@ -263,7 +264,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
       if (!error) return;
       r.status = Status::failed;
       r.error = r.error ? *r.error + "; " + *error : *error;
-      record.verdict = PairedVerdict::inconclusive;
+      record.verdict = stats::PairedVerdict::inconclusive;
       record.reason = std::string(side) + " (\"" + r.name + "\") failed after measuring: " + *error + "; " + record.reason;
     };
     threw_after("B", outcome->b, error_b);
@@ -312,7 +313,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   // point of --interleave: it goes to standard error (json holds it as `interleaved`).
   if (!records.empty() && format.holds != ExportFormat::Holds::document && format.name != "interleaved" &&
       format.name != "interleaved_markdown")
-    detail::suite::write_text(io.err, detail::export_::interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
+    detail::suite_run::write_text(io.err, detail::export_::interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
   // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool
   // reads: said, and exit 74 (EX_IOERR), as gauge-export and gauge-compare do.
   std::optional<std::string> stdout_error;
@@ -335,6 +336,7 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
                  o.out.empty() || write_error ? "" : ("; report: " + o.out).c_str());
   return summary;
 }
+}  // namespace suite
 
 }  // namespace gauge
 

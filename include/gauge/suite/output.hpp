@@ -81,8 +81,8 @@ inline void check_runner_format(const std::string& format) {
 
 /// The document a run writes (the report file's content): its results, skipped points, interleaved
 /// records and each benchmark's declared axes (`axes`).
-inline StoredReport run_document(const Environment& env, std::vector<Result> results, std::vector<SkippedPoint> skipped,
-                                 std::vector<InterleavedRecord> interleaved = {},
+inline StoredReport run_document(const Environment& env, std::vector<Result> results, std::vector<records::SkippedPoint> skipped,
+                                 std::vector<records::InterleavedRecord> interleaved = {},
                                  std::map<std::string, std::vector<std::string>> axes = {}) {
   StoredReport doc;
   doc.source = "this run";

@@ -29,7 +29,7 @@
 #endif
 
 namespace gauge {
-
+namespace suite {
 /// What a point's `run()` does.
 enum class PointMode {
   measure,  ///< run the Experiment (the protocol) and keep its Result
@@ -52,6 +52,7 @@ struct ProfileSettings {
   Nanoseconds min_time = std::chrono::milliseconds(100);          ///< least warm-up time
   Nanoseconds max_time = std::chrono::seconds(2);                 ///< most warm-up time
 };
+}  // namespace suite
 
 /// A setup that does nothing (the default of Point::run).
 struct NoSetup {
@@ -94,7 +95,7 @@ void profiler_stop(Backend& b) {
 /// synchronized, with no timing. Returns the warm-up steps run. Throws what the step throws.
 template <class Backend, class Step, class Setup>
 std::size_t profile_point(Backend& b, Step& step, Setup& setup, const Config& config, const std::string& label,
-                          const ProfileSettings& settings) {
+                          const suite::ProfileSettings& settings) {
   struct Finish {
     Backend& b;
     ~Finish() { b.finish(); }
@@ -134,7 +135,7 @@ class Point {
  public:
   /// The runner's constructor: `values` are the axis values in axis order.
   Point(std::string benchmark, std::vector<std::pair<std::string, DimensionValue>> values, Config config,
-        PointMode mode = PointMode::measure, ProfileSettings profile = {})
+        suite::PointMode mode = suite::PointMode::measure, suite::ProfileSettings profile = {})
       : benchmark_(std::move(benchmark)), values_(std::move(values)), config_(std::move(config)), mode_(mode),
         profile_(profile) {}
 
@@ -237,7 +238,7 @@ class Point {
     if (skip_reason_) return;
     if (ran_) throw ConfigError("point " + label() + ": run() called twice (a point runs one step)");
     ran_ = true;
-    if (mode_ == PointMode::profile) {
+    if (mode_ == suite::PointMode::profile) {
       profile_warmup_steps_ = detail::profile_point(backend, step, setup, config_, label(), profile_);
       return;
     }
@@ -254,7 +255,7 @@ class Point {
     if (verify_) exp.verify(verify_);
     if (on_round_) exp.on_round(on_round_);
     if constexpr (!std::is_same_v<Setup, NoSetup>) exp.setup(std::move(setup));
-    if (mode_ == PointMode::interleave) {
+    if (mode_ == suite::PointMode::interleave) {
       if (!interleave_) throw ConfigError("point " + label() + ": interleave mode without a handler");
       detail::ExperimentAccess::with_seam(exp, interleave_);
       return;
@@ -268,7 +269,7 @@ class Point {
   /// so far and the samples taken (the progress line).
   void set_on_round(std::function<void(double, std::size_t)> fn) { on_round_ = std::move(fn); }
   /// The runner's (--interleave): what run() hands the experiment to in PointMode::interleave.
-  void set_interleave(InterleaveHandler fn) { interleave_ = std::move(fn); }
+  void set_interleave(suite::InterleaveHandler fn) { interleave_ = std::move(fn); }
   /// The skip reason, when skip() was called.
   const std::optional<std::string>& skip_reason() const { return skip_reason_; }
   /// Whether run() was called (measured or profiled).
@@ -312,13 +313,13 @@ class Point {
   std::vector<std::pair<std::string, DimensionValue>> values_;
   std::vector<std::pair<std::string, DimensionValue>> extra_;
   Config config_;
-  PointMode mode_;
-  ProfileSettings profile_;
+  suite::PointMode mode_;
+  suite::ProfileSettings profile_;
   std::optional<double> flop_, bytes_;
   std::vector<std::pair<std::string, double>> items_;
   std::function<bool()> verify_;
   std::function<void(double, std::size_t)> on_round_;
-  InterleaveHandler interleave_;
+  suite::InterleaveHandler interleave_;
   std::optional<std::string> skip_reason_;
   bool ran_ = false;
   std::optional<Result> result_;

@@ -18,7 +18,7 @@ namespace gauge {
 
 namespace detail {
 /// The body of a template benchmark: runs the instantiation named by the point's value of `axis`.
-inline BenchmarkBody make_type_dispatch(std::string axis, std::vector<std::string> names, std::vector<BenchmarkBody> bodies) {
+inline suite::BenchmarkBody make_type_dispatch(std::string axis, std::vector<std::string> names, std::vector<suite::BenchmarkBody> bodies) {
   return [axis = std::move(axis), names = std::move(names), bodies = std::move(bodies)](Point& p) {
     const std::string& type = p.get_string(axis);
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -30,11 +30,13 @@ inline BenchmarkBody make_type_dispatch(std::string axis, std::vector<std::strin
 inline std::vector<std::string> split_type_names(const std::string& text) { return axes::split_top_level(text, ','); }
 }  // namespace detail
 
+namespace suite {
 /// A type as a value, for the generic lambda of a template benchmark: `typename decltype(t)::type`.
 template <class T>
 struct type_tag {
   using type = T;
 };
+}  // namespace suite
 
 /// Registers in `registry` a benchmark instantiated over the types `Ts`, with a type axis `axis`
 /// whose values are `type_names` (one per type, e.g. {"float", "__half"}): `body(type_tag<T>{}, point)`
@@ -44,12 +46,12 @@ template <class... Ts, class F>
 Benchmark& register_benchmark_types(Registry& registry, std::string name, const std::string& axis,
                                     const std::vector<std::string>& type_names, F body) {
   static_assert(sizeof...(Ts) > 0, "a template benchmark needs at least one type");
-  std::vector<BenchmarkBody> bodies{BenchmarkBody([body](Point& p) { body(type_tag<Ts>{}, p); })...};
+  std::vector<suite::BenchmarkBody> bodies{suite::BenchmarkBody([body](Point& p) { body(suite::type_tag<Ts>{}, p); })...};
   Benchmark& b = registry.add(std::move(name), detail::make_type_dispatch(axis, type_names, std::move(bodies)));
   if (type_names.size() != sizeof...(Ts))
     return b.add_problem(std::to_string(type_names.size()) + " type names for " + std::to_string(sizeof...(Ts)) +
                          " types: give one name per type");
-  return b.add_axis(Axis{axis, AxisKind::type, std::vector<DimensionValue>(type_names.begin(), type_names.end()), false});
+  return b.add_axis(Axis{axis, suite::AxisKind::type, std::vector<DimensionValue>(type_names.begin(), type_names.end()), false});
 }
 
 }  // namespace gauge

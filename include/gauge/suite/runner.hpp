@@ -62,6 +62,7 @@ inline constexpr std::size_t max_axis_bytes = 65536;
 inline constexpr std::size_t max_filter_bytes = 1024;
 }  // namespace detail
 
+namespace suite {
 /// The runner's settings, as parsed from the command line.
 struct RunOptions {
   bool list = false;                        ///< --list
@@ -92,7 +93,9 @@ struct RunOptions {
   bool quiet = false;                       ///< --quiet
   ProfileSettings profile_settings;         ///< the warm-up of --profile
 };
+}  // namespace suite
 
+namespace suite {
 /// Where the runner writes and what it asks of the machine (tests replace these).
 struct SuiteIo {
   std::FILE* out = stdout;                  ///< tables, --list, --format json
@@ -101,7 +104,7 @@ struct SuiteIo {
   std::function<Environment()> environment;  ///< default: capture_environment()
   /// The compiler recorded in the environment (when `environment` is not set): the one of the
   /// file that calls gauge::main(argc, argv) (GAUGE_MAIN), which sets it; none: gauge's own.
-  std::optional<CompilerInfo> compiler;
+  std::optional<env::CompilerInfo> compiler;
   std::function<int()> device_count;        ///< default: cudaGetDeviceCount (error without CUDA)
   std::function<double()> clock;            ///< seconds, for elapsed times; default: steady_clock
 };
@@ -126,6 +129,7 @@ struct SuiteSummary {
   double points_time_s = 0;   ///< sum of the points' own run time (Result::total_time_s), seconds
   int exit_code = 0;          ///< 0 all ran, 1 a point failed, 74 the report could not be written
 };
+}  // namespace suite
 
 /// A usage error of the runner (bad --axis, --filter, --device ...): one line naming the bad text.
 class UsageError : public ConfigError {
@@ -133,18 +137,23 @@ class UsageError : public ConfigError {
   using ConfigError::ConfigError;
 };
 
+namespace suite {
 /// The points of `registry` that `options` select (axes overridden, product, devices, filter), in
 /// order: benchmarks in registration order, then the product with the first axis varying slowest,
 /// then devices. \throws UsageError naming the bad --axis, --filter or --device text.
 std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& options, const SuiteIo& io = {});
+}  // namespace suite
 
+namespace suite {
 /// Runs the planned points (see the file comment) `options.repetitions` times, in rounds over all
 /// of them, writes the report and the tables. A point skipped in one round is not run again (a
 /// skip says the point cannot run here) and is listed once under `skipped`.
 /// \throws UsageError when `options.repetitions` is 0 or `options.format` is no format the runner
 /// writes; ReportError when `options.out` cannot be written.
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
+}  // namespace suite
 
+namespace suite {
 /// The one point of `points` that `text` names, for --interleave. `text` is a point as --list
 /// prints it, "name/axis=value/..." (e.g. "gemm/N=4096/impl=cublas"), with the axes in any
 /// order; an axis whose value is the same for every point of that benchmark in `points` may be
@@ -171,14 +180,15 @@ const PlannedPoint& find_point(const std::vector<PlannedPoint>& points, const st
 /// \throws UsageError for invalid interleave settings; ReportError when `options.out` cannot be written.
 SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b, const RunOptions& options,
                                     const SuiteIo& io = {});
+}  // namespace suite
 
 /// The whole runner: parses `argv`, then lists, profiles or runs. Returns the exit status (0, 1 or
 /// 2); --help and --version print to io.out and return 0.
-int main(int argc, char** argv, Registry& registry, const SuiteIo& io = {});
+int main(int argc, char** argv, Registry& registry, const suite::SuiteIo& io = {});
 
 /// The runner over the global registry (what GAUGE_MAIN() calls).
 inline int main(int argc, char** argv) {
-  SuiteIo io;
+  suite::SuiteIo io;
   io.compiler = detail::compiler_info();  // this file's compiler, not the one of the runner's compiled part
   return main(argc, argv, Registry::global(), io);
 }

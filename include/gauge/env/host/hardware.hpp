@@ -19,8 +19,8 @@
 namespace gauge {
 namespace detail::host {
 
-inline void detect_cpu(const Reader& r, HostInfo& info) {
-  CpuInfo& cpu = info.cpu;
+inline void detect_cpu(const Reader& r, env::HostInfo& info) {
+  env::CpuInfo& cpu = info.cpu;
   std::string why;
   const auto cpu_ids = r.numbered_entries("sys/devices/system/cpu", "cpu");
 
@@ -144,7 +144,7 @@ inline void detect_cpu(const Reader& r, HostInfo& info) {
     cpu.distinct_governors.assign(governors.begin(), governors.end());
 }
 
-inline void detect_memory(const Reader& r, HostInfo& info) {
+inline void detect_memory(const Reader& r, env::HostInfo& info) {
   std::string why;
   auto text = r.read("proc/meminfo", &why);
   if (!text) {
@@ -162,7 +162,7 @@ inline void detect_memory(const Reader& r, HostInfo& info) {
   info.memory.swap_total_bytes = get("SwapTotal");
 }
 
-inline void detect_numa(const Reader& r, HostInfo& info) {
+inline void detect_numa(const Reader& r, env::HostInfo& info) {
   const std::string dir = "sys/devices/system/node";
   if (!r.exists(dir)) {
     info.notes.push_back("NUMA layout unknown: " + Reader::shown(dir) + " not found");
@@ -174,7 +174,7 @@ inline void detect_numa(const Reader& r, HostInfo& info) {
     return;
   }
   for (int id : ids) {
-    NumaNode node;
+    env::NumaNode node;
     node.id = id;
     const std::string base = dir + "/node" + std::to_string(id) + "/";
     std::string why;

@@ -29,8 +29,8 @@
 namespace gauge {
 namespace detail::host {
 
-inline void detect_os(const Reader& r, HostInfo& info) {
-  OsInfo& os = info.os;
+inline void detect_os(const Reader& r, env::HostInfo& info) {
+  env::OsInfo& os = info.os;
   std::string why;
   auto text = r.read("etc/os-release", &why);
   if (!text) {
@@ -100,8 +100,8 @@ inline std::optional<std::pair<std::string, std::string>> cpuid_hypervisor() {
 #endif
 }
 
-inline void detect_virtualization(const Reader& r, HostInfo& info) {
-  VirtualizationInfo& v = info.virtualization;
+inline void detect_virtualization(const Reader& r, env::HostInfo& info) {
+  env::VirtualizationInfo& v = info.virtualization;
 
   // --- container ---
   auto set_container = [&](const char* name, std::string evidence) {

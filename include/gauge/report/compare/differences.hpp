@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/report/compare/differences.hpp
-/// Helpers the comparison (gauge/report/compare.hpp) shares, in detail::compare: the median and
+/// Helpers the comparison (gauge/report/compare.hpp) shares, in detail::comparing: the median and
 /// finite values of samples, signed percentages and p-values as text, the matching of experiments
 /// by their dimensions, and the differences of settings between two results; and
 /// `environment_differences`, the differences of two environments that can change the numbers
@@ -27,7 +27,7 @@
 
 namespace gauge {
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// Type-7 median of `v` (reordered in place), n >= 1.
 inline double median_in_place(std::vector<double>& v) {
@@ -65,9 +65,9 @@ inline std::string format_p(double p) {
   return fmt::format("{:.3g}", p);
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// The dimensions used to match experiments: all but the ignored ones.
 inline Dimensions matching_key(const Dimensions& dims, const std::set<std::string>& ignored) {
@@ -93,7 +93,7 @@ std::string text_of(const std::optional<T>& v) {
 
 /// Mean SM clock of the experiment during measurement, MHz, from its telemetry when it has one:
 /// `telemetry.sm_clock_mhz.mean`, else the median of the readings of `telemetry.series`.
-inline std::optional<double> measured_sm_clock_mhz(const TelemetryRecord& telemetry) {
+inline std::optional<double> measured_sm_clock_mhz(const records::TelemetryRecord& telemetry) {
   if (telemetry.sm_clock_mhz.mean && std::isfinite(*telemetry.sm_clock_mhz.mean)) return telemetry.sm_clock_mhz.mean;
   std::vector<double> v;
   for (const auto& x : telemetry.series)
@@ -103,14 +103,14 @@ inline std::optional<double> measured_sm_clock_mhz(const TelemetryRecord& teleme
 }
 
 /// Adds a difference when the texts differ.
-inline void differ(std::vector<EnvironmentDifference>& out, std::string what, const std::string& a,
+inline void differ(std::vector<compare::EnvironmentDifference>& out, std::string what, const std::string& a,
                    const std::string& b, bool invalidates) {
   if (a != b) out.push_back({std::move(what), a, b, invalidates});
 }
 
 /// Differences between the settings of two matched experiments (and their telemetry).
-inline std::vector<EnvironmentDifference> result_differences(const Result& a, const Result& b, double clock_tolerance) {
-  std::vector<EnvironmentDifference> d;
+inline std::vector<compare::EnvironmentDifference> result_differences(const Result& a, const Result& b, double clock_tolerance) {
+  std::vector<compare::EnvironmentDifference> d;
   differ(d, "backend", a.backend, b.backend, true);
   differ(d, "device", a.device.name, b.device.name, true);
   if (a.device.name == b.device.name && a.device.uuid && b.device.uuid)
@@ -142,8 +142,9 @@ inline std::string full_label(const Result& r, const std::map<std::string, std::
   return detail::point_label(r.name, r.dimensions, declared == axes.end() ? undeclared : declared->second);
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
+namespace compare {
 /// Differences between two environments that matter to a comparison. Invalidating: CUDA driver
 /// and runtime versions, the NVML driver version, each GPU's model, compute capability, SM
 /// count, maximum SM and memory clocks, ECC mode and clock locking (NVML), and the environment
@@ -156,7 +157,7 @@ inline std::string full_label(const Result& r, const std::map<std::string, std::
 ///
 /// \param base, candidate the environments.
 inline std::vector<EnvironmentDifference> environment_differences(const Environment& base, const Environment& candidate) {
-  using namespace detail::compare;
+  using namespace detail::comparing;
   std::vector<EnvironmentDifference> d;
   differ(d, "CUDA driver (highest CUDA version it supports)", cuda_version_text(base.cuda.driver_version),
          cuda_version_text(candidate.cuda.driver_version), true);
@@ -197,5 +198,6 @@ inline std::vector<EnvironmentDifference> environment_differences(const Environm
   differ(d, "gauge version", base.gauge_version, candidate.gauge_version, false);
   return d;
 }
+}  // namespace compare
 
 }  // namespace gauge

@@ -16,7 +16,7 @@
 #include "gauge/report/compare/types.hpp"
 #include "gauge/report/serial.hpp"
 
-namespace gauge::detail::compare {
+namespace gauge::detail::comparing {
 /// The verdict rule and methods in one paragraph (gauge/report/compare/render.hpp).
 inline std::string rule_text(const CompareOptions& o);
 
@@ -28,30 +28,30 @@ struct NotRead {
 
 /// A ratio's interval, with the method of the level that decided: the run level's
 /// (RunVariation::method) over several runs per side, else the bootstrap's (RatioInterval::method).
-inline nlohmann::json interval_json(const ExperimentComparison& e, const RatioInterval& r) {
+inline nlohmann::json interval_json(const compare::ExperimentComparison& e, const stats::RatioInterval& r) {
   return nlohmann::json{{"estimate", r.estimate}, {"low", r.low}, {"high", r.high}, {"level", r.level},
                         {"resamples", r.resamples}, {"seed", r.seed},
-                        {"method", e.run_variation ? RunVariation::method : RatioInterval::method}};
+                        {"method", e.run_variation ? compare::RunVariation::method : stats::RatioInterval::method}};
 }
 /// interval_json with the statistic's name beside it.
-inline nlohmann::json statistic_json(const ExperimentComparison& e, const StatisticRatio& s) {
+inline nlohmann::json statistic_json(const compare::ExperimentComparison& e, const stats::StatisticRatio& s) {
   nlohmann::json j = interval_json(e, s.interval);
   j["statistic"] = to_string(s.statistic);
   return j;
 }
-}  // namespace gauge::detail::compare
+}  // namespace gauge::detail::comparing
 
 namespace gauge::serial {
 
-GAUGE_SERIAL_DESCRIPTION(EnvironmentDifference, "environment_difference", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(compare::EnvironmentDifference, "environment_difference", NoFlags) {
   v("what", x.what);
   v("base", x.base);
   v("new", x.candidate);
   v("invalidates", x.invalidates);
 }
 
-// ::gauge::Mode: inside gauge::serial, Mode is the reading mode.
-GAUGE_SERIAL_DESCRIPTION(::gauge::Mode, "mode", NoFlags) {
+// ::gauge::stats::Mode: inside gauge::serial, Mode is the reading mode.
+GAUGE_SERIAL_DESCRIPTION(::gauge::stats::Mode, "mode", NoFlags) {
   v("median_s", x.median);
   v("weight", x.weight);
   v("n", x.n);
@@ -59,25 +59,25 @@ GAUGE_SERIAL_DESCRIPTION(::gauge::Mode, "mode", NoFlags) {
   v("high_s", x.high);
 }
 
-GAUGE_SERIAL_DESCRIPTION(Modes, "modes", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(stats::Modes, "modes", NoFlags) {
   GAUGE_SERIAL_FIELDS(bimodal, lower, upper, middle_fraction);
-  v.constant("method", Modes::method);
+  v.constant("method", stats::Modes::method);
 }
 
-GAUGE_SERIAL_DESCRIPTION(MannWhitney, "mann_whitney", NoFlags) { GAUGE_SERIAL_FIELDS(u, p_value, z, method, n1, n2); }
+GAUGE_SERIAL_DESCRIPTION(stats::MannWhitney, "mann_whitney", NoFlags) { GAUGE_SERIAL_FIELDS(u, p_value, z, method, n1, n2); }
 
-GAUGE_SERIAL_DESCRIPTION(ClockComparison, "clock_comparison", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(compare::ClockComparison, "clock_comparison", NoFlags) {
   v("source", x.source);
   v("base_sm_clock_mhz", x.base_sm_clock_mhz);
   v("new_sm_clock_mhz", x.candidate_sm_clock_mhz);
   GAUGE_SERIAL_FIELDS(relative_difference, scales_with_clock, rule, explains_difference);
 }
 
-GAUGE_SERIAL_DESCRIPTION(RunVariation, "run_variation", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(compare::RunVariation, "run_variation", NoFlags) {
   v("base_medians", x.base_medians);
   v("new_medians", x.candidate_medians);
   GAUGE_SERIAL_FIELDS(relative_sd, degrees_of_freedom, t_quantile, between_variance, within_variance);
-  v.constant("method", RunVariation::method);
+  v.constant("method", compare::RunVariation::method);
 }
 
 GAUGE_SERIAL_DESCRIPTION(CompareOptions, "compare_options", NoFlags) {
@@ -85,9 +85,9 @@ GAUGE_SERIAL_DESCRIPTION(CompareOptions, "compare_options", NoFlags) {
                       clock_normalization, run_spread, multiplicity);
 }
 
-GAUGE_SERIAL_DESCRIPTION(ExperimentComparison, "experiment_comparison", NoFlags) {
-  using E = ExperimentComparison;
-  namespace cmp = ::gauge::detail::compare;
+GAUGE_SERIAL_DESCRIPTION(compare::ExperimentComparison, "experiment_comparison", NoFlags) {
+  using E = compare::ExperimentComparison;
+  namespace cmp = ::gauge::detail::comparing;
   constexpr unsigned object_or_null = json_object | json_null;
   GAUGE_SERIAL_FIELDS(name, label, dimensions, dimension_differences, metric, base_n);
   v("new_n", x.candidate_n);
@@ -128,7 +128,7 @@ GAUGE_SERIAL_DESCRIPTION(ExperimentComparison, "experiment_comparison", NoFlags)
 
 GAUGE_SERIAL_DESCRIPTION(Comparison, "comparison", NoFlags) {
   using Cmp = Comparison;
-  namespace cmp = ::gauge::detail::compare;
+  namespace cmp = ::gauge::detail::comparing;
   v.constant("schema", "gauge.comparison");
   v.constant("schema_version", "1.3.0");
   v("options", x.options);

@@ -15,7 +15,7 @@
 #include "gauge/report/compare/types.hpp"
 
 namespace gauge {
-
+namespace compare {
 /// One comparison format: its name (the `--format` value), a one-line description, and its
 /// writer, which returns the whole output text (ending with a newline).
 struct ComparisonFormat {
@@ -34,11 +34,12 @@ inline bool register_comparison_format(ComparisonFormat format) { return detail:
 inline const ComparisonFormat& find_comparison_format(const std::string& name) {
   return detail::find_entry<ComparisonFormat>(name, "comparison format");
 }
+}  // namespace compare
 
 }  // namespace gauge
 
 /// Registers a comparison format from a header: `GAUGE_REGISTER_COMPARISON_FORMAT(text, "…", writer)`.
 #define GAUGE_REGISTER_COMPARISON_FORMAT(id, description, writer)                  \
   namespace gauge::detail::comparison_registry {                                    \
-  inline const bool id = ::gauge::register_comparison_format({#id, description, writer}); \
+  inline const bool id = ::gauge::compare::register_comparison_format({#id, description, writer}); \
   }

@@ -3,7 +3,7 @@
 /// The renderings of a Comparison (gauge/report/compare.hpp) for `gauge-compare`: text for a
 /// terminal (`to_text`), GitHub-flavoured Markdown (`to_markdown`) and JSON (the field
 /// descriptions of gauge/report/compare/fields.hpp), with the verdict rule in words
-/// (detail::compare::rule_text).
+/// (detail::comparing::rule_text).
 
 #include "gauge/detail/fmt.hpp"
 #include <nlohmann/json.hpp>
@@ -29,7 +29,7 @@
 
 namespace gauge {
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// The notes every experiment of `c` carries (when there are two or more): written once, after the
 /// experiments' reasons, instead of under each (the one-run-per-side note under every row).
@@ -72,8 +72,8 @@ inline std::string rule_text(const CompareOptions& o) {
           : std::string("never normalized by the SM clock"),
       o.resamples, o.seed, 100 * o.confidence_level, 100 * o.threshold,
       100 * o.threshold, 100 * o.threshold, 100 * o.threshold, 1 - o.confidence_level,
-      o.multiplicity == Multiplicity::fdr    ? "Benjamini-Hochberg false-discovery rate at 1 - c"
-      : o.multiplicity == Multiplicity::fwer ? "Holm family-wise error rate at 1 - c"
+      o.multiplicity == compare::Multiplicity::fdr    ? "Benjamini-Hochberg false-discovery rate at 1 - c"
+      : o.multiplicity == compare::Multiplicity::fwer ? "Holm family-wise error rate at 1 - c"
                                              : "no multiplicity control");
 }
 
@@ -90,7 +90,7 @@ inline std::string short_rule_text(const CompareOptions& o) {
 }
 
 /// The verdict with "(bimodal)" or "(summary)" when it applies.
-inline std::string verdict_text(const ExperimentComparison& e) {
+inline std::string verdict_text(const compare::ExperimentComparison& e) {
   std::string v = to_string(e.verdict);
   if (e.bimodal) v += " (bimodal)";
   if (e.from_summary) v += " (summary)";
@@ -99,30 +99,30 @@ inline std::string verdict_text(const ExperimentComparison& e) {
 
 /// The statistic the table shows: the median, or the first deciding one when the median does
 /// not decide (a bimodal side: its median jumps between modes and must not be read as a change).
-inline const StatisticRatio* shown_statistic(const ExperimentComparison& e) {
+inline const stats::StatisticRatio* shown_statistic(const compare::ExperimentComparison& e) {
   if (e.headline) return &*e.headline;
   if (e.statistics.empty()) return nullptr;
-  if (e.deciding.empty() || e.deciding.front() == Statistic::median || e.statistics.front().statistic != Statistic::median)
+  if (e.deciding.empty() || e.deciding.front() == stats::Statistic::median || e.statistics.front().statistic != stats::Statistic::median)
     return &e.statistics.front();
   for (const auto& s : e.statistics)
     if (s.statistic == e.deciding.front()) return &s;
   return &e.statistics.front();
 }
-inline std::string ratio_text(const ExperimentComparison& e) {
-  const StatisticRatio* s = shown_statistic(e);
+inline std::string ratio_text(const compare::ExperimentComparison& e) {
+  const stats::StatisticRatio* s = shown_statistic(e);
   if (!s) return "-";
-  std::string name = s->statistic == Statistic::median ? "" : std::string(to_string(s->statistic)) + " ";
+  std::string name = s->statistic == stats::Statistic::median ? "" : std::string(to_string(s->statistic)) + " ";
   if (e.decided_on == "cycles") name = "cycles " + name;
   auto num = [](double x) { return std::fabs(x) >= 1e4 || (x != 0 && std::fabs(x) < 1e-3) ? fmt::format("{:.4e}", x) : fmt::format("{:.4f}", x); };
   return fmt::format("{}{} [{}, {}]", name, num(s->interval.estimate), num(s->interval.low), num(s->interval.high));
 }
-inline std::string change_text(const ExperimentComparison& e) {
-  const StatisticRatio* s = shown_statistic(e);
+inline std::string change_text(const compare::ExperimentComparison& e) {
+  const stats::StatisticRatio* s = shown_statistic(e);
   return s ? signed_percent(s->interval.estimate - 1) : "-";
 }
 /// The p-value with its test: "U" (two-sided Mann-Whitney U, one run per side) or "t" (the run
 /// level's Student t, several runs per side); "-" when there is none.
-inline std::string p_text(const ExperimentComparison& e) {
+inline std::string p_text(const compare::ExperimentComparison& e) {
   return e.mann_whitney ? format_p(e.mann_whitney->p_value) + " U"
          : e.p_value    ? format_p(*e.p_value) + (e.run_variation ? " t" : "")
                         : "-";
@@ -131,13 +131,14 @@ inline std::string p_text(const ExperimentComparison& e) {
 /// (detail::escape::markdown_cell).
 inline std::string md_cell(const std::string& s) { return detail::escape::markdown_cell(s); }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
+namespace compare {
 /// The comparison as text for a terminal: sources, settings, one line per experiment (medians,
 /// ratio with its interval, change, p-value, verdict), the reasons, differences, unmatched
 /// experiments and the verdict rule in one sentence (short_rule_text). Ends with a newline.
 inline std::string to_text(const Comparison& c) {
-  using namespace detail::compare;
+  using namespace detail::comparing;
   auto sources = [](const std::string& first, const std::vector<std::string>& all) {
     return all.size() > 1 ? fmt::format("{} (+{} more: {} runs)", first, all.size() - 1, all.size()) : first;
   };
@@ -188,7 +189,7 @@ inline std::string to_text(const Comparison& c) {
 /// The comparison as GitHub-flavoured Markdown: a table of experiments, then the differences,
 /// unmatched experiments and the verdict rule, folded in a <details> block. Ends with a newline.
 inline std::string to_markdown(const Comparison& c) {
-  using namespace detail::compare;
+  using namespace detail::comparing;
   auto runs = [](const std::vector<std::string>& all) { return all.size() > 1 ? fmt::format(" ({} runs)", all.size()) : std::string(); };
   std::string out = fmt::format("**base** `{}`{} → **new** `{}`{}\n\n", md_cell(c.base_source), runs(c.base_sources),
                                 md_cell(c.candidate_source), runs(c.candidate_sources));
@@ -230,19 +231,20 @@ inline std::string to_markdown(const Comparison& c) {
   out += "\n<details><summary>Verdict rule</summary>\n\n" + md_cell(rule_text(c.options)) + "\n\n</details>\n";
   return out;
 }
+}  // namespace compare
 
 }  // namespace gauge
 
 // The three comparison formats of gauge-compare, registered (gauge/report/compare/format.hpp).
-namespace gauge::detail::compare {
+namespace gauge::detail::comparing {
 /// The comparison as JSON, indented by 2 (the document gauge/report/compare/fields.hpp describes).
 inline std::string write_json(const Comparison& c) { return detail::json_dump(nlohmann::json(c), 2) + "\n"; }
 /// to_text, through the registry.
-inline std::string write_text(const Comparison& c) { return to_text(c); }
+inline std::string write_text(const Comparison& c) { return compare::to_text(c); }
 /// to_markdown, through the registry.
-inline std::string write_markdown(const Comparison& c) { return to_markdown(c); }
-}  // namespace gauge::detail::compare
-GAUGE_REGISTER_COMPARISON_FORMAT(text, "a text table for a terminal, the verdict rule and notes", ::gauge::detail::compare::write_text)
-GAUGE_REGISTER_COMPARISON_FORMAT(markdown, "a Markdown table (a pull request's comment)", ::gauge::detail::compare::write_markdown)
+inline std::string write_markdown(const Comparison& c) { return compare::to_markdown(c); }
+}  // namespace gauge::detail::comparing
+GAUGE_REGISTER_COMPARISON_FORMAT(text, "a text table for a terminal, the verdict rule and notes", ::gauge::detail::comparing::write_text)
+GAUGE_REGISTER_COMPARISON_FORMAT(markdown, "a Markdown table (a pull request's comment)", ::gauge::detail::comparing::write_markdown)
 GAUGE_REGISTER_COMPARISON_FORMAT(json, "the comparison as JSON (schema gauge.comparison; gauge-plot compare --comparison reads it)",
-                                 ::gauge::detail::compare::write_json)
+                                 ::gauge::detail::comparing::write_json)

@@ -2,7 +2,7 @@
 /// \file gauge/report/compare/reports.hpp
 /// Whole reports (gauge/report/compare.hpp): the rows of their Timers, the device's memory
 /// bandwidth from an environment, the multiplicity rule over the experiments and the grouping of
-/// results into runs (in detail::compare), and `compare_reports`, of several reports per side or
+/// results into runs (in detail::comparing), and `compare_reports`, of several reports per side or
 /// of two.
 
 #include "gauge/detail/fmt.hpp"
@@ -31,7 +31,7 @@
 
 namespace gauge {
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// A Timer's window summary as a Result without samples, for compare_results (which then
 /// compares the summaries' median intervals: a Timer keeps no per-step samples).
@@ -59,19 +59,19 @@ inline void compare_timers(Comparison& out, const StoredReport& base, const Stor
       continue;
     }
     auto add = [&](const std::string& label, const Summary& x, const Summary& y) {
-      ExperimentComparison e = compare_results(timer_row(label, a.backend, x), timer_row(label, b->backend, y), options);
+      compare::ExperimentComparison e = compare_results(timer_row(label, a.backend, x), timer_row(label, b->backend, y), options);
       e.differences.clear();  // a Timer records no device or method of its own: the environment's differences apply
       out.experiments.push_back(std::move(e));
     };
     add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s);
-    for (const TimerRegionSummary& ra : a.regions) {
+    for (const records::TimerRegionSummary& ra : a.regions) {
       const auto rb = std::find_if(b->regions.begin(), b->regions.end(),
-                                   [&](const TimerRegionSummary& r) { return r.name == ra.name; });
+                                   [&](const records::TimerRegionSummary& r) { return r.name == ra.name; });
       if (rb == b->regions.end()) out.only_in_base.push_back(prefix + ra.name);
       else add(prefix + ra.name, ra.window.time_per_step_s, rb->window.time_per_step_s);
     }
-    for (const TimerRegionSummary& rb : b->regions)
-      if (std::none_of(a.regions.begin(), a.regions.end(), [&](const TimerRegionSummary& r) { return r.name == rb.name; }))
+    for (const records::TimerRegionSummary& rb : b->regions)
+      if (std::none_of(a.regions.begin(), a.regions.end(), [&](const records::TimerRegionSummary& r) { return r.name == rb.name; }))
         out.only_in_candidate.push_back(prefix + rb.name);
   }
   for (const TimerSummary& b : candidate.timers)
@@ -79,14 +79,14 @@ inline void compare_timers(Comparison& out, const StoredReport& base, const Stor
       out.only_in_candidate.push_back("timer:" + b.name + "/step");
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// The device's memory bandwidth from an environment, bytes/s: 2 (double data rate) × the peak
 /// memory clock × the bus width / 8, of GPU `ordinal` (or the first); nullopt when unknown.
 inline std::optional<double> memory_bandwidth(const Environment& env, int ordinal) {
-  const CudaDeviceInfo* d = nullptr;
+  const env::CudaDeviceInfo* d = nullptr;
   for (const auto& x : env.cuda.devices)
     if (x.ordinal == ordinal) d = &x;
   if (!d && !env.cuda.devices.empty()) d = &env.cuda.devices.front();
@@ -103,7 +103,7 @@ inline void apply_multiplicity(Comparison& out, const CompareOptions& o) {
   for (std::size_t i = 0; i < out.experiments.size(); ++i)
     if (out.experiments[i].p_value) tested.push_back(i);
   const std::size_t m = tested.size();
-  if (m < 2 || o.multiplicity == Multiplicity::none) {
+  if (m < 2 || o.multiplicity == compare::Multiplicity::none) {
     out.multiplicity_rule = m < 2 ? "" : fmt::format("none: each of {} experiments at {:g} % on its own", m, 100 * o.confidence_level);
     return;
   }
@@ -111,7 +111,7 @@ inline void apply_multiplicity(Comparison& out, const CompareOptions& o) {
   std::sort(tested.begin(), tested.end(),
             [&](std::size_t a, std::size_t b) { return *out.experiments[a].p_value < *out.experiments[b].p_value; });
   std::vector<bool> significant(out.experiments.size(), false);
-  if (o.multiplicity == Multiplicity::fdr) {
+  if (o.multiplicity == compare::Multiplicity::fdr) {
     std::size_t k = 0;  // the largest rank whose p <= rank alpha / m
     for (std::size_t r = 1; r <= m; ++r)
       if (*out.experiments[tested[r - 1]].p_value <= static_cast<double>(r) * alpha / static_cast<double>(m)) k = r;
@@ -127,7 +127,7 @@ inline void apply_multiplicity(Comparison& out, const CompareOptions& o) {
   for (std::size_t i : tested) {
     auto& e = out.experiments[i];
     if (significant[i] || (e.verdict != Verdict::slower && e.verdict != Verdict::faster)) continue;
-    const auto& med = e.statistics.empty() ? e.ratio : std::optional<RatioInterval>(e.statistics.front().interval);
+    const auto& med = e.statistics.empty() ? e.ratio : std::optional<stats::RatioInterval>(e.statistics.front().interval);
     const bool within = med && med->low >= 1 - o.threshold && med->high <= 1 + o.threshold;
     e.reason = fmt::format("{} (p = {}) does not hold under the {}: {}", to_string(e.verdict), format_p(*e.p_value),
                            out.multiplicity_rule, e.reason);
@@ -152,7 +152,7 @@ inline std::vector<std::vector<const Result*>> group_runs(const std::vector<Stor
   return groups;
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
 /// Compares several reports per side (each a run of the same benchmarks, e.g. from separate
 /// processes): experiments are matched by name and dimensions (those in
@@ -161,12 +161,12 @@ inline std::vector<std::vector<const Result*>> group_runs(const std::vector<Stor
 /// compare_runs; then the multiplicity rule (Multiplicity) over all experiments. Environment
 /// differences: between the first report of each side, and between every report of a side and
 /// its first (a side whose runs differ among themselves is not comparable either). Timers are
-/// compared from the first report of each side (detail::compare::compare_timers).
+/// compared from the first report of each side (detail::comparing::compare_timers).
 ///
 /// \throws ConfigError for invalid options or an empty side.
 inline Comparison compare_reports(const std::vector<StoredReport>& base, const std::vector<StoredReport>& candidate,
                                   const CompareOptions& options = {}) {
-  using namespace detail::compare;
+  using namespace detail::comparing;
   validate(options);
   if (base.empty() || candidate.empty()) throw ConfigError("compare_reports: each side needs at least one report");
   Comparison out;
@@ -175,10 +175,10 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
   out.candidate_source = candidate.front().source;
   for (const auto& r : base) out.base_sources.push_back(r.source);
   for (const auto& r : candidate) out.candidate_sources.push_back(r.source);
-  out.environment_differences = environment_differences(base.front().environment, candidate.front().environment);
+  out.environment_differences = compare::environment_differences(base.front().environment, candidate.front().environment);
   auto within_side = [&](const std::vector<StoredReport>& side, const char* which) {
     for (std::size_t i = 1; i < side.size(); ++i)
-      for (auto d : environment_differences(side.front().environment, side[i].environment))
+      for (auto d : compare::environment_differences(side.front().environment, side[i].environment))
         if (d.invalidates)
           out.environment_differences.push_back({std::string(which) + " report " + std::to_string(i + 1) + ": " + d.what, d.base, d.candidate, true});
   };
@@ -222,7 +222,7 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
     used[j] = true;
     CompareOptions o = options;
     if (!o.memory_bandwidth_bytes_per_s) o.memory_bandwidth_bytes_per_s = memory_bandwidth(base.front().environment, a.device.ordinal);
-    out.experiments.push_back(compare_runs(ga, groups_b[j], o));
+    out.experiments.push_back(compare::compare_runs(ga, groups_b[j], o));
     matched_base.push_back(&a);
   }
   for (std::size_t j = 0; j < groups_b.size(); ++j)

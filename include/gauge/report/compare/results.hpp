@@ -1,7 +1,7 @@
 #pragma once
 /// \file gauge/report/compare/results.hpp
 /// One experiment of two reports (gauge/report/compare.hpp): the SM clock's part in the verdict
-/// (ClockNormalization's rule and the clock comparison, in detail::compare) and `compare_results`.
+/// (ClockNormalization's rule and the clock comparison, in detail::comparing) and `compare_results`.
 
 #include "gauge/detail/fmt.hpp"
 
@@ -22,7 +22,7 @@
 
 namespace gauge {
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// Warning codes that say a result's samples are not one steady state (its time drifted, warm-up
 /// did not finish, work is skipped on some steps, memory grew): a verdict against such a side is
@@ -105,10 +105,10 @@ inline std::pair<bool, std::string> scales_with_clock(const Result& r, const Com
 
 /// Whether to decide on cycles for these runs of both sides (ClockNormalization), with the
 /// ClockComparison filled in where both sides have a clock (nullopt otherwise).
-inline std::pair<bool, std::optional<ClockComparison>> clock_decision(const std::vector<const Result*>& base,
+inline std::pair<bool, std::optional<compare::ClockComparison>> clock_decision(const std::vector<const Result*>& base,
                                                                        const std::vector<const Result*>& candidate,
                                                                        const CompareOptions& o) {
-  ClockComparison cc;
+  compare::ClockComparison cc;
   bool probe = true;
   double fa = 0, fb = 0;
   for (const Result* r : base) {
@@ -127,10 +127,10 @@ inline std::pair<bool, std::optional<ClockComparison>> clock_decision(const std:
   cc.base_sm_clock_mhz = fa;
   cc.candidate_sm_clock_mhz = fb;
   cc.relative_difference = fb / fa - 1;
-  if (o.clock_normalization == ClockNormalization::sm_cycles) {
+  if (o.clock_normalization == compare::ClockNormalization::sm_cycles) {
     cc.scales_with_clock = o.metric == Metric::gpu_time;
     cc.rule = cc.scales_with_clock ? "cycles asked for (--clock-normalization cycles)" : "wall time is not normalized";
-  } else if (o.clock_normalization == ClockNormalization::time) {
+  } else if (o.clock_normalization == compare::ClockNormalization::time) {
     cc.scales_with_clock = false;
     cc.rule = "time asked for (--clock-normalization time)";
   } else {
@@ -142,7 +142,7 @@ inline std::pair<bool, std::optional<ClockComparison>> clock_decision(const std:
 }
 
 /// "the SM clock: 1497 MHz base, 1510 MHz new (+0.87 %, probe)".
-inline std::string clock_text(const ClockComparison& k) {
+inline std::string clock_text(const compare::ClockComparison& k) {
   return fmt::format("SM clock {:.0f} MHz base, {:.0f} MHz new ({:+.2f} %, {})", k.base_sm_clock_mhz, k.candidate_sm_clock_mhz,
                      100 * k.relative_difference, k.source);
 }
@@ -150,15 +150,15 @@ inline std::string clock_text(const ClockComparison& k) {
 /// Completes a comparison decided on one quantity with the other one's median ratio and the clock
 /// comparison: `ratio` becomes the time ratio (always shown), `clock_normalized_ratio` the cycles
 /// ratio; the reason says whether the clock explains the difference.
-inline void attach_clock(ExperimentComparison& c, const std::optional<ClockComparison>& cc, bool cycles,
-                         const std::optional<RatioInterval>& time_ratio, const std::optional<RatioInterval>& cycles_ratio,
+inline void attach_clock(compare::ExperimentComparison& c, const std::optional<compare::ClockComparison>& cc, bool cycles,
+                         const std::optional<stats::RatioInterval>& time_ratio, const std::optional<stats::RatioInterval>& cycles_ratio,
                          double t) {
   if (!cc) return;
   c.clock = cc;
   c.decided_on = cycles ? "cycles" : "time";
   if (time_ratio) c.ratio = time_ratio;
   c.clock_normalized_ratio = cycles_ratio;
-  auto within = [&](const RatioInterval& i) { return i.low >= 1 - t && i.high <= 1 + t; };
+  auto within = [&](const stats::RatioInterval& i) { return i.low >= 1 - t && i.high <= 1 + t; };
   if (time_ratio && cycles_ratio && !within(*time_ratio) && within(*cycles_ratio)) {
     c.clock->explains_difference = true;
     c.notes.push_back(fmt::format("the SM clock explains the time difference: time {:.4f} [{:.4f}, {:.4f}], cycles {:.4f} "
@@ -176,17 +176,17 @@ inline void attach_clock(ExperimentComparison& c, const std::optional<ClockCompa
       }
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
 /// Compares one experiment of two reports (no matching, no environment): the samples of
 /// `options.metric`, the ratio of medians with its bootstrap interval, the U test, the verdict
 /// (rule at `Verdict`) and the differences of settings between the two results.
 ///
 /// \throws ConfigError for invalid options (see validate(CompareOptions)).
-inline ExperimentComparison compare_results(const Result& base, const Result& candidate, const CompareOptions& options = {}) {
-  using namespace detail::compare;
+inline compare::ExperimentComparison compare_results(const Result& base, const Result& candidate, const CompareOptions& options = {}) {
+  using namespace detail::comparing;
   validate(options);
-  ExperimentComparison c;
+  compare::ExperimentComparison c;
   c.name = base.name;
   c.label = base.name;
   c.dimensions = base.dimensions;
@@ -201,8 +201,8 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     if (ta != tb) c.dimension_differences.push_back(key + ": " + ta + " → " + tb);
   }
   c.differences = result_differences(base, candidate, options.clock_tolerance);
-  const std::vector<double> a = finite(metric_samples(base, options.metric));
-  const std::vector<double> b = finite(metric_samples(candidate, options.metric));
+  const std::vector<double> a = finite(compare::metric_samples(base, options.metric));
+  const std::vector<double> b = finite(compare::metric_samples(candidate, options.metric));
   c.base_n = a.size();
   c.candidate_n = b.size();
   if (c.base_failed || c.candidate_failed) {
@@ -237,8 +237,8 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     if (std::string note = unsteady_note(runs, side); !note.empty()) c.notes.push_back(std::move(note));
   const double level = options.confidence_level;
   const std::size_t needed = min_samples_for_ci(level);
-  const Summary& sa = metric_summary(base, options.metric);
-  const Summary& sb = metric_summary(candidate, options.metric);
+  const Summary& sa = compare::metric_summary(base, options.metric);
+  const Summary& sb = compare::metric_summary(candidate, options.metric);
   // A side that stored a subsample of its samples (max_samples_in_report; its summary counts more
   // than it stored): its summary is of all of them, so both sides are compared from the summaries.
   const bool subsample = sa.n > a.size() || sb.n > b.size();
@@ -278,10 +278,10 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
   const auto [cycles, cc] = clock_decision({&base}, {&candidate}, options);
   if (!cycles) {
     compare_samples(c, a, b, base, candidate, options);
-    std::optional<RatioInterval> cr;
+    std::optional<stats::RatioInterval> cr;
     if (cc) {
       const double each = 1 - (1 - options.confidence_level) / static_cast<double>(c.deciding.size());
-      RatioInterval i = bootstrap_median_ratio(detail::cycle_samples(base), detail::cycle_samples(candidate), each, options.resamples, options.seed);
+      stats::RatioInterval i = stats::bootstrap_median_ratio(detail::cycle_samples(base), detail::cycle_samples(candidate), each, options.resamples, options.seed);
       widen_interval(i, stream_widening(base, candidate, each));
       cr = i;
     }
@@ -290,7 +290,7 @@ inline ExperimentComparison compare_results(const Result& base, const Result& ca
     const auto ca = detail::cycle_samples(base), cb = detail::cycle_samples(candidate);
     compare_samples(c, ca, cb, base, candidate, options, cc->base_sm_clock_mhz * 1e6, cc->candidate_sm_clock_mhz * 1e6);
     const double each = 1 - (1 - options.confidence_level) / static_cast<double>(c.deciding.size());
-    RatioInterval ti = bootstrap_median_ratio(a, b, each, options.resamples, options.seed);
+    stats::RatioInterval ti = stats::bootstrap_median_ratio(a, b, each, options.resamples, options.seed);
     widen_interval(ti, stream_widening(base, candidate, each));
     attach_clock(c, cc, true, ti, c.statistics.front().interval, options.threshold);
   }

@@ -2,7 +2,7 @@
 /// \file gauge/report/compare/runs.hpp
 /// Several runs of one experiment per side (gauge/report/compare.hpp): each run's median as one
 /// observation of its side, the run a random effect (RunVariation; the run-level sides and ratio in
-/// detail::compare), and `compare_runs`.
+/// detail::comparing), and `compare_runs`.
 
 #include "gauge/detail/fmt.hpp"
 
@@ -26,7 +26,7 @@
 
 namespace gauge {
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// One side's runs at the run level: log(median) of each run and the variance of that median
 /// within its run (relative: its distribution-free interval's half-width / z, squared, plus the
@@ -45,12 +45,12 @@ inline std::optional<RunSide> run_side(const std::vector<const Result*>& runs, b
   const double z = detail::normal_quantile((1 + o.confidence_level) / 2);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Result& r = *runs[i];
-    std::vector<double> v = cycles ? detail::cycle_samples(r) : finite(metric_samples(r, o.metric));
+    std::vector<double> v = cycles ? detail::cycle_samples(r) : finite(compare::metric_samples(r, o.metric));
     v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !(x > 0); }), v.end());
     // The rounds (blocks of them) in the order taken, where every sample survived the filter.
     const double rounds = o.metric == Metric::gpu_time || cycles ? relative_round_variance(r, v, o.confidence_level).first : 0;
     std::sort(v.begin(), v.end());
-    const auto ci = v.size() >= min_samples_for_ci(o.confidence_level) ? median_confidence_interval(v, o.confidence_level)
+    const auto ci = v.size() >= min_samples_for_ci(o.confidence_level) ? stats::median_confidence_interval(v, o.confidence_level)
                                                                          : std::nullopt;
     if (!ci || !(ci->low > 0)) {
       why = fmt::format("run {} has {} positive samples, too few for an interval of its median", i + 1, v.size());
@@ -68,8 +68,8 @@ inline std::optional<RunSide> run_side(const std::vector<const Result*>& runs, b
 
 /// The ratio new / base of the runs' geometric-mean medians with its interval (RunVariation's
 /// method) and the variation behind it; needs base runs + new runs >= 3.
-inline std::pair<RatioInterval, RunVariation> run_level_ratio(const RunSide& a, const RunSide& b, double level) {
-  RunVariation v;
+inline std::pair<stats::RatioInterval, compare::RunVariation> run_level_ratio(const RunSide& a, const RunSide& b, double level) {
+  compare::RunVariation v;
   v.base_medians = a.medians;
   v.candidate_medians = b.medians;
   auto mean = [](const std::vector<double>& x) {
@@ -89,7 +89,7 @@ inline std::pair<RatioInterval, RunVariation> run_level_ratio(const RunSide& a, 
   v.within_variance = a.within / ra + b.within / rb;
   v.t_quantile = detail::student_t_quantile((1 + level) / 2, v.degrees_of_freedom);
   const double var = std::max(v.between_variance, v.within_variance);
-  RatioInterval i;
+  stats::RatioInterval i;
   i.estimate = std::exp(mb - ma);
   i.low = std::exp(mb - ma - v.t_quantile * std::sqrt(var));
   i.high = std::exp(mb - ma + v.t_quantile * std::sqrt(var));
@@ -97,8 +97,9 @@ inline std::pair<RatioInterval, RunVariation> run_level_ratio(const RunSide& a, 
   return {i, v};
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
+namespace compare {
 /// Compares the runs of one experiment: `base` and `candidate` hold one result per run (the same
 /// name and dimensions, from several reports per side or the suite runner's repetitions). With one
 /// run per side this is compare_results. With more, every run's median is one observation of its
@@ -112,7 +113,7 @@ inline std::pair<RatioInterval, RunVariation> run_level_ratio(const RunSide& a, 
 /// \throws ConfigError for invalid options or an empty side.
 inline ExperimentComparison compare_runs(const std::vector<const Result*>& base, const std::vector<const Result*>& candidate,
                                          const CompareOptions& options = {}) {
-  using namespace detail::compare;
+  using namespace detail::comparing;
   validate(options);
   if (base.empty() || candidate.empty() || std::count(base.begin(), base.end(), nullptr) || std::count(candidate.begin(), candidate.end(), nullptr))
     throw ConfigError("compare_runs: each side needs at least one result");
@@ -175,18 +176,18 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
     return c;
   }
   const auto time = run_level_ratio(*ta, *tb, options.confidence_level);
-  std::optional<std::pair<RatioInterval, RunVariation>> cyc;
+  std::optional<std::pair<stats::RatioInterval, RunVariation>> cyc;
   if (cc) {
     std::string ignored;
     const auto ca = run_side(base, true, options, ignored), cb = ca ? run_side(candidate, true, options, ignored) : std::nullopt;
     if (ca && cb) cyc = run_level_ratio(*ca, *cb, options.confidence_level);
   }
   const auto& decided = cycles && cyc ? *cyc : time;
-  const RatioInterval& i = decided.first;
+  const stats::RatioInterval& i = decided.first;
   const double t = options.threshold;
   // The distribution figures of the first runs stay as shown; the verdict is the run level's.
-  c.statistics = {StatisticRatio{Statistic::median, i}};
-  c.deciding = {Statistic::median};
+  c.statistics = {stats::StatisticRatio{stats::Statistic::median, i}};
+  c.deciding = {stats::Statistic::median};
   c.mann_whitney.reset();
   c.largest_decile_shift.reset();
   c.bimodal = false;
@@ -216,7 +217,7 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
   c.notes.erase(std::remove_if(c.notes.begin(), c.notes.end(),
                                [](const std::string& n) { return n.find("SM clock") != std::string::npos; }),
                 c.notes.end());
-  attach_clock(c, cc, cycles && cyc, time.first, cyc ? std::optional<RatioInterval>(cyc->first) : std::nullopt, t);
+  attach_clock(c, cc, cycles && cyc, time.first, cyc ? std::optional<stats::RatioInterval>(cyc->first) : std::nullopt, t);
   const auto& v = decided.second;
   const double d = std::log(i.estimate), se = std::sqrt(std::max(v.between_variance, v.within_variance));
   c.p_value = se > 0 ? 2 * (1 - detail::student_t_cdf(std::fabs(d) / se, v.degrees_of_freedom)) : (d == 0 ? 1.0 : 0.0);
@@ -250,5 +251,6 @@ inline ExperimentComparison compare_runs(const std::vector<const Result*>& base,
   }
   return c;
 }
+}  // namespace compare
 
 }  // namespace gauge

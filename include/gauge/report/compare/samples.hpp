@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/report/compare/samples.hpp
-/// The statistics behind one experiment's verdict (gauge/report/compare.hpp), in detail::compare:
+/// The statistics behind one experiment's verdict (gauge/report/compare.hpp), in detail::comparing:
 /// the verdict from both sides' summaries when a side stored no samples, the widening of every
 /// interval by the stream and round effects, p-values, the separation of two modes, and
 /// `compare_samples`, the verdict from both sides' samples (rules 1–3 at `Verdict`).
@@ -26,20 +26,20 @@
 
 namespace gauge {
 
-namespace detail::compare {
+namespace detail::comparing {
 
 /// Type-7 median of a copy of `v` (n >= 1).
 inline double sorted_median(std::vector<double> v) { return median_in_place(v); }
 
 /// "median +30.00 % [+29.1, +30.9]"-style text of a ratio.
-inline std::string statistic_text(const StatisticRatio& s) {
+inline std::string statistic_text(const stats::StatisticRatio& s) {
   if (s.interval.resamples == 0) return fmt::format("{} {:.4f}", to_string(s.statistic), s.interval.estimate);
   return fmt::format("{} {:.4f} [{:.4f}, {:.4f}]", to_string(s.statistic), s.interval.estimate, s.interval.low,
                      s.interval.high);
 }
 
 /// "1.000 ms (52 %) and 1.250 ms (48 %)": the two modes of a split.
-inline std::string modes_text(const Modes& m) {
+inline std::string modes_text(const stats::Modes& m) {
   return fmt::format("{} ({:.0f} %) and {} ({:.0f} %)", format_time(m.lower.median), 100 * m.lower.weight,
                      format_time(m.upper.median), 100 * m.upper.weight);
 }
@@ -47,7 +47,7 @@ inline std::string modes_text(const Modes& m) {
 /// Verdict from both sides' summaries when a side stored no samples, or only a subsample of them
 /// (rule 4 at `Verdict`; `why` says which, e.g. "a side stored no samples"); false when a summary
 /// lacks the median's interval.
-inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o,
+inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o,
                               const char* why = "a side stored no samples") {
   // A summary of no samples has no median, whatever else it claims.
   if (sa.n == 0 || sb.n == 0) return false;
@@ -57,28 +57,28 @@ inline bool compare_summaries(ExperimentComparison& c, const Summary& sa, const 
   c.from_summary = true;
   c.base_median_s = sa.p50;
   c.candidate_median_s = sb.p50;
-  StatisticRatio med;
-  med.statistic = Statistic::median;
+  stats::StatisticRatio med;
+  med.statistic = stats::Statistic::median;
   med.interval.estimate = *sb.p50 / *sa.p50;
   med.interval.low = sb.median_ci->low / sa.median_ci->high;
   med.interval.high = sb.median_ci->high / sa.median_ci->low;
   med.interval.level = std::max(0.0, 1 - (1 - sa.median_ci->level) - (1 - sb.median_ci->level));
   c.ratio = med.interval;
   c.statistics.push_back(med);
-  c.deciding = {Statistic::median};
+  c.deciding = {stats::Statistic::median};
   std::string moved;
-  auto point = [&](Statistic st, const std::optional<double>& x, const std::optional<double>& y) {
+  auto point = [&](stats::Statistic st, const std::optional<double>& x, const std::optional<double>& y) {
     if (!x || !y || !(*x > 0)) return;
-    StatisticRatio r;
+    stats::StatisticRatio r;
     r.statistic = st;
     r.interval.estimate = r.interval.low = r.interval.high = *y / *x;
     c.statistics.push_back(r);
     if (r.interval.estimate > 1 + t || r.interval.estimate < 1 - t)
       moved += (moved.empty() ? "" : ", ") + statistic_text(r);
   };
-  point(Statistic::mean, sa.mean, sb.mean);
-  point(Statistic::p90, sa.p90, sb.p90);
-  point(Statistic::p99, sa.p99, sb.p99);
+  point(stats::Statistic::mean, sa.mean, sb.mean);
+  point(stats::Statistic::p90, sa.p90, sb.p90);
+  point(stats::Statistic::p99, sa.p99, sb.p99);
   const auto& r = med.interval;
   const std::string head = fmt::format("from the summaries ({}): median new/base {:.4f} [{:.4f}, {:.4f}] "
                                        "at >= {:g} %", why, r.estimate, r.low, r.high, 100 * r.level);
@@ -111,7 +111,7 @@ inline double relative_stream_variance(const Result& r) {
 
 /// Widens one interval on the log scale by the relative variance `add` (bounds move out to
 /// sqrt(d² + add)).
-inline void widen_interval(RatioInterval& i, double add) {
+inline void widen_interval(stats::RatioInterval& i, double add) {
   if (!(add > 0) || !(i.estimate > 0 && i.low > 0 && i.high > 0)) return;
   const double dl = std::log(i.estimate / i.low), dh = std::log(i.high / i.estimate);
   i.low = i.estimate * std::exp(-std::sqrt(dl * dl + add));
@@ -155,7 +155,7 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
   }
   std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
-  const auto ci = median_confidence_interval(sorted, level);
+  const auto ci = stats::median_confidence_interval(sorted, level);
   const double m = percentile_unchecked(sorted, 50);
   if (!ci || !(m > 0) || rounds.size() < 2) return {0, 0};
   double best_widening = 0, best_excess = 0;
@@ -172,7 +172,7 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
       counts.push_back(v.size());
       medians.push_back(median_in_place(v));
     }
-    const auto w = widen_for_streams(medians, counts, m, *ci, level);
+    const auto w = stats::widen_for_streams(medians, counts, m, *ci, level);
     if (!w || !(w->excess_variance > 0)) continue;
     const double widening = w->t_quantile * w->t_quantile * w->excess_variance;
     if (widening > best_widening) best_widening = widening, best_excess = w->excess_variance, best_blocks = blocks;
@@ -186,7 +186,7 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
 /// whole distribution (gauge/core/stream_effect.hpp). On the log scale each bound moves out to
 /// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
 /// degrees of freedom among the sides that have an effect.
-inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base, const Result& candidate, double level,
+inline void widen_for_stream_effect(compare::ExperimentComparison& c, const Result& base, const Result& candidate, double level,
                                     const std::vector<double>& a = {}, const std::vector<double>& b = {}) {
   double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
   std::size_t streams = 0;
@@ -220,7 +220,7 @@ inline void widen_for_stream_effect(ExperimentComparison& c, const Result& base,
 
 /// Two-sided p-value of "ratio = 1" from an interval at `level`, normal on the log scale: the
 /// half-width on the side of 1 is z_{(1+level)/2} standard errors.
-inline double p_value_of(const RatioInterval& i, double level) {
+inline double p_value_of(const stats::RatioInterval& i, double level) {
   if (!(i.estimate > 0 && i.low > 0 && i.high > 0)) return 1;
   const double d = std::log(i.estimate);
   const double half = d >= 0 ? std::log(i.estimate / i.low) : std::log(i.high / i.estimate);
@@ -234,7 +234,7 @@ inline double p_value_of(const RatioInterval& i, double level) {
 /// "Detecting bimodality in astronomical datasets", AJ 108, 2348), with each group's robust
 /// spread s = IQR / 1.349 (type-7 quartiles). A heavy tail split off a body is wide, so it is a
 /// tail, not a mode; two clock states of a GPU are two narrow groups.
-inline void separated_modes(Modes& m, const std::vector<double>& sorted) {
+inline void separated_modes(stats::Modes& m, const std::vector<double>& sorted) {
   if (!m.bimodal || m.lower.n == 0 || m.lower.n >= sorted.size()) return;
   const std::vector<double> lo(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(m.lower.n));
   const std::vector<double> hi(sorted.begin() + static_cast<std::ptrdiff_t>(m.lower.n), sorted.end());
@@ -247,7 +247,7 @@ inline void separated_modes(Modes& m, const std::vector<double>& sorted) {
 }
 
 /// Whether two bimodal sides have the same two modes: each mode's median within 1 ± t.
-inline bool same_modes(const Modes& a, const Modes& b, double t) {
+inline bool same_modes(const stats::Modes& a, const stats::Modes& b, double t) {
   return a.bimodal && b.bimodal && std::fabs(b.lower.median / a.lower.median - 1) <= t &&
          std::fabs(b.upper.median / a.upper.median - 1) <= t;
 }
@@ -269,20 +269,20 @@ inline constexpr double median_decides_share = 0.25, median_vetoes_share = 0.10;
 /// a bimodal side whose median is not steady against a quarter of its steps changing mode, or
 /// two sides with the same two modes whose medians lie in different ones (the weights flipped:
 /// the median reads the flip, not the step).
-inline bool median_jumps(const ExperimentComparison& c, const std::vector<double>& sa, const std::vector<double>& sb,
+inline bool median_jumps(const compare::ExperimentComparison& c, const std::vector<double>& sa, const std::vector<double>& sb,
                          double t) {
   if (!c.bimodal || !c.base_modes || !c.candidate_modes) return false;
-  const Modes &a = *c.base_modes, &b = *c.candidate_modes;
+  const stats::Modes &a = *c.base_modes, &b = *c.candidate_modes;
   if ((a.bimodal && !median_steady(sa, median_decides_share, t)) || (b.bimodal && !median_steady(sb, median_decides_share, t)))
     return true;
   if (!same_modes(a, b, t)) return false;
-  const auto in_lower = [](const Modes& m, const std::vector<double>& x) { return percentile_unchecked(x, 50) <= m.lower.high; };
+  const auto in_lower = [](const stats::Modes& m, const std::vector<double>& x) { return percentile_unchecked(x, 50) <= m.lower.high; };
   return in_lower(a, sa) != in_lower(b, sb);
 }
 
 /// The verdict from both sides' finite, positive samples (rules 1–3 at `Verdict`). `unit` scales
 /// one timer tick into the samples' unit (1 for seconds; the clock in Hz for cycles).
-inline void compare_samples(ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
+inline void compare_samples(compare::ExperimentComparison& c, const std::vector<double>& a, const std::vector<double>& b,
                             const Result& base, const Result& candidate, const CompareOptions& o,
                             double unit_a = 1, double unit_b = 1) {
   const double t = o.threshold, alpha = 1 - o.confidence_level;
@@ -295,8 +295,8 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   std::sort(sa.begin(), sa.end());
   std::sort(sb.begin(), sb.end());
   if (same_k) {
-    c.base_modes = find_modes(sa, std::max(2 * base.sampling.resolution_per_step() * unit_a, t * sorted_median(sa)));
-    c.candidate_modes = find_modes(sb, std::max(2 * candidate.sampling.resolution_per_step() * unit_b, t * sorted_median(sb)));
+    c.base_modes = stats::find_modes(sa, std::max(2 * base.sampling.resolution_per_step() * unit_a, t * sorted_median(sa)));
+    c.candidate_modes = stats::find_modes(sb, std::max(2 * candidate.sampling.resolution_per_step() * unit_b, t * sorted_median(sb)));
     separated_modes(*c.base_modes, sa);
     separated_modes(*c.candidate_modes, sb);
     c.bimodal = c.base_modes->bimodal || c.candidate_modes->bimodal;
@@ -306,30 +306,30 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   // where both sides took the same steps per sample (a slow minority of steps), p99 only on a GPU
   // (on the host backend the last percent is the OS's scheduling, not the step's).
   const std::size_t n = std::min(a.size(), b.size());
-  std::vector<Statistic> stats = {Statistic::median, Statistic::mean};
-  if (n >= 100) stats.push_back(Statistic::p90);
-  if (n >= 1000) stats.push_back(Statistic::p99);
+  std::vector<stats::Statistic> stats = {stats::Statistic::median, stats::Statistic::mean};
+  if (n >= 100) stats.push_back(stats::Statistic::p90);
+  if (n >= 1000) stats.push_back(stats::Statistic::p99);
   const bool host = base.backend == "host" || candidate.backend == "host";
   const bool tails_decide = same_k && !host;
   const bool jumps = median_jumps(c, sa, sb, t);
-  for (Statistic st : stats) {
-    if (st == Statistic::mean) continue;
-    if (st == Statistic::median && jumps) continue;
-    if (st == Statistic::p90 && !same_k) continue;
-    if (st == Statistic::p99 && !tails_decide) continue;
+  for (stats::Statistic st : stats) {
+    if (st == stats::Statistic::mean) continue;
+    if (st == stats::Statistic::median && jumps) continue;
+    if (st == stats::Statistic::p90 && !same_k) continue;
+    if (st == stats::Statistic::p99 && !tails_decide) continue;
     c.deciding.push_back(st);
   }
   // A bimodal side with too few samples for p90: only the mean prices the slow mode (a slow
   // minority of 20 % of the steps leaves the median put), so it decides here, and only here.
-  if (c.bimodal && std::find(c.deciding.begin(), c.deciding.end(), Statistic::p90) == c.deciding.end())
-    c.deciding.push_back(Statistic::mean);
-  if (c.deciding.empty()) c.deciding.push_back(Statistic::mean);
+  if (c.bimodal && std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::p90) == c.deciding.end())
+    c.deciding.push_back(stats::Statistic::mean);
+  if (c.deciding.empty()) c.deciding.push_back(stats::Statistic::mean);
   if (!same_k)
     c.notes.push_back(fmt::format("steps per sample differ ({} base, {} new): only the medians are compared, not the "
                                   "distributions (a sample of k steps is their mean)",
                                   base.sampling.steps_per_sample, candidate.sampling.steps_per_sample));
   const double each = 1 - alpha / static_cast<double>(c.deciding.size());
-  c.statistics = bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
+  c.statistics = stats::bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
   if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each, a, b);
   // Known run-to-run spread (one run per side): each side's median moves by it between runs.
   if (o.run_spread > 0) {
@@ -337,7 +337,7 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     for (auto& st : c.statistics) widen_interval(st.interval, 2 * z * z * o.run_spread * o.run_spread);
   }
   c.ratio = c.statistics.front().interval;
-  c.mann_whitney = mann_whitney_u(a, b);
+  c.mann_whitney = stats::mann_whitney_u(a, b);
   int worst = 10;
   double shift = 0;
   for (int d = 10; d <= 90; d += 10) {
@@ -351,7 +351,7 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   // the median's interval must lie within 1 ± t for `same`.
   std::string above, below, undecided;
   double p_min = 1;
-  const StatisticRatio* decided = nullptr;
+  const stats::StatisticRatio* decided = nullptr;
   for (const auto& s : c.statistics) {
     if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) == c.deciding.end()) continue;
     const auto& i = s.interval;
@@ -359,7 +359,7 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
     auto add = [&](std::string& list) { list += (list.empty() ? "" : ", ") + statistic_text(s); };
     // A tail (p90, p99) decides only when its whole interval lies beyond 1 ± t: background load
     // moves a tail between runs by more than it moves the median, so "significant" is not enough.
-    const bool median = s.statistic == Statistic::median;
+    const bool median = s.statistic == stats::Statistic::median;
     if (median ? (i.low > 1 && i.estimate > 1 + t) : i.low > 1 + t) {
       add(above);
       if (!decided || median) decided = &s;
@@ -405,13 +405,13 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   if (jumps && !(c.base_modes->bimodal && !median_steady(sa, median_vetoes_share, t)) &&
       !(c.candidate_modes->bimodal && !median_steady(sb, median_vetoes_share, t)))
     for (const auto& s : c.statistics) {
-      if (s.statistic != Statistic::median) continue;
+      if (s.statistic != stats::Statistic::median) continue;
       if (s.interval.low > 1 + t) moved_up = statistic_text(s);
       else if (s.interval.high < 1 - t) moved_down = statistic_text(s);
     }
-  const StatisticRatio* mean_ratio = nullptr;
+  const stats::StatisticRatio* mean_ratio = nullptr;
   for (const auto& s : c.statistics)
-    if (s.statistic == Statistic::mean) mean_ratio = &s;
+    if (s.statistic == stats::Statistic::mean) mean_ratio = &s;
   const bool mean_up = mean_ratio && mean_ratio->interval.low > 1 + t, mean_down = mean_ratio && mean_ratio->interval.high < 1 - t;
   const bool veto_same = (!moved_up.empty() && (!modes_match || mean_up)) || (!moved_down.empty() && (!modes_match || mean_down));
   if (!above.empty()) {
@@ -473,6 +473,6 @@ inline void compare_samples(ExperimentComparison& c, const std::vector<double>& 
   }
 }
 
-}  // namespace detail::compare
+}  // namespace detail::comparing
 
 }  // namespace gauge

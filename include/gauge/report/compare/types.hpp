@@ -40,6 +40,7 @@ inline const char* to_string(Metric m) {
   return m == Metric::gpu_time ? "gpu_time" : m == Metric::wall_time ? "wall_time" : "cpu_time";
 }
 
+namespace compare {
 /// The samples of `r` that `m` names (Result::gpu_samples_s, wall_samples_s or cpu_samples_s).
 inline const std::vector<double>& metric_samples(const Result& r, Metric m) {
   return m == Metric::gpu_time ? r.gpu_samples_s : m == Metric::wall_time ? r.wall_samples_s : r.cpu_samples_s;
@@ -105,12 +106,14 @@ enum class ClockNormalization {
   sm_cycles,  ///< always cycles, where both sides have a clock (else time, with a note)
   time,       ///< always time (the clocks are still compared and shown)
 };
+}  // namespace compare
 
 /// Text name of a ClockNormalization ("auto", "cycles", "time").
-inline const char* to_string(ClockNormalization c) {
-  return c == ClockNormalization::automatic ? "auto" : c == ClockNormalization::sm_cycles ? "cycles" : "time";
+inline const char* to_string(compare::ClockNormalization c) {
+  return c == compare::ClockNormalization::automatic ? "auto" : c == compare::ClockNormalization::sm_cycles ? "cycles" : "time";
 }
 
+namespace compare {
 /// How a comparison of several experiments controls false verdicts over all of them.
 enum class Multiplicity {
   /// Benjamini–Hochberg (1995) false-discovery rate at 1 − c over the experiments compared: a
@@ -119,10 +122,11 @@ enum class Multiplicity {
   fwer,  ///< Holm (1979) family-wise error rate at 1 − c: stricter, for gates over few experiments
   none,  ///< each experiment at level c on its own
 };
+}  // namespace compare
 
 /// Text name of a Multiplicity ("fdr", "fwer", "none").
-inline const char* to_string(Multiplicity m) {
-  return m == Multiplicity::fdr ? "fdr" : m == Multiplicity::fwer ? "fwer" : "none";
+inline const char* to_string(compare::Multiplicity m) {
+  return m == compare::Multiplicity::fdr ? "fdr" : m == compare::Multiplicity::fwer ? "fwer" : "none";
 }
 
 /// Settings of a comparison. Defaults are written into every comparison's output.
@@ -148,7 +152,7 @@ struct CompareOptions {
   /// invalidates a comparison (0.05 = 5 %).
   double clock_tolerance = 0.05;
   /// Whether the verdict decides on SM cycles or time (rule at ClockNormalization).
-  ClockNormalization clock_normalization = ClockNormalization::automatic;
+  compare::ClockNormalization clock_normalization = compare::ClockNormalization::automatic;
   /// The workload's known run-to-run spread: the relative standard deviation of a run's median
   /// between separate runs (0.01 = 1 %), e.g. the `run_variation.relative_sd` an earlier
   /// comparison of several reports per side printed. With one report per side it widens the
@@ -156,7 +160,7 @@ struct CompareOptions {
   /// within each run only (the comparison says so).
   double run_spread = 0;
   /// False-verdict control over the experiments of one comparison.
-  Multiplicity multiplicity = Multiplicity::fdr;
+  compare::Multiplicity multiplicity = compare::Multiplicity::fdr;
   /// The device's memory bandwidth, bytes/s, for the automatic clock rule; unset, the base result's
   /// `device.memory_bandwidth_bytes_per_s` is used, else (reports before schema 1.5)
   /// compare_reports fills it from the base's environment (2 × memory clock × bus width / 8).
@@ -181,6 +185,7 @@ inline void validate(const CompareOptions& o) {
                       detail::format_number(*o.memory_bandwidth_bytes_per_s));
 }
 
+namespace compare {
 /// One difference between two environments, or between the settings of two matched experiments.
 struct EnvironmentDifference {
   std::string what;       ///< e.g. "CUDA driver", "GPU 0 name", "gemm: backend"
@@ -238,20 +243,20 @@ struct ExperimentComparison {
   std::optional<double> base_median_s;       ///< median of the base's samples (or summary), seconds per step
   std::optional<double> candidate_median_s;  ///< median of the new samples (or summary), seconds per step
   /// The median's ratio new / base with its interval (the entry of `statistics` for the median).
-  std::optional<RatioInterval> ratio;
+  std::optional<stats::RatioInterval> ratio;
   /// Every statistic's ratio with its interval, in the order median, mean, p90, p99 (those the
   /// sample sizes allow); from summaries: the median with an interval, the others point estimates
   /// only (low == high == estimate, `resamples` 0).
-  std::vector<StatisticRatio> statistics;
+  std::vector<stats::StatisticRatio> statistics;
   /// The statistics that decided the verdict (the median is left out when a side is bimodal).
-  std::vector<Statistic> deciding;
-  std::optional<MannWhitney> mann_whitney;   ///< when both sides have samples
+  std::vector<stats::Statistic> deciding;
+  std::optional<stats::MannWhitney> mann_whitney; ///< when both sides have samples
   /// The largest |decile ratio − 1| over p10…p90 (the shift of the distribution's body), with
   /// the decile's percentile; when both sides have samples.
   std::optional<std::pair<int, double>> largest_decile_shift;
   bool bimodal = false;                      ///< a side has two modes (`base_modes`, `candidate_modes`)
-  std::optional<Modes> base_modes;           ///< two-group split of the base's samples
-  std::optional<Modes> candidate_modes;      ///< two-group split of the new samples
+  std::optional<stats::Modes> base_modes;    ///< two-group split of the base's samples
+  std::optional<stats::Modes> candidate_modes; ///< two-group split of the new samples
   bool from_summary = false;                 ///< a side had no samples: compared from the summaries
   /// The stream effect's relative variance (base + new: each side's `streams.excess_variance_s2`
   /// / median²) by which every interval was widened on the log scale (Student t with the fewer
@@ -266,7 +271,7 @@ struct ExperimentComparison {
   std::string decided_on = "time";
   /// The median's ratio of SM cycles per step with its interval, where both sides have a clock
   /// (beside `ratio`, which is always the time ratio).
-  std::optional<RatioInterval> clock_normalized_ratio;
+  std::optional<stats::RatioInterval> clock_normalized_ratio;
   std::optional<ClockComparison> clock;     ///< both sides' clocks, where known
   std::optional<RunVariation> run_variation;  ///< with several runs on a side
   /// Two-sided p-value of "no change" of the deciding estimate (normal on the log scale from its
@@ -274,7 +279,7 @@ struct ExperimentComparison {
   /// multiplicity rule over experiments.
   std::optional<double> p_value;
   /// The estimate that decided, with its interval (the headline change is its estimate − 1).
-  std::optional<StatisticRatio> headline;
+  std::optional<stats::StatisticRatio> headline;
   std::vector<std::string> notes;  ///< what the reader should know beside the verdict
   Verdict verdict = Verdict::inconclusive;   ///< see Verdict for the rule
   std::string reason;                        ///< the verdict in words, with the numbers
@@ -289,14 +294,15 @@ struct ExperimentComparison {
     return std::none_of(differences.begin(), differences.end(), [](const auto& d) { return d.invalidates; });
   }
 };
+}  // namespace compare
 
 /// The comparison of two reports.
 struct Comparison {
   CompareOptions options;            ///< the settings used
   std::string base_source;           ///< the base report's path
   std::string candidate_source;      ///< the new report's path
-  std::vector<EnvironmentDifference> environment_differences;  ///< report-wide differences
-  std::vector<ExperimentComparison> experiments;               ///< matched experiments, in the base's order
+  std::vector<compare::EnvironmentDifference> environment_differences; ///< report-wide differences
+  std::vector<compare::ExperimentComparison> experiments;      ///< matched experiments, in the base's order
   std::vector<std::string> only_in_base;       ///< labels of experiments with no match in the new report
   std::vector<std::string> only_in_candidate;  ///< labels of experiments with no match in the base
   /// Hints about unmatched experiments, e.g. "gemm: the new report has one of that name whose
@@ -327,6 +333,7 @@ struct Comparison {
   }
 };
 
+namespace compare {
 /// The outcome of a comparison used as a gate (e.g. in CI), in order of precedence.
 enum class GateOutcome {
   pass,            ///< every experiment `same` or `faster`, comparable            (gauge-compare exit 0)
@@ -334,18 +341,20 @@ enum class GateOutcome {
   not_comparable,  ///< a difference of environment or method invalidates it       (exit 3)
   inconclusive,    ///< some experiment inconclusive, or none compared             (exit 4)
 };
+}  // namespace compare
 
 /// Text name of a GateOutcome ("pass", "regression", "not_comparable", "inconclusive").
-inline const char* to_string(GateOutcome g) {
+inline const char* to_string(compare::GateOutcome g) {
   switch (g) {
-    case GateOutcome::pass: return "pass";
-    case GateOutcome::regression: return "regression";
-    case GateOutcome::not_comparable: return "not_comparable";
-    case GateOutcome::inconclusive: return "inconclusive";
+    case compare::GateOutcome::pass: return "pass";
+    case compare::GateOutcome::regression: return "regression";
+    case compare::GateOutcome::not_comparable: return "not_comparable";
+    case compare::GateOutcome::inconclusive: return "inconclusive";
   }
   return "?";
 }
 
+namespace compare {
 /// The gate's outcome: `regression` first (a regression fails whatever else holds), then
 /// `not_comparable` unless `allow_not_comparable`, then `inconclusive` unless
 /// `allow_inconclusive`, else `pass`. Neither "cannot compare" nor "cannot tell" passes a gate by
@@ -356,5 +365,6 @@ inline GateOutcome gate(const Comparison& c, bool allow_not_comparable = false, 
   if (!allow_inconclusive && c.any_inconclusive()) return GateOutcome::inconclusive;
   return GateOutcome::pass;
 }
+}  // namespace compare
 
 }  // namespace gauge

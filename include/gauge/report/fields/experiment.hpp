@@ -24,21 +24,21 @@ namespace serial {
 // ---- one experiment ----------------------------------------------------------------------------
 
 /// WarmupRound → {"start_s", "steps", "time_per_step_s"} (a null time reads as NaN).
-GAUGE_SERIAL_DESCRIPTION(WarmupRound, "warmup_round", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::WarmupRound, "warmup_round", NoFlags) {
   v("start_s", x.start_s, nan_as_null);
   v("steps", x.steps);
   v("time_per_step_s", x.time_per_step_s, nan_as_null);
 }
 
 /// DeviceRecord → {"ordinal", "name", "uuid", "pci_bus_id", "memory_bandwidth_bytes_per_s" (schema 1.5)}.
-GAUGE_SERIAL_DESCRIPTION(DeviceRecord, "device_record", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::DeviceRecord, "device_record", NoFlags) {
   GAUGE_SERIAL_FIELDS(ordinal, name, uuid, pci_bus_id);
   v("memory_bandwidth_bytes_per_s", x.memory_bandwidth_bytes_per_s, since_1_5);
 }
 
 /// WarmupRecord → {"first_step_time_s", "steps", "time_s", "converged", "relative_drift",
 /// "reason", "curve"}.
-GAUGE_SERIAL_DESCRIPTION(WarmupRecord, "warmup_record", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::WarmupRecord, "warmup_record", NoFlags) {
   GAUGE_SERIAL_FIELDS(first_step_time_s, steps);
   v("time_s", x.time_s, nan_as_null);
   v("converged", x.converged);
@@ -47,17 +47,17 @@ GAUGE_SERIAL_DESCRIPTION(WarmupRecord, "warmup_record", NoFlags) {
 }
 
 /// CacheFlushRecord → `sampling.cache_flush` (schema 1.6): how a cold cache was made.
-GAUGE_SERIAL_DESCRIBE(CacheFlushRecord, "cache_flush", method, description, bytes, l2_cache_bytes,
+GAUGE_SERIAL_DESCRIBE(records::CacheFlushRecord, "cache_flush", method, description, bytes, l2_cache_bytes,
     outside_timed_interval, persisting_l2_set_aside_bytes, persisting_lines_reset)
 
 /// SamplingRecord → how the samples were taken; `granularity` ("per_step" when k = 1, else
 /// "per_batch") is derived from `steps_per_sample` and checked when read.
-GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::SamplingRecord, "sampling", NoFlags) {
   GAUGE_SERIAL_FIELDS(method, steps_per_sample);
   v.computed(
       "granularity", json_string, x,
-      [](const SamplingRecord& r) -> nlohmann::json { return r.steps_per_sample == 1 ? "per_step" : "per_batch"; },
-      [](const nlohmann::json& j, SamplingRecord&) { detail::read_name(j, {"per_step", "per_batch"}); });
+      [](const records::SamplingRecord& r) -> nlohmann::json { return r.steps_per_sample == 1 ? "per_step" : "per_batch"; },
+      [](const nlohmann::json& j, records::SamplingRecord&) { detail::read_name(j, {"per_step", "per_batch"}); });
   GAUGE_SERIAL_FIELDS(steps_per_sample_reason, event_overhead_s);
   v("cache", x.cache, names_of<CacheState>);
   GAUGE_SERIAL_FIELDS(rounds, discarded_rounds, steps, calibration_steps, wall_rounds, wall_steps);
@@ -72,7 +72,7 @@ GAUGE_SERIAL_DESCRIPTION(SamplingRecord, "sampling", NoFlags) {
 }
 
 /// StreamsRecord → the streams measured on and the stream effect (schema 1.3).
-GAUGE_SERIAL_DESCRIPTION(StreamsRecord, "streams", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::StreamsRecord, "streams", NoFlags) {
   GAUGE_SERIAL_FIELDS(scope, count, samples);
   v("medians_s", x.medians_s);
   GAUGE_SERIAL_FIELDS(relative_spread, within_ci_low_s, within_ci_high_s, cluster_variance_s2, excess_variance_s2,
@@ -81,14 +81,14 @@ GAUGE_SERIAL_DESCRIPTION(StreamsRecord, "streams", NoFlags) {
 
 /// CpuCountersRecord → {"status", "reason", "cycles_per_step", "instructions_per_step",
 /// "instructions_per_cycle", "min_running_fraction"} (schema 1.7).
-GAUGE_SERIAL_DESCRIPTION(CpuCountersRecord, "cpu_counters", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::CpuCountersRecord, "cpu_counters", NoFlags) {
   v("status", x.status);
   v("reason", x.reason);
   GAUGE_SERIAL_FIELDS(cycles_per_step, instructions_per_step, instructions_per_cycle, min_running_fraction);
 }
 
 /// ClockRecord → the SM clock of the measured rounds and the cycles per step (schema 1.5).
-GAUGE_SERIAL_DESCRIPTION(ClockRecord, "clock", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::ClockRecord, "clock", NoFlags) {
   v("source", x.source);
   v("round_sm_clock_mhz", x.round_sm_clock_mhz);
   GAUGE_SERIAL_FIELDS(sm_clock_mhz, relative_spread, sm_spread, telemetry_sm_clock_mhz, memory_clock_mhz);
@@ -97,7 +97,7 @@ GAUGE_SERIAL_DESCRIPTION(ClockRecord, "clock", NoFlags) {
 
 /// StoppingRecord → {"reason", "measure_time_s", "relative_ci_width", "target_relative_ci_width",
 /// "target_met"}.
-GAUGE_SERIAL_DESCRIPTION(StoppingRecord, "stopping", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::StoppingRecord, "stopping", NoFlags) {
   v("reason", x.reason);
   v("measure_time_s", x.measure_time_s, nan_as_null);
   v("relative_ci_width", x.relative_ci_width);
@@ -169,7 +169,7 @@ struct Fields<std::pair<unsigned, std::uint64_t>> {
 
 /// NvmlGpuInfo → every field by name (units in the keys), null where NVML refused, and
 /// `unavailable`: {field: NVML error}.
-GAUGE_SERIAL_DESCRIBE(NvmlGpuInfo, "nvml_gpu", index, matched_by, name, uuid, pci_bus_id, pstate,
+GAUGE_SERIAL_DESCRIBE(env::NvmlGpuInfo, "nvml_gpu", index, matched_by, name, uuid, pci_bus_id, pstate,
     sm_clock_mhz, sm_clock_max_mhz, sm_clock_application_mhz, sm_clock_default_application_mhz,
     memory_clock_mhz, memory_clock_max_mhz, memory_clock_application_mhz,
     memory_clock_default_application_mhz, clocks_locked, clocks_locked_evidence, temperature_c, power_draw_w,
@@ -178,21 +178,21 @@ GAUGE_SERIAL_DESCRIBE(NvmlGpuInfo, "nvml_gpu", index, matched_by, name, uuid, pc
     clock_event_reason_names, processes, unavailable)
 
 /// NvmlInfo → {"available", "error", "driver_version", "device_count"}.
-GAUGE_SERIAL_DESCRIBE(NvmlInfo, "nvml", available, error, driver_version, device_count)
+GAUGE_SERIAL_DESCRIBE(env::NvmlInfo, "nvml", available, error, driver_version, device_count)
 
 /// ToolRecord → {"command", "exit_code", "output", "error", "seconds"}.
-GAUGE_SERIAL_DESCRIBE(ToolRecord, "tool", command, exit_code, output, error, seconds)
+GAUGE_SERIAL_DESCRIBE(env::ToolRecord, "tool", command, exit_code, output, error, seconds)
 
 /// CudaDeviceInfo → the device's properties (units in the keys); `compute_capability` is
 /// "MAJOR.MINOR".
-GAUGE_SERIAL_DESCRIPTION(CudaDeviceInfo, "cuda_device", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(env::CudaDeviceInfo, "cuda_device", NoFlags) {
   GAUGE_SERIAL_FIELDS(ordinal, name, uuid, pci_bus_id);
   v.computed(
       "compute_capability", json_string, x,
-      [](const CudaDeviceInfo& d) -> nlohmann::json {
+      [](const env::CudaDeviceInfo& d) -> nlohmann::json {
         return std::to_string(d.compute_capability_major) + "." + std::to_string(d.compute_capability_minor);
       },
-      [](const nlohmann::json& j, CudaDeviceInfo& d) {
+      [](const nlohmann::json& j, env::CudaDeviceInfo& d) {
         if (!j.is_string()) wrong_type("a string", j);
         const std::string cc = j.get<std::string>();
         const auto dot = cc.find('.');
@@ -213,7 +213,7 @@ GAUGE_SERIAL_DESCRIPTION(CudaDeviceInfo, "cuda_device", NoFlags) {
 }
 
 /// CudaInfo → {"runtime_version", "driver_version", "device_count", "error", "devices"}.
-GAUGE_SERIAL_DESCRIBE(CudaInfo, "cuda", runtime_version, driver_version, device_count, error, devices)
+GAUGE_SERIAL_DESCRIBE(env::CudaInfo, "cuda", runtime_version, driver_version, device_count, error, devices)
 
 /// Environment → {"gauge_version", "host", "compiler", "environment_variables" ({name: value or
 /// null}), "cuda", "nvml", "tools" ({name: record}), "warnings"}.

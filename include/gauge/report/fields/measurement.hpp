@@ -41,9 +41,9 @@ struct EnumValues<Status> {
   static constexpr Status values[] = {Status::ok, Status::failed};
 };
 template <>
-struct EnumValues<PairedVerdict> {
-  static constexpr PairedVerdict values[] = {PairedVerdict::faster, PairedVerdict::slower, PairedVerdict::same,
-                                             PairedVerdict::inconclusive};
+struct EnumValues<stats::PairedVerdict> {
+  static constexpr stats::PairedVerdict values[] = {stats::PairedVerdict::faster, stats::PairedVerdict::slower, stats::PairedVerdict::same,
+                                             stats::PairedVerdict::inconclusive};
 };
 template <>
 struct EnumValues<Severity> {
@@ -70,11 +70,11 @@ GAUGE_SERIAL_DESCRIPTION(Throughput, "throughput", NoFlags) {
 GAUGE_SERIAL_DESCRIBE(Warning, "warning", code, severity, message)
 
 /// ConfidenceInterval → {"low", "high", "level", "coverage", "lower_rank", "upper_rank"}.
-GAUGE_SERIAL_DESCRIBE(ConfidenceInterval, "confidence_interval", low, high, level, coverage, lower_rank,
+GAUGE_SERIAL_DESCRIBE(stats::ConfidenceInterval, "confidence_interval", low, high, level, coverage, lower_rank,
     upper_rank)
 
 /// Outliers → {"low_severe", "low_mild", "high_mild", "high_severe"}.
-GAUGE_SERIAL_DESCRIBE(Outliers, "outliers", low_severe, low_mild, high_mild, high_severe)
+GAUGE_SERIAL_DESCRIBE(stats::Outliers, "outliers", low_severe, low_mild, high_mild, high_severe)
 
 /// Summary → every statistic by name (null where undefined), plus the methods used (constants of
 /// this gauge: checked to be strings when read, otherwise ignored).
@@ -143,10 +143,10 @@ GAUGE_SERIAL_DESCRIPTION(Config, "config", NoFlags) {
 // ---- telemetry, memory, kernels ----------------------------------------------------------------
 
 /// TelemetryStat → {"min", "mean", "max"}.
-GAUGE_SERIAL_DESCRIBE(TelemetryStat, "telemetry_stat", min, mean, max)
+GAUGE_SERIAL_DESCRIBE(records::TelemetryStat, "telemetry_stat", min, mean, max)
 
 /// One reading of the telemetry series (written as parallel arrays, one per key).
-GAUGE_SERIAL_DESCRIPTION(TelemetrySample, "telemetry_sample", AllKeysOptional) {
+GAUGE_SERIAL_DESCRIPTION(records::TelemetrySample, "telemetry_sample", AllKeysOptional) {
   v("t_s", x.t_s, nan_as_null);
   GAUGE_SERIAL_FIELDS(sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, clock_event_reasons,
                       process_memory_bytes);
@@ -155,19 +155,19 @@ GAUGE_SERIAL_DESCRIPTION(TelemetrySample, "telemetry_sample", AllKeysOptional) {
 /// GpmRecord → `telemetry.gpm` (schema 1.6; gauge/core/gpm.hpp): the metrics in percent, the
 /// cross-check in bytes/s, and what they mean and the rule (constants of this gauge: checked to be
 /// strings when read, otherwise ignored).
-GAUGE_SERIAL_DESCRIPTION(GpmRecord, "gpm", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::GpmRecord, "gpm", NoFlags) {
   GAUGE_SERIAL_FIELDS(status, reason, interval_s, dram_bw_util_pct, sm_util_pct, sm_occupancy_pct, unavailable_metrics,
                       steps, flush_bytes_per_step, declared_bytes_per_s, memory_peak_bytes_per_s, memory_peak_basis,
                       gpm_bytes_per_s, declared_to_gpm_ratio, cross_check);
-  v.constant("meaning", GpmRecord::meaning);
-  v.constant("rule", GpmRecord::rule);
+  v.constant("meaning", records::GpmRecord::meaning);
+  v.constant("rule", records::GpmRecord::rule);
 }
 
 /// TelemetryRecord → the summary over the measured region, and `series` as parallel arrays.
 /// No key is required: partial records (from tools or older writers) read, the rest default; a
 /// report older than schema 1.6 has no `gpm`, and reads as GPM "unavailable" with that reason.
 template <>
-struct Fields<TelemetryRecord> : AllKeysOptional {
+struct Fields<records::TelemetryRecord> : AllKeysOptional {
   static constexpr const char* name = "telemetry";
   template <class V, class C>
   static void describe(V& v, C& x) {
@@ -180,13 +180,13 @@ struct Fields<TelemetryRecord> : AllKeysOptional {
     v("series", x.series, as_columns);
     v("gpm", x.gpm, since_1_6);
   }
-  static void after_read(const nlohmann::json& j, TelemetryRecord& t) {
+  static void after_read(const nlohmann::json& j, records::TelemetryRecord& t) {
     if (!j.contains("gpm")) t.gpm = gauge::detail::gpm_unavailable("not recorded (a report older than schema 1.6)");
   }
 };
 
 /// MemoryRecord → bytes everywhere, null where unknown. No key is required (as telemetry).
-GAUGE_SERIAL_DESCRIBE_AS(MemoryRecord, "memory", AllKeysOptional, peak_bytes, peak_source,
+GAUGE_SERIAL_DESCRIBE_AS(records::MemoryRecord, "memory", AllKeysOptional, peak_bytes, peak_source,
     device_total_bytes, device_used_peak_bytes, device_used_at_measure_start_bytes,
     device_used_at_measure_end_bytes, process_peak_bytes, other_processes_bytes, pool_used_high_bytes,
     pool_reserved_high_bytes, allocator_peak_bytes, host_rss_peak_bytes, host_rss_at_measure_start_bytes,
@@ -194,39 +194,39 @@ GAUGE_SERIAL_DESCRIBE_AS(MemoryRecord, "memory", AllKeysOptional, peak_bytes, pe
     grew_during_measurement, fits, fits_reason)
 
 /// KernelBinaryRecord → {"name", "binary_version", "ptx_version", "device_version", "jit_compiled"}.
-GAUGE_SERIAL_DESCRIBE(KernelBinaryRecord, "kernel", name, binary_version, ptx_version, device_version,
+GAUGE_SERIAL_DESCRIBE(records::KernelBinaryRecord, "kernel", name, binary_version, ptx_version, device_version,
     jit_compiled)
 
 /// TracedKernel → one name's activities in the traced round (schema 1.4): durations in seconds.
-GAUGE_SERIAL_DESCRIBE(TracedKernel, "traced_kernel", name, kind, launches, launches_per_step, median_s, p99_s,
+GAUGE_SERIAL_DESCRIBE(records::TracedKernel, "traced_kernel", name, kind, launches, launches_per_step, median_s, p99_s,
     min_s, max_s, time_per_step_s, share_of_step, grid, block, registers_per_thread, static_shared_bytes,
     dynamic_shared_bytes, bytes, streams)
 
 /// TraceSpan → one activity of the sample step, times from the step's first start (schema 1.4).
-GAUGE_SERIAL_DESCRIBE(TraceSpan, "trace_span", name, kind, stream_id, start_s, end_s)
+GAUGE_SERIAL_DESCRIBE(records::TraceSpan, "trace_span", name, kind, stream_id, start_s, end_s)
 
 /// KernelTraceRecord → the report's `kernel_trace` (schema 1.4; gauge/core/kernel_trace.hpp).
-GAUGE_SERIAL_DESCRIBE(KernelTraceRecord, "kernel_trace", status, reason, tool, attribution, steps, steps_per_unit,
+GAUGE_SERIAL_DESCRIBE(records::KernelTraceRecord, "kernel_trace", status, reason, tool, attribution, steps, steps_per_unit,
     records, attributed_records, dropped_records, period_s, untraced_period_s, tracing_overhead, device_period_s,
     kernel_time_per_step_s, busy_per_step_s, gaps_per_step_s, busy_fraction, closure, kernels, sample_step)
 
 // ---- peaks (schema 1.5; gauge/core/peaks.hpp, gauge/core/peak_fractions.hpp) ------------------
 
 /// Peak → {"quantity", "dtype", "unit", "basis", "clock_basis", "clock_mhz", "value", "source"}.
-GAUGE_SERIAL_DESCRIBE(Peak, "peak", quantity, dtype, unit, basis, clock_basis, clock_mhz, value, source)
+GAUGE_SERIAL_DESCRIBE(peaks::Peak, "peak", quantity, dtype, unit, basis, clock_basis, clock_mhz, value, source)
 
 /// DevicePeaks → {"peaks", "l2_cache_bytes", "unknown", "measured_source"}.
-GAUGE_SERIAL_DESCRIBE(DevicePeaks, "device_peaks", peaks, l2_cache_bytes, unknown, measured_source)
+GAUGE_SERIAL_DESCRIBE(peaks::DevicePeaks, "device_peaks", peaks, l2_cache_bytes, unknown, measured_source)
 
 /// PeakFraction → one throughput against one peak.
-GAUGE_SERIAL_DESCRIBE(PeakFraction, "peak_fraction", throughput, quantity, dtype, basis, clock_basis, peak, rate,
+GAUGE_SERIAL_DESCRIBE(records::PeakFraction, "peak_fraction", throughput, quantity, dtype, basis, clock_basis, peak, rate,
     fraction)
 
 /// RooflineRecord → {"arithmetic_intensity", "ridge_point" (FLOP/byte), "basis", "bound"}.
-GAUGE_SERIAL_DESCRIBE(RooflineRecord, "roofline", arithmetic_intensity, ridge_point, basis, bound)
+GAUGE_SERIAL_DESCRIBE(records::RooflineRecord, "roofline", arithmetic_intensity, ridge_point, basis, bound)
 
 /// PeaksRecord → the result's `peaks`.
-GAUGE_SERIAL_DESCRIBE(PeaksRecord, "peaks", status, reason, dtype, l2_cache_bytes, peaks, fractions, roofline)
+GAUGE_SERIAL_DESCRIBE(records::PeaksRecord, "peaks", status, reason, dtype, l2_cache_bytes, peaks, fractions, roofline)
 
 }  // namespace serial
 }  // namespace gauge

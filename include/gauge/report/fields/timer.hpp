@@ -20,9 +20,9 @@ namespace serial {
 
 /// TotalSummary → {"n", "sum", "min", "mean", "stddev", "max", "p50", "p90", "p99",
 /// "percentile_method"}.
-GAUGE_SERIAL_DESCRIPTION(TotalSummary, "total_summary", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(stats::TotalSummary, "total_summary", NoFlags) {
   GAUGE_SERIAL_FIELDS(n, sum, min, mean, stddev, max, p50, p90, p99);
-  v.constant("percentile_method", TotalSummary::percentile_method);
+  v.constant("percentile_method", stats::TotalSummary::percentile_method);
 }
 
 /// One item's rate of a Throughput under its own key (`tokens_per_s`): null when absent.
@@ -45,7 +45,7 @@ void item_rate(V& v, C& x, const char* key, const char* item) {
 /// TimerThroughput → {"tokens_per_s", "samples_per_s", "flop_per_s", "bytes_per_s", "mfu"}: the
 /// Throughput of the experiments' keys, with the Timer's two items under their own keys (as
 /// written since schema 1.1).
-GAUGE_SERIAL_DESCRIPTION(TimerThroughput, "timer_throughput", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::TimerThroughput, "timer_throughput", NoFlags) {
   item_rate(v, x, "tokens_per_s", "tokens");
   item_rate(v, x, "samples_per_s", "samples");
   v("flop_per_s", x.flop_per_second);
@@ -72,24 +72,24 @@ GAUGE_SERIAL_DESCRIPTION(TimerConfig, "timer_config", NoFlags) {
 }
 
 /// TimerCounters → every counter by name.
-GAUGE_SERIAL_DESCRIBE(TimerCounters, "timer_counters", steps, resolved_steps, warmup_steps, pending_steps,
+GAUGE_SERIAL_DESCRIBE(records::TimerCounters, "timer_counters", steps, resolved_steps, warmup_steps, pending_steps,
     failed_steps, region_boundaries, markers_recorded, queries, host_synchronizations, forced_waits,
     markers_created, markers_created_after_warmup)
 
 /// TimerRegionWindow → {"steps", "occurrences", "time_per_step_s" (a Summary), "share_of_step",
 /// "start_offset_s" (schema 1.8)}.
-GAUGE_SERIAL_DESCRIPTION(TimerRegionWindow, "timer_region_window", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::TimerRegionWindow, "timer_region_window", NoFlags) {
   GAUGE_SERIAL_FIELDS(steps, occurrences, time_per_step_s, share_of_step);
   v("start_offset_s", x.start_offset_s, since_1_8);
 }
 
 /// TimerRegionTotal → {"steps", "occurrences", "time_per_step_s" (a TotalSummary), "share_of_step"}.
-GAUGE_SERIAL_DESCRIBE(TimerRegionTotal, "timer_region_total", steps, occurrences, time_per_step_s,
+GAUGE_SERIAL_DESCRIBE(records::TimerRegionTotal, "timer_region_total", steps, occurrences, time_per_step_s,
     share_of_step)
 
 /// TimerRegionSummary → {"name", "kind", "parent" (null at the top level), "stream", "level",
 /// "window", "total"}.
-GAUGE_SERIAL_DESCRIPTION(TimerRegionSummary, "timer_region", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::TimerRegionSummary, "timer_region", NoFlags) {
   GAUGE_SERIAL_FIELDS(name, kind);
   v("parent", x.parent, empty_as_null);
   GAUGE_SERIAL_FIELDS(stream, level, window, total);
@@ -106,23 +106,23 @@ void step_time_fields(V& v, C& x) {
 
 /// TimerStepWindow → {"steps", "first_step", "last_step", "gpu_time_per_step_s",
 /// "wall_time_per_step_s" (Summaries), "throughput"}.
-GAUGE_SERIAL_DESCRIPTION(TimerStepWindow, "timer_window", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::TimerStepWindow, "timer_window", NoFlags) {
   GAUGE_SERIAL_FIELDS(steps, first_step, last_step);
   step_time_fields(v, x);
 }
 
 /// TimerStepTotal → {"steps", "gpu_time_per_step_s", "wall_time_per_step_s" (TotalSummaries),
 /// "throughput"}.
-GAUGE_SERIAL_DESCRIPTION(TimerStepTotal, "timer_total", NoFlags) {
+GAUGE_SERIAL_DESCRIPTION(records::TimerStepTotal, "timer_total", NoFlags) {
   v("steps", x.steps);
   step_time_fields(v, x);
 }
 
 /// TimerRegionKernels → one region's kernels in the Timer's sampled step (schema 1.4).
-GAUGE_SERIAL_DESCRIBE(TimerRegionKernels, "timer_region_kernels", region, kernel_time_s, kernels)
+GAUGE_SERIAL_DESCRIBE(records::TimerRegionKernels, "timer_region_kernels", region, kernel_time_s, kernels)
 
 /// TimerKernelTrace → the kernels of the Timer's sampled step, per region (schema 1.4).
-GAUGE_SERIAL_DESCRIBE(TimerKernelTrace, "timer_kernel_trace", status, reason, tool, step, step_gpu_time_s,
+GAUGE_SERIAL_DESCRIBE(records::TimerKernelTrace, "timer_kernel_trace", status, reason, tool, step, step_gpu_time_s,
     kernel_time_s, device_period_s, busy_s, gaps_s, closure, records, attributed_records, regions)
 
 /// TimerSummary → one entry of the report's `timers` list.

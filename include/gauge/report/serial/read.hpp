@@ -332,4 +332,13 @@ void from_json(const nlohmann::json& j, T& x) {
   serial::read_object(j, x, serial::detail::lenient_alone<T>::value ? serial::Mode::lenient : serial::Mode::strict);
 }
 
+// The described types of gauge's sub-namespaces find the hook by ADL there too.
+namespace stats { using ::gauge::from_json; }
+namespace env { using ::gauge::from_json; }
+namespace records { using ::gauge::from_json; }
+namespace peaks { using ::gauge::from_json; }
+namespace suite { using ::gauge::from_json; }
+namespace compare { using ::gauge::from_json; }
+namespace formats { using ::gauge::from_json; }
+
 }  // namespace gauge

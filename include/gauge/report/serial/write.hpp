@@ -147,4 +147,13 @@ void to_json(nlohmann::json& j, const T& x) {
   j = serial::encode_object(x);
 }
 
+// The described types of gauge's sub-namespaces find the hook by ADL there too.
+namespace stats { using ::gauge::to_json; }
+namespace env { using ::gauge::to_json; }
+namespace records { using ::gauge::to_json; }
+namespace peaks { using ::gauge::to_json; }
+namespace suite { using ::gauge::to_json; }
+namespace compare { using ::gauge::to_json; }
+namespace formats { using ::gauge::to_json; }
+
 }  // namespace gauge

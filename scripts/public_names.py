@@ -82,9 +82,9 @@ def compiler_names(root, clang):
         if not q.startswith("gauge::"):
             continue
         parts = q.split("::")[1:]
-        # (to_json and from_json there are using-declarations of gauge's own, for ADL.)
+        # (to_json, from_json and to_string there: the hooks gauge::to_json, ... names, found by ADL.)
         if len(parts) == 2 and parts[0] in CONCEPT_NAMESPACES and re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[1]) \
-                and parts[1] not in ("to_json", "from_json"):
+                and parts[1] not in ("to_json", "from_json", "to_string"):
             members.add(parts[0] + "::" + parts[1])
         if not parts or not re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[0]) or parts[0] == "detail":
             continue

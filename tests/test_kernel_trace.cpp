@@ -34,9 +34,9 @@ using namespace gauge::testing;
 
 namespace {
 
-records::Activity act(const char* name, std::uint64_t start, std::uint64_t end, std::optional<std::uint64_t> unit,
+gauge::records::Activity act(const char* name, std::uint64_t start, std::uint64_t end, std::optional<std::uint64_t> unit,
              std::uint32_t stream = 7) {
-  records::Activity a;
+  gauge::records::Activity a;
   a.name = name;
   a.start_ns = start;
   a.end_ns = end;
@@ -69,7 +69,7 @@ const gauge::records::TracedKernel* find_kernel(const gauge::records::KernelTrac
 TEST_CASE("summarize_trace: two kernels per step, back to back, with a launch gap", "[kernel_trace]") {
   // Unit u starts at 1000 + 5500u ns: A runs 3000 ns, then B 1000 ns; the next unit starts 1500 ns
   // after B ends. One record (gauge's gate) belongs to no unit.
-  std::vector<records::Activity> acts;
+  std::vector<gauge::records::Activity> acts;
   for (std::uint64_t u = 0; u < 4; ++u) {
     const std::uint64_t base = 1000 + 5500 * u;
     acts.push_back(act("A", base, base + 3000, u));
@@ -113,7 +113,7 @@ TEST_CASE("summarize_trace: two kernels per step, back to back, with a launch ga
 TEST_CASE("summarize_trace: overlapping kernels on two streams count once in busy time", "[kernel_trace]") {
   // Per unit (5000 ns apart): A [0, 3000] on stream 7, B [1000, 4000] on stream 8. Union 4000 ns,
   // kernel time 6000 ns, gaps 1000 ns; closure (6000 + 1000) / 5000 - 1 = 0.4.
-  std::vector<records::Activity> acts;
+  std::vector<gauge::records::Activity> acts;
   for (std::uint64_t u = 0; u < 2; ++u) {
     acts.push_back(act("A", 5000 * u, 5000 * u + 3000, u, 7));
     acts.push_back(act("B", 5000 * u + 1000, 5000 * u + 4000, u, 8));
@@ -131,7 +131,7 @@ TEST_CASE("summarize_trace: overlapping kernels on two streams count once in bus
 TEST_CASE("summarize_trace: the p99 and median of launch durations are Hyndman-Fan type 7", "[kernel_trace]") {
   // Durations 1..100 us, one launch per unit. NumPy: np.percentile(np.arange(1, 101), 99) = 99.01,
   // np.median = 50.5.
-  std::vector<records::Activity> acts;
+  std::vector<gauge::records::Activity> acts;
   for (std::uint64_t i = 0; i < 100; ++i) acts.push_back(act("k", 200000 * i, 200000 * i + 1000 * (i + 1), i));
   const auto t = summarize_trace(acts, 100, 1, 200e-6);
   REQUIRE(t.kernels.size() == 1);
@@ -146,7 +146,7 @@ TEST_CASE("summarize_trace: without external correlation, records are tied in la
           "[kernel_trace]") {
   // Three units 5000 ns apart, two 500 ns kernels each (at 0 and 1000 ns into the unit), given
   // out of order: busy 1000 ns, span 5000 ns, gaps 4000 ns.
-  std::vector<records::Activity> acts = {act("x", 11000, 11500, std::nullopt), act("x", 0, 500, std::nullopt),
+  std::vector<gauge::records::Activity> acts = {act("x", 11000, 11500, std::nullopt), act("x", 0, 500, std::nullopt),
                                 act("x", 6000, 6500, std::nullopt),   act("x", 1000, 1500, std::nullopt),
                                 act("x", 10000, 10500, std::nullopt), act("x", 5000, 5500, std::nullopt)};
   auto t = summarize_trace(acts, 3, 1, 5e-6);
@@ -167,7 +167,7 @@ TEST_CASE("summarize_trace: without external correlation, records are tied in la
 TEST_CASE("summarize_trace: graph replays of k steps divide per step", "[kernel_trace]") {
   // Two replays of 4 steps, 20000 ns apart, each 4 kernels of 4000 ns back to back: per step the
   // period is 5000 ns, busy 4000 ns, one launch.
-  std::vector<records::Activity> acts;
+  std::vector<gauge::records::Activity> acts;
   for (std::uint64_t u = 0; u < 2; ++u)
     for (std::uint64_t i = 0; i < 4; ++i) acts.push_back(act("g", 20000 * u + 4000 * i, 20000 * u + 4000 * (i + 1), u));
   const auto t = summarize_trace(acts, 2, 4, 5e-6);
@@ -222,7 +222,7 @@ TEST_CASE("cupti: records in CUPTI's layouts are read into activities, demangled
   const auto c = tracer.stop();
   CHECK(f.enabled.empty());
   REQUIRE(c.activities.size() == 3);
-  CHECK(c.activities[0].kind == records::ActivityKind::memcpy);
+  CHECK(c.activities[0].kind == gauge::records::ActivityKind::memcpy);
   CHECK(c.activities[0].name == "memcpy DtoD");
   CHECK(c.activities[0].bytes == 4096);
   CHECK(c.activities[0].end_ns - c.activities[0].start_ns == 500);
@@ -532,7 +532,7 @@ TEST_CASE("trace_kernels: the host backend runs no kernels to trace", "[kernel_t
 
 TEST_CASE("kernel_table: the traced kernels of each result, largest first, and why one was not traced",
           "[kernel_trace]") {
-  std::vector<records::Activity> acts;
+  std::vector<gauge::records::Activity> acts;
   for (std::uint64_t u = 0; u < 4; ++u) {
     const std::uint64_t base = 5500 * u;
     acts.push_back(act("A", base, base + 3000, u));

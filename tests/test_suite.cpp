@@ -155,26 +155,26 @@ int status_of_child_run(std::function<void(gauge::Point&)> hook, std::vector<std
 TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
   using gauge::suite::AxisKind;
   // Powers of two, exponents 10..30 step 2: 11 values, each 4 times the previous.
-  auto [p2, is_pow2] = gauge::suite::parse_axis_values(suite::AxisKind::int64, "2^[10:30:2]");
+  auto [p2, is_pow2] = gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, "2^[10:30:2]");
   std::vector<std::int64_t> expected;
   for (std::int64_t v = 1024; v <= (std::int64_t{1} << 30); v *= 4) expected.push_back(v);
   CHECK(expected.size() == 11);
   CHECK(ints(p2) == expected);
   CHECK(is_pow2);
-  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "[1:10:3]").first) == std::vector<std::int64_t>{1, 4, 7, 10});
-  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "[1024, 4096]").first) == std::vector<std::int64_t>{1024, 4096});
-  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "[3:5]").first) == std::vector<std::int64_t>{3, 4, 5});
-  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "7").first) == std::vector<std::int64_t>{7});
-  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, "2^[3,5]").first) == std::vector<std::int64_t>{8, 32});
+  CHECK(ints(gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, "[1:10:3]").first) == std::vector<std::int64_t>{1, 4, 7, 10});
+  CHECK(ints(gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, "[1024, 4096]").first) == std::vector<std::int64_t>{1024, 4096});
+  CHECK(ints(gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, "[3:5]").first) == std::vector<std::int64_t>{3, 4, 5});
+  CHECK(ints(gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, "7").first) == std::vector<std::int64_t>{7});
+  CHECK(ints(gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, "2^[3,5]").first) == std::vector<std::int64_t>{8, 32});
   // nvbench's spelling N[pow2]=[...]
   const auto ov = gauge::detail::parse_axis_override("N[pow2]=[2:4]");
   CHECK(ov.name == "N");
-  CHECK(ints(gauge::suite::parse_axis_values(suite::AxisKind::int64, ov.values_text, {}, ov.power_of_two).first) ==
+  CHECK(ints(gauge::suite::parse_axis_values(gauge::suite::AxisKind::int64, ov.values_text, {}, ov.power_of_two).first) ==
         std::vector<std::int64_t>{4, 8, 16});
-  const auto reals = gauge::suite::parse_axis_values(suite::AxisKind::float64, "[0.5:2:0.5]").first;
+  const auto reals = gauge::suite::parse_axis_values(gauge::suite::AxisKind::float64, "[0.5:2:0.5]").first;
   REQUIRE(reals.size() == 4);
   for (std::size_t i = 0; i < 4; ++i) CHECK(std::get<double>(reals[i]) == 0.5 * static_cast<double>(i + 1));
-  const auto strings = gauge::suite::parse_axis_values(suite::AxisKind::string, "[nn, nt]").first;
+  const auto strings = gauge::suite::parse_axis_values(gauge::suite::AxisKind::string, "[nn, nt]").first;
   CHECK(strings == std::vector<gauge::DimensionValue>{std::string("nn"), std::string("nt")});
   // gauge::pow2 and gauge::range as declarations
   CHECK(gauge::pow2(12, 16, 2).values == std::vector<std::int64_t>{4096, 16384, 65536});
@@ -187,28 +187,28 @@ TEST_CASE("suite: axis values from the text grammar", "[suite][axes]") {
 
 TEST_CASE("suite: bad axis text names the bad part", "[suite][axes]") {
   using gauge::suite::AxisKind;
-  CHECK(axis_error(suite::AxisKind::int64, "2^[10:x]") == "'x' is not an integer");
-  CHECK(axis_error(suite::AxisKind::int64, "[1,2.5]") == "'2.5' is not an integer");
-  CHECK(axis_error(suite::AxisKind::int64, "[1:10:0]") == "step '0' must be positive");
-  CHECK(axis_error(suite::AxisKind::int64, "[10:1]") == "range [10:1] is empty (first > last)");
-  CHECK(axis_error(suite::AxisKind::int64, "2^[10:70]") == "exponent '63' is outside [0, 62]");
-  CHECK(axis_error(suite::AxisKind::int64, "[1,,2]") == "'[1,,2]' has an empty value");
-  CHECK(axis_error(suite::AxisKind::int64, "[1:2:3:4]") == "'[1:2:3:4]' is not a range: expected [first:last] or [first:last:step]");
-  CHECK(axis_error(suite::AxisKind::int64, "[1:1000000000]") == "range [1:1000000000:1] has more than 100000 values");
-  CHECK(axis_error(suite::AxisKind::float64, "[0.5,abc]") == "'abc' is not a finite real number");
-  CHECK(axis_error(suite::AxisKind::float64, "[1e-400]") ==
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "2^[10:x]") == "'x' is not an integer");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "[1,2.5]") == "'2.5' is not an integer");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "[1:10:0]") == "step '0' must be positive");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "[10:1]") == "range [10:1] is empty (first > last)");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "2^[10:70]") == "exponent '63' is outside [0, 62]");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "[1,,2]") == "'[1,,2]' has an empty value");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "[1:2:3:4]") == "'[1:2:3:4]' is not a range: expected [first:last] or [first:last:step]");
+  CHECK(axis_error(gauge::suite::AxisKind::int64, "[1:1000000000]") == "range [1:1000000000:1] has more than 100000 values");
+  CHECK(axis_error(gauge::suite::AxisKind::float64, "[0.5,abc]") == "'abc' is not a finite real number");
+  CHECK(axis_error(gauge::suite::AxisKind::float64, "[1e-400]") ==
         "'1e-400' is too small for a double: it would read as 0 (the smallest is about 4.9e-324)");
-  CHECK(gauge::suite::parse_axis_values(suite::AxisKind::float64, "[0e5,0.0,4.9e-324]", {}, false).first.size() == 3); // zeros and the smallest denormal read
+  CHECK(gauge::suite::parse_axis_values(gauge::suite::AxisKind::float64, "[0e5,0.0,4.9e-324]", {}, false).first.size() == 3); // zeros and the smallest denormal read
   // Float values label as the shortest text that reads back as the same double: distinct values
   // never share a label (1e-20 and 2e-20 both printed "0" once).
-  const auto tiny = gauge::suite::parse_axis_values(suite::AxisKind::float64, "[1e-20,2e-20,0.1,1e+300]", {}, false).first;
+  const auto tiny = gauge::suite::parse_axis_values(gauge::suite::AxisKind::float64, "[1e-20,2e-20,0.1,1e+300]", {}, false).first;
   std::vector<std::string> tiny_labels;
   for (const auto& v : tiny) tiny_labels.push_back(gauge::to_string(v));
   CHECK(tiny_labels == std::vector<std::string>{"1e-20", "2e-20", "0.1", "1e+300"});
   // In a string axis ':' belongs to the value: "[std::sort,a:b]" is two strings, not a range.
-  const auto names = gauge::suite::parse_axis_values(suite::AxisKind::string, "[std::sort,a:b]", {}, false).first;
+  const auto names = gauge::suite::parse_axis_values(gauge::suite::AxisKind::string, "[std::sort,a:b]", {}, false).first;
   CHECK(names == std::vector<gauge::DimensionValue>{std::string("std::sort"), std::string("a:b")});
-  CHECK(axis_error(suite::AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
+  CHECK(axis_error(gauge::suite::AxisKind::type, "[half]", {std::string("float"), std::string("double")}) ==
         "'half' is not one of the types of this axis (float, double)");
   CHECK(gauge::testing::error_of<gauge::AxisError>([] { gauge::detail::parse_axis_override("N"); }) ==
         "no '=': expected NAME=VALUES, e.g. N=[1024,4096] or N=2^[10:30:2]");

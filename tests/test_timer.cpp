@@ -853,14 +853,14 @@ TEST_CASE("the Timer's JSON has nulls where undefined and goes into the report's
 TEST_CASE("LogHistogram: buckets 1 % wide, quantiles within 0.5 % of the order statistic", "[timer]") {
   using gauge::stats::LogHistogram;
   // ln(1e4 / 1e-9) / ln(1.01) = 29.9336 / 0.00995033 = 3008.3 -> 3009 regular buckets.
-  CHECK(stats::LogHistogram::regular_buckets() == 3009);
-  CHECK(stats::LogHistogram::bucket(0.0) == 0);
-  CHECK(stats::LogHistogram::bucket(0.5e-9) == 0);
-  CHECK(stats::LogHistogram::bucket(1e-9) == 1);
+  CHECK(gauge::stats::LogHistogram::regular_buckets() == 3009);
+  CHECK(gauge::stats::LogHistogram::bucket(0.0) == 0);
+  CHECK(gauge::stats::LogHistogram::bucket(0.5e-9) == 0);
+  CHECK(gauge::stats::LogHistogram::bucket(1e-9) == 1);
   // 2 ns: ln 2 / ln 1.01 = 69.66 -> bucket 69 + 1 = 70.
-  CHECK(stats::LogHistogram::bucket(2e-9) == 70);
-  CHECK(stats::LogHistogram::bucket(1e5) == 3010);
-  stats::LogHistogram h;
+  CHECK(gauge::stats::LogHistogram::bucket(2e-9) == 70);
+  CHECK(gauge::stats::LogHistogram::bucket(1e5) == 3010);
+  gauge::stats::LogHistogram h;
   for (int i = 1; i <= 100; ++i) h.add(i * 1e-6);  // 1, 2, ..., 100 us
   // Nearest rank k = ceil(q n / 100): p50 -> x(50) = 50 us, p90 -> 90 us, p99 -> 99 us, p0 -> 1 us.
   CHECK(*h.percentile(50, 1e-6, 100e-6) == Approx(50e-6).epsilon(0.005));
@@ -868,7 +868,7 @@ TEST_CASE("LogHistogram: buckets 1 % wide, quantiles within 0.5 % of the order s
   CHECK(*h.percentile(99, 1e-6, 100e-6) == Approx(99e-6).epsilon(0.005));
   CHECK(*h.percentile(0, 1e-6, 100e-6) == Approx(1e-6).epsilon(0.005));
   CHECK(*h.percentile(100, 1e-6, 100e-6) == Approx(100e-6).epsilon(0.005));
-  CHECK_FALSE(stats::LogHistogram().percentile(50, 0, 1));
+  CHECK_FALSE(gauge::stats::LogHistogram().percentile(50, 0, 1));
 }
 
 TEST_CASE("LogHistogram: the bucket of every edge and of random values, by the definition", "[timer]") {
@@ -878,10 +878,10 @@ TEST_CASE("LogHistogram: the bucket of every edge and of random values, by the d
   // above an edge is in its bucket and the one two ulps below in the bucket before.
   std::size_t edge_misses = 0;
   const long double lo = 1e-9, g = 1.01;
-  for (std::size_t k = 0; k < stats::LogHistogram::regular_buckets(); ++k) {
+  for (std::size_t k = 0; k < gauge::stats::LogHistogram::regular_buckets(); ++k) {
     const double edge = static_cast<double>(lo * std::pow(g, static_cast<long double>(k)));
-    if (stats::LogHistogram::bucket(std::nextafter(edge, HUGE_VAL)) != k + 1) ++edge_misses;
-    if (k > 0 && stats::LogHistogram::bucket(std::nextafter(std::nextafter(edge, 0.0), 0.0)) != k) ++edge_misses;
+    if (gauge::stats::LogHistogram::bucket(std::nextafter(edge, HUGE_VAL)) != k + 1) ++edge_misses;
+    if (k > 0 && gauge::stats::LogHistogram::bucket(std::nextafter(std::nextafter(edge, 0.0), 0.0)) != k) ++edge_misses;
   }
   CHECK(edge_misses == 0);
   // Log-uniform values from 1e-10 to 1e5 s against floor(ln(x / 1e-9) / ln(1.01)) + 1.
@@ -893,13 +893,13 @@ TEST_CASE("LogHistogram: the bucket of every edge and of random values, by the d
     std::size_t expected = 0;
     if (x >= 1e4) expected = 3010;
     else if (x >= 1e-9) expected = std::min<std::size_t>(3009, static_cast<std::size_t>(std::floor(std::log(x / 1e-9) / std::log(1.01))) + 1);
-    if (stats::LogHistogram::bucket(x) != expected) ++misses;
+    if (gauge::stats::LogHistogram::bucket(x) != expected) ++misses;
   }
   CHECK(misses == 0);
-  CHECK(stats::LogHistogram::bucket(std::nan("")) == 0);
-  CHECK(stats::LogHistogram::bucket(-1.0) == 0);
-  CHECK(stats::LogHistogram::bucket(std::nextafter(1e4, 0.0)) == 3009);
-  CHECK(stats::LogHistogram::bucket(1e4) == 3010);
+  CHECK(gauge::stats::LogHistogram::bucket(std::nan("")) == 0);
+  CHECK(gauge::stats::LogHistogram::bucket(-1.0) == 0);
+  CHECK(gauge::stats::LogHistogram::bucket(std::nextafter(1e4, 0.0)) == 3009);
+  CHECK(gauge::stats::LogHistogram::bucket(1e4) == 3010);
 }
 
 TEST_CASE("RunningStats: Welford moments and exact extremes in fixed memory", "[timer]") {

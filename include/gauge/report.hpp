@@ -25,9 +25,7 @@ struct InterleavedResult;  // gauge/core/interleaved.hpp (gauge::interleave's ou
 
 namespace records {
 struct InterleavedRecord;  // gauge/core/interleaved.hpp
-}  // namespace records
 
-namespace records {
 struct SkippedPoint;       // gauge/core/skipped.hpp (a point a suite skipped)
 }  // namespace records
 

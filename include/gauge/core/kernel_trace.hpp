@@ -31,17 +31,18 @@ namespace gauge {
 namespace records {
 /// What kind of device work an activity record is.
 enum class ActivityKind { kernel, memcpy, memset };
-}  // namespace records
 
 /// Text name of an ActivityKind ("kernel", "memcpy", "memset").
-inline const char* to_string(records::ActivityKind k) {
+inline const char* to_string(ActivityKind k) {
   switch (k) {
-    case records::ActivityKind::kernel: return "kernel";
-    case records::ActivityKind::memcpy: return "memcpy";
-    case records::ActivityKind::memset: return "memset";
+    case ActivityKind::kernel: return "kernel";
+    case ActivityKind::memcpy: return "memcpy";
+    case ActivityKind::memset: return "memset";
   }
   return "kernel";
 }
+}  // namespace records
+using records::to_string;  // gauge::to_string names every enum of gauge
 
 namespace records {
 /// One activity record: a kernel, memcpy or memset as the device ran it. Times are nanoseconds

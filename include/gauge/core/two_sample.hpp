@@ -27,18 +27,19 @@ enum class Statistic {
   p90,     ///< type-7 90th percentile
   p99,     ///< type-7 99th percentile
 };
-}  // namespace stats
 
 /// Text name of a Statistic ("median", "mean", "p90", "p99").
-inline const char* to_string(stats::Statistic s) {
+inline const char* to_string(Statistic s) {
   switch (s) {
-    case stats::Statistic::median: return "median";
-    case stats::Statistic::mean: return "mean";
-    case stats::Statistic::p90: return "p90";
-    case stats::Statistic::p99: return "p99";
+    case Statistic::median: return "median";
+    case Statistic::mean: return "mean";
+    case Statistic::p90: return "p90";
+    case Statistic::p99: return "p99";
   }
   return "?";
 }
+}  // namespace stats
+using stats::to_string;  // gauge::to_string names every enum of gauge
 
 namespace stats {
 /// A percentile-bootstrap confidence interval of a ratio of one statistic (candidate / base).

@@ -9,7 +9,7 @@ namespace gauge {
 /// A comparison's outcome on new / base (below 1 is faster): `faster` or `slower` by more than
 /// the noise threshold, `same` within it, `inconclusive` when none of these can be shown (the
 /// comparison's reason says why). The rules: `Verdict` in gauge/report/compare.hpp (two reports)
-/// and `InterleavedOutcome::rule` (an interleaved run).
+/// and `records::InterleavedOutcome::rule` (an interleaved run).
 enum class Verdict { faster, slower, same, inconclusive };
 
 /// Text name of a Verdict ("faster", "slower", "same", "inconclusive").

@@ -41,18 +41,19 @@ enum class AxisKind {
   string,   ///< strings (a layout, an algorithm): DimensionValue holds std::string
   type,     ///< the names of the types a template benchmark is instantiated over (e.g. "float")
 };
-}  // namespace suite
 
 /// Text name of an AxisKind ("int64", "float64", "string", "type").
-inline const char* to_string(suite::AxisKind k) {
+inline const char* to_string(AxisKind k) {
   switch (k) {
-    case suite::AxisKind::int64: return "int64";
-    case suite::AxisKind::float64: return "float64";
-    case suite::AxisKind::string: return "string";
-    case suite::AxisKind::type: return "type";
+    case AxisKind::int64: return "int64";
+    case AxisKind::float64: return "float64";
+    case AxisKind::string: return "string";
+    case AxisKind::type: return "type";
   }
   return "?";
 }
+}  // namespace suite
+using suite::to_string;  // gauge::to_string names every enum of gauge
 
 /// One axis of a benchmark: a name and its values, in the order they are swept.
 struct Axis {

@@ -217,7 +217,7 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
         throw UsageError("benchmark '" + name + "': axis name '" + detail::escape::visible(a.name) + "' " + why + ": rename the axis");
       std::set<std::string> seen;
       for (const auto& v : a.values) {
-        const std::string text = to_string(v);
+        const std::string text = gauge::to_string(v);
         for (unsigned char c : text) {
           if (c < 0x20 || c == 0x7f)
             throw UsageError("benchmark '" + name + "': axis '" + a.name + "' has the value '" + detail::escape::visible(text) +
@@ -269,7 +269,7 @@ std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions
         p.label = b.name();
         for (std::size_t i = 0; i < list.size(); ++i) {
           p.values.emplace_back(list[i].name, list[i].values[idx[i]]);
-          p.label += "/" + list[i].name + "=" + to_string(list[i].values[idx[i]]);
+          p.label += "/" + list[i].name + "=" + gauge::to_string(list[i].values[idx[i]]);
         }
         if (p.device_dimension) p.label += "/device=" + std::to_string(*device);
         if (p.label.size() > detail::max_label_bytes)

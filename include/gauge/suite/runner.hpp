@@ -93,9 +93,7 @@ struct RunOptions {
   bool quiet = false;                       ///< --quiet
   ProfileSettings profile_settings;         ///< the warm-up of --profile
 };
-}  // namespace suite
 
-namespace suite {
 /// Where the runner writes and what it asks of the machine (tests replace these).
 struct SuiteIo {
   std::FILE* out = stdout;                  ///< tables, --list, --format json
@@ -142,18 +140,14 @@ namespace suite {
 /// order: benchmarks in registration order, then the product with the first axis varying slowest,
 /// then devices. \throws UsageError naming the bad --axis, --filter or --device text.
 std::vector<PlannedPoint> plan_points(const Registry& registry, const RunOptions& options, const SuiteIo& io = {});
-}  // namespace suite
 
-namespace suite {
 /// Runs the planned points (see the file comment) `options.repetitions` times, in rounds over all
 /// of them, writes the report and the tables. A point skipped in one round is not run again (a
 /// skip says the point cannot run here) and is listed once under `skipped`.
 /// \throws UsageError when `options.repetitions` is 0 or `options.format` is no format the runner
 /// writes; ReportError when `options.out` cannot be written.
 SuiteSummary run_suite(const std::vector<PlannedPoint>& points, const RunOptions& options, const SuiteIo& io = {});
-}  // namespace suite
 
-namespace suite {
 /// The one point of `points` that `text` names, for --interleave. `text` is a point as --list
 /// prints it, "name/axis=value/..." (e.g. "gemm/N=4096/impl=cublas"), with the axes in any
 /// order; an axis whose value is the same for every point of that benchmark in `points` may be

@@ -260,6 +260,34 @@ inline bool median_steady(const std::vector<double>& sorted, double share, doubl
   return lo > 0 && hi / lo - 1 <= t;
 }
 
+/// Whether the tail quantile `q` (0.90 for p90, 0.99 for p99) of a pair with a bimodal side reads
+/// the weight of a slow mode rather than its speed (rule 2 at `Verdict`): on a side, the
+/// quantiles at q ± (1 − q) / 2 lie more than t apart (half the tail's own weight of steps
+/// changing mode carries it across a gap), the two sides' tails differ by more than t, and each
+/// side's tail value is one the other side's steps also take: at least max(3, (1 − q) / 4 of its
+/// steps) lie within 1 ± t of it. A slow mode that only changed weight moves such a tail; a slow
+/// mode that is new, or moved, has no steps near it on the other side, and its tail decides.
+/// An adversarial review's case: 1.00 and 1.10 ms with the slow mode at 5-15 % of the steps put
+/// p90 in either mode, and identical code read slower or faster 13 % of the time.
+inline bool tail_jumps(const compare::ExperimentComparison& c, const std::vector<double>& sa, const std::vector<double>& sb,
+                       double q, double t) {
+  if (!c.bimodal) return false;
+  const double share = (1 - q) / 2;
+  const auto steady = [&](const std::vector<double>& x) {
+    const double lo = percentile_unchecked(x, 100 * (q - share)), hi = percentile_unchecked(x, 100 * (q + share));
+    return lo > 0 && hi / lo - 1 <= t;
+  };
+  if (steady(sa) && steady(sb)) return false;
+  const double va = percentile_unchecked(sa, 100 * q), vb = percentile_unchecked(sb, 100 * q);
+  if (!(va > 0 && vb > 0) || std::fabs(vb / va - 1) <= t) return false;
+  const auto taken = [&](double v, const std::vector<double>& x) {
+    const auto lo = std::lower_bound(x.begin(), x.end(), v / (1 + t)), hi = std::upper_bound(x.begin(), x.end(), v * (1 + t));
+    const double need = std::max(3.0, std::ceil((1 - q) / 4 * static_cast<double>(x.size())));
+    return static_cast<double>(hi - lo) >= need;
+  };
+  return taken(va, sb) && taken(vb, sa);
+}
+
 /// The weight shifts the median must withstand (rule 2 at `Verdict`): to decide, a quarter of
 /// the steps; to veto a verdict it does not decide, a tenth (two GPU clock states trade a few
 /// points of weight from run to run).
@@ -312,6 +340,9 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
   const bool host = base.backend == "host" || candidate.backend == "host";
   const bool tails_decide = same_k && !host;
   const bool jumps = median_jumps(c, sa, sb, t);
+  // A tail in the gap of a slow mode both sides have reads the mode's weight, not the step ...
+  const bool p90_jumps = n >= 100 && tail_jumps(c, sa, sb, 0.90, t);
+  const bool p99_jumps = n >= 1000 && tails_decide && tail_jumps(c, sa, sb, 0.99, t);
   for (stats::Statistic st : stats) {
     if (st == stats::Statistic::mean) continue;
     if (st == stats::Statistic::median && jumps) continue;
@@ -319,10 +350,19 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     if (st == stats::Statistic::p99 && !tails_decide) continue;
     c.deciding.push_back(st);
   }
+  // ... so it does not decide, and the mean, which prices a change of that weight, decides instead.
+  const auto drop = [&](stats::Statistic st, bool tail_jumps_) {
+    const auto it = std::find(c.deciding.begin(), c.deciding.end(), st);
+    if (!tail_jumps_ || it == c.deciding.end()) return false;
+    c.deciding.erase(it);
+    if (std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
+      c.deciding.push_back(stats::Statistic::mean);
+    return true;
+  };
+  const bool p99_dropped = drop(stats::Statistic::p99, p99_jumps), p90_dropped = drop(stats::Statistic::p90, p90_jumps);
   // A bimodal side with too few samples for p90: only the mean prices the slow mode (a slow
   // minority of 20 % of the steps leaves the median put), so it decides here, and only here.
-  if (c.bimodal && std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::p90) == c.deciding.end())
-    c.deciding.push_back(stats::Statistic::mean);
+  if (c.bimodal && n < 100) c.deciding.push_back(stats::Statistic::mean);
   if (c.deciding.empty()) c.deciding.push_back(stats::Statistic::mean);
   if (!same_k)
     c.notes.push_back(fmt::format("steps per sample differ ({} base, {} new): only the medians are compared, not the "
@@ -360,13 +400,15 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     // A tail (p90, p99) decides only when its whole interval lies beyond 1 ± t: background load
     // moves a tail between runs by more than it moves the median, so "significant" is not enough.
     const bool median = s.statistic == stats::Statistic::median;
+    // The mean in place of a tail between the modes: an interval across 1 ± t cannot tell.
+    const bool for_tail = s.statistic == stats::Statistic::mean && (p90_dropped || p99_dropped);
     if (median ? (i.low > 1 && i.estimate > 1 + t) : i.low > 1 + t) {
       add(above);
       if (!decided || median) decided = &s;
     } else if (median ? (i.high < 1 && i.estimate < 1 - t) : i.high < 1 - t) {
       add(below);
       if (!decided) decided = &s;
-    } else if (median && (i.low < 1 - t || i.high > 1 + t)) {
+    } else if ((median || for_tail) && (i.low < 1 - t || i.high > 1 + t)) {
       add(undecided);
     }
   }
@@ -393,6 +435,11 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     modes += jumps ? "; the median jumps between the modes, so it does not decide; "
                    : fmt::format("; the middle half of the steps spans <= {:g} % on each bimodal side, so the median is "
                                  "steady and decides; ", 100 * t);
+    if (p90_dropped || p99_dropped)
+      modes += fmt::format("{} in the gap of a slow mode both sides have (its weight moved, not its speed), so {} not "
+                           "decide and the mean does; ",
+                           p90_dropped && p99_dropped ? "p90 and p99 lie" : p90_dropped ? "p90 lies" : "p99 lies",
+                           p90_dropped && p99_dropped ? "they do" : "it does");
   }
   // Where the median jumps it does not decide; but where it is steady against a tenth of the
   // steps changing mode on each bimodal side, a median whose whole interval moved beyond 1 ± t
@@ -439,7 +486,8 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
                            modes_match ? fmt::format(" (the same modes, {:.0f} % → {:.0f} % in the lower one)",
                                                      100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)
                                        : "");
-  } else if (same_k && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match) {
+  } else if (same_k && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match &&
+             !p90_dropped && !p99_dropped) {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but the modes differ and the distributions "
                            "too ({} < {:g}; p{} moved {:+.2f} %): a mode appeared, vanished or moved; look at the plots",

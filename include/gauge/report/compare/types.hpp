@@ -71,7 +71,12 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    flipped). A median steady against a tenth of the steps (Q40 to Q60 within t) whose whole
 //    interval moved beyond 1 ± t vetoes `faster` against it, and `same` (where both sides have
 //    the same two modes, only with the mean's whole interval beyond 1 ± t the same way):
-//    inconclusive (the distribution changed shape).
+//    inconclusive (the distribution changed shape). Likewise a tail: p90 (or p99) of a pair
+//    with a bimodal side does not decide where it sits in the gap of a slow mode both sides
+//    have: on a side the quantiles at q ± (1 − q) / 2 are more than t apart, the two tails
+//    differ by more than t, and each side's tail value is taken by at least max(3, (1 − q) / 4)
+//    of the other side's steps (within 1 ± t). Only the slow mode's weight moved; the mean,
+//    which prices that weight, decides in its place (an interval across 1 ± t: inconclusive).
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 //    `faster` when some interval lies entirely below 1 − t and none above; `same` when every
@@ -106,12 +111,13 @@ enum class ClockNormalization {
   sm_cycles,  ///< always cycles, where both sides have a clock (else time, with a note)
   time,       ///< always time (the clocks are still compared and shown)
 };
-}  // namespace compare
 
 /// Text name of a ClockNormalization ("auto", "cycles", "time").
-inline const char* to_string(compare::ClockNormalization c) {
-  return c == compare::ClockNormalization::automatic ? "auto" : c == compare::ClockNormalization::sm_cycles ? "cycles" : "time";
+inline const char* to_string(ClockNormalization c) {
+  return c == ClockNormalization::automatic ? "auto" : c == ClockNormalization::sm_cycles ? "cycles" : "time";
 }
+}  // namespace compare
+using compare::to_string;  // gauge::to_string names every enum of gauge
 
 namespace compare {
 /// How a comparison of several experiments controls false verdicts over all of them.
@@ -122,12 +128,13 @@ enum class Multiplicity {
   fwer,  ///< Holm (1979) family-wise error rate at 1 − c: stricter, for gates over few experiments
   none,  ///< each experiment at level c on its own
 };
-}  // namespace compare
 
 /// Text name of a Multiplicity ("fdr", "fwer", "none").
-inline const char* to_string(compare::Multiplicity m) {
-  return m == compare::Multiplicity::fdr ? "fdr" : m == compare::Multiplicity::fwer ? "fwer" : "none";
+inline const char* to_string(Multiplicity m) {
+  return m == Multiplicity::fdr ? "fdr" : m == Multiplicity::fwer ? "fwer" : "none";
 }
+}  // namespace compare
+using compare::to_string;  // gauge::to_string names every enum of gauge
 
 /// Settings of a comparison. Defaults are written into every comparison's output.
 struct CompareOptions {
@@ -341,18 +348,19 @@ enum class GateOutcome {
   not_comparable,  ///< a difference of environment or method invalidates it       (exit 3)
   inconclusive,    ///< some experiment inconclusive, or none compared             (exit 4)
 };
-}  // namespace compare
 
 /// Text name of a GateOutcome ("pass", "regression", "not_comparable", "inconclusive").
-inline const char* to_string(compare::GateOutcome g) {
+inline const char* to_string(GateOutcome g) {
   switch (g) {
-    case compare::GateOutcome::pass: return "pass";
-    case compare::GateOutcome::regression: return "regression";
-    case compare::GateOutcome::not_comparable: return "not_comparable";
-    case compare::GateOutcome::inconclusive: return "inconclusive";
+    case GateOutcome::pass: return "pass";
+    case GateOutcome::regression: return "regression";
+    case GateOutcome::not_comparable: return "not_comparable";
+    case GateOutcome::inconclusive: return "inconclusive";
   }
   return "?";
 }
+}  // namespace compare
+using compare::to_string;  // gauge::to_string names every enum of gauge
 
 namespace compare {
 /// The gate's outcome: `regression` first (a regression fails whatever else holds), then

@@ -1,0 +1,102 @@
+#pragma once
+/// \file gauge/report/compare/modes.hpp
+/// The modes of a comparison (rule 2 at `Verdict`, gauge/report/compare/types.hpp), in
+/// detail::comparing: whether two groups are separate modes, whether two sides have the same
+/// modes, and whether the median or a tail (p90, p99) reads the modes' weights rather than the
+/// step, so that it does not decide.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gauge/core/statistics.hpp"
+#include "gauge/core/two_sample.hpp"
+#include "gauge/report/compare/types.hpp"
+
+namespace gauge {
+
+namespace detail::comparing {
+
+/// Keeps `m` bimodal only when its two groups are apart relative to their own spread: Ashman's
+/// D = sqrt(2) |m_upper − m_lower| / sqrt(s_lower² + s_upper²) > 2 (Ashman, Bird & Zepf 1994,
+/// "Detecting bimodality in astronomical datasets", AJ 108, 2348), with each group's robust
+/// spread s = IQR / 1.349 (type-7 quartiles). A heavy tail split off a body is wide, so it is a
+/// tail, not a mode; two clock states of a GPU are two narrow groups.
+inline void separated_modes(stats::Modes& m, const std::vector<double>& sorted) {
+  if (!m.bimodal || m.lower.n == 0 || m.lower.n >= sorted.size()) return;
+  const std::vector<double> lo(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(m.lower.n));
+  const std::vector<double> hi(sorted.begin() + static_cast<std::ptrdiff_t>(m.lower.n), sorted.end());
+  auto spread = [](const std::vector<double>& g) { return (percentile_unchecked(g, 75) - percentile_unchecked(g, 25)) / 1.349; };
+  const double sl = spread(lo), su = spread(hi);
+  const double denominator = std::sqrt(sl * sl + su * su);
+  const double d = denominator > 0 ? std::sqrt(2.0) * std::fabs(m.upper.median - m.lower.median) / denominator
+                                   : std::numeric_limits<double>::infinity();
+  if (!(d > 2)) m.bimodal = false;
+}
+
+/// Whether two bimodal sides have the same two modes: each mode's median within 1 ± t.
+inline bool same_modes(const stats::Modes& a, const stats::Modes& b, double t) {
+  return a.bimodal && b.bimodal && std::fabs(b.lower.median / a.lower.median - 1) <= t &&
+         std::fabs(b.upper.median / a.upper.median - 1) <= t;
+}
+
+/// Whether the median of ascending `sorted` is steady against a shift of `share` of the steps'
+/// weight (e.g. between two modes): the quantiles at 0.5 ± share are within 1 + t of each other
+/// (type 7), so moving that share of the steps across the median moves it by at most t.
+inline bool median_steady(const std::vector<double>& sorted, double share, double t) {
+  const double lo = percentile_unchecked(sorted, 100 * (0.5 - share)), hi = percentile_unchecked(sorted, 100 * (0.5 + share));
+  return lo > 0 && hi / lo - 1 <= t;
+}
+
+/// Whether the tail quantile `q` (0.90 for p90, 0.99 for p99) of a pair with a bimodal side reads
+/// the weight of a slow mode rather than its speed (rule 2 at `Verdict`): on a side, the
+/// quantiles at q ± (1 − q) / 2 lie more than t apart (half the tail's own weight of steps
+/// changing mode carries it across a gap), the two sides' tails differ by more than t, and each
+/// side's tail value is one the other side's steps also take: at least max(3, (1 − q) / 4 of its
+/// steps) lie within 1 ± t of it. A slow mode that only changed weight moves such a tail; a slow
+/// mode that is new, or moved, has no steps near it on the other side, and its tail decides.
+/// An adversarial review's case: 1.00 and 1.10 ms with the slow mode at 5-15 % of the steps put
+/// p90 in either mode, and identical code read slower or faster 13 % of the time.
+inline bool tail_jumps(const compare::ExperimentComparison& c, const std::vector<double>& sa, const std::vector<double>& sb,
+                       double q, double t) {
+  if (!c.bimodal) return false;
+  const double share = (1 - q) / 2;
+  const auto steady = [&](const std::vector<double>& x) {
+    const double lo = percentile_unchecked(x, 100 * (q - share)), hi = percentile_unchecked(x, 100 * (q + share));
+    return lo > 0 && hi / lo - 1 <= t;
+  };
+  if (steady(sa) && steady(sb)) return false;
+  const double va = percentile_unchecked(sa, 100 * q), vb = percentile_unchecked(sb, 100 * q);
+  if (!(va > 0 && vb > 0) || std::fabs(vb / va - 1) <= t) return false;
+  const auto taken = [&](double v, const std::vector<double>& x) {
+    const auto lo = std::lower_bound(x.begin(), x.end(), v / (1 + t)), hi = std::upper_bound(x.begin(), x.end(), v * (1 + t));
+    const double need = std::max(3.0, std::ceil((1 - q) / 4 * static_cast<double>(x.size())));
+    return static_cast<double>(hi - lo) >= need;
+  };
+  return taken(va, sb) && taken(vb, sa);
+}
+
+/// The weight shifts the median must withstand (rule 2 at `Verdict`): to decide, a quarter of
+/// the steps; to veto a verdict it does not decide, a tenth (two GPU clock states trade a few
+/// points of weight from run to run).
+inline constexpr double median_decides_share = 0.25, median_vetoes_share = 0.10;
+
+/// Whether the median of a comparison with a bimodal side cannot decide (rule 2 at `Verdict`):
+/// a bimodal side whose median is not steady against a quarter of its steps changing mode, or
+/// two sides with the same two modes whose medians lie in different ones (the weights flipped:
+/// the median reads the flip, not the step).
+inline bool median_jumps(const compare::ExperimentComparison& c, const std::vector<double>& sa, const std::vector<double>& sb,
+                         double t) {
+  if (!c.bimodal || !c.base_modes || !c.candidate_modes) return false;
+  const stats::Modes &a = *c.base_modes, &b = *c.candidate_modes;
+  if ((a.bimodal && !median_steady(sa, median_decides_share, t)) || (b.bimodal && !median_steady(sb, median_decides_share, t)))
+    return true;
+  if (!same_modes(a, b, t)) return false;
+  const auto in_lower = [](const stats::Modes& m, const std::vector<double>& x) { return percentile_unchecked(x, 50) <= m.lower.high; };
+  return in_lower(a, sa) != in_lower(b, sb);
+}
+
+}  // namespace detail::comparing
+
+}  // namespace gauge

@@ -25,6 +25,19 @@
 #include "gauge/interleave.hpp"
 #include "gauge/report.hpp"
 
+namespace gauge {
+// The seven sub-namespaces by concept (docs/names.md), each declared here so that a program that
+// includes only this header can name all of them, e.g. in the one-line migration from 0.2.0's
+// flat names (CHANGELOG.md): namespace gauge { using namespace records; ... }.
+namespace stats {}
+namespace records {}
+namespace env {}
+namespace peaks {}
+namespace compare {}
+namespace formats {}
+namespace suite {}
+}  // namespace gauge
+
 // The compiled part is host code only: nvcc's device pass (__CUDA_ARCH__ defined) skips it.
 #if defined(GAUGE_IMPLEMENTATION) && !defined(__CUDA_ARCH__)
 #include "gauge/implementation.hpp"

@@ -53,7 +53,7 @@ inline bool median_steady(const std::vector<double>& sorted, double share, doubl
 /// the weight of a slow mode rather than its speed (rule 2 at `Verdict`): on a side, the
 /// quantiles at q ± (1 − q) / 2 lie more than t apart (half the tail's own weight of steps
 /// changing mode carries it across a gap), the two sides' tails differ by more than t, and each
-/// side's tail value is one the other side's steps also take: at least max(3, (1 − q) / 4 of its
+/// side's tail value is one the other side's steps also take: at least max(5, (1 − q) / 4 of its
 /// steps) lie within 1 ± t of it. A slow mode that only changed weight moves such a tail; a slow
 /// mode that is new, or moved, has no steps near it on the other side, and its tail decides.
 /// An adversarial review's case: 1.00 and 1.10 ms with the slow mode at 5-15 % of the steps put
@@ -71,7 +71,7 @@ inline bool tail_jumps(const compare::ExperimentComparison& c, const std::vector
   if (!(va > 0 && vb > 0) || std::fabs(vb / va - 1) <= t) return false;
   const auto taken = [&](double v, const std::vector<double>& x) {
     const auto lo = std::lower_bound(x.begin(), x.end(), v / (1 + t)), hi = std::upper_bound(x.begin(), x.end(), v * (1 + t));
-    const double need = std::max(3.0, std::ceil((1 - q) / 4 * static_cast<double>(x.size())));
+    const double need = std::max(5.0, std::ceil((1 - q) / 4 * static_cast<double>(x.size())));
     return static_cast<double>(hi - lo) >= need;
   };
   return taken(va, sb) && taken(vb, sa);

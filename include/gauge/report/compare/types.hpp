@@ -74,7 +74,7 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    inconclusive (the distribution changed shape). Likewise a tail: p90 (or p99) of a pair
 //    with a bimodal side does not decide where it sits in the gap of a slow mode both sides
 //    have: on a side the quantiles at q ± (1 − q) / 2 are more than t apart, the two tails
-//    differ by more than t, and each side's tail value is taken by at least max(3, (1 − q) / 4)
+//    differ by more than t, and each side's tail value is taken by at least max(5, (1 − q) / 4)
 //    of the other side's steps (within 1 ± t). Only the slow mode's weight moved; the mean,
 //    which prices that weight, decides in its place (an interval across 1 ± t: inconclusive).
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above

@@ -41,12 +41,18 @@ inline bool same_modes(const stats::Modes& a, const stats::Modes& b, double t) {
          std::fabs(b.upper.median / a.upper.median - 1) <= t;
 }
 
+/// Whether the quantile `q` (0..1) of ascending `sorted` is steady against a shift of `share` of
+/// the steps' weight: the type-7 quantiles at q ± share are within 1 + t of each other.
+inline bool quantile_steady(const std::vector<double>& sorted, double q, double share, double t) {
+  const double lo = percentile_unchecked(sorted, 100 * (q - share)), hi = percentile_unchecked(sorted, 100 * (q + share));
+  return lo > 0 && hi / lo - 1 <= t;
+}
+
 /// Whether the median of ascending `sorted` is steady against a shift of `share` of the steps'
 /// weight (e.g. between two modes): the quantiles at 0.5 ± share are within 1 + t of each other
 /// (type 7), so moving that share of the steps across the median moves it by at most t.
 inline bool median_steady(const std::vector<double>& sorted, double share, double t) {
-  const double lo = percentile_unchecked(sorted, 100 * (0.5 - share)), hi = percentile_unchecked(sorted, 100 * (0.5 + share));
-  return lo > 0 && hi / lo - 1 <= t;
+  return quantile_steady(sorted, 0.5, share, t);
 }
 
 /// Whether the tail quantile `q` (0.90 for p90, 0.99 for p99) of a pair with a bimodal side reads
@@ -62,11 +68,7 @@ inline bool tail_jumps(const compare::ExperimentComparison& c, const std::vector
                        double q, double t) {
   if (!c.bimodal) return false;
   const double share = (1 - q) / 2;
-  const auto steady = [&](const std::vector<double>& x) {
-    const double lo = percentile_unchecked(x, 100 * (q - share)), hi = percentile_unchecked(x, 100 * (q + share));
-    return lo > 0 && hi / lo - 1 <= t;
-  };
-  if (steady(sa) && steady(sb)) return false;
+  if (quantile_steady(sa, q, share, t) && quantile_steady(sb, q, share, t)) return false;
   const double va = percentile_unchecked(sa, 100 * q), vb = percentile_unchecked(sb, 100 * q);
   if (!(va > 0 && vb > 0) || std::fabs(vb / va - 1) <= t) return false;
   const auto taken = [&](double v, const std::vector<double>& x) {

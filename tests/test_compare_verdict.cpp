@@ -311,6 +311,87 @@ TEST_CASE("verdict: p90 in the gap of a slow mode both sides have reads its weig
   }
 }
 
+TEST_CASE("verdict: a tail at the edge of a gap confirms nothing; the mean decides in its place", "[compare][trust]") {
+  // New-user friction 7: a host step with 10 % slow calls failed no_slower_than against its own
+  // baseline ("cannot confirm"): p90 sits at the gap's edge, so its bootstrap interval reaches
+  // across the gap. 3,600 steps at 1.0 ms and 400 at 2.0 ms on both sides. NumPy (type 7): p90
+  // 1.1 ms on each side (rank 3599.1 between 1.0 and 2.0), p85 1.0 and p95 2.0 ms (the tail spans
+  // the gap), mean 1.1 ms, ratios 1.0; the median 1.0 ms, steady (p25..p75 all 1.0 ms).
+  const auto base = result(join(repeat(3600, 1.0e-3), repeat(400, 2.0e-3)));
+  const auto e = gauge::compare_results(base, base);
+  INFO(e.reason);
+  CHECK(e.bimodal);
+  CHECK(statistic_of(e, gauge::stats::Statistic::p90).interval.estimate == Approx(1.0).epsilon(1e-12));
+  // p90's interval reaches across 1 ± t, so it does not decide; the mean does, beside the median.
+  const auto& p90 = statistic_of(e, gauge::stats::Statistic::p90).interval;
+  CHECK((p90.low < 0.98 || p90.high > 1.02));
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::p90) == e.deciding.end());
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::mean) != e.deciding.end());
+  CHECK(e.verdict == gauge::Verdict::same);
+  CHECK_THAT(e.reason, Catch::Contains("p90 lies in the gap of a slow mode both sides have (its interval spans the gap)"));
+  // The matcher confirms: the mean's interval (sd 0.3 ms over 4,000 steps a side) lies within 1 ± 2 %.
+  const auto check = gauge::detail::checks::no_slower_than({base}, base, 0.02, gauge::CompareOptions{}, false);
+  INFO(check.text);
+  CHECK(check.ok);
+
+  SECTION("a slow mode that moved still reads slower, through the mean") {
+    // The slow mode at 2.6 ms (+30 %), the base has no step near it: NumPy mean ratio
+    // (0.9 * 1.0 + 0.1 * 2.6) / 1.1 = 1.0545454545454545.
+    const auto moved = gauge::compare_results(base, result(join(repeat(3600, 1.0e-3), repeat(400, 2.6e-3))));
+    INFO(moved.reason);
+    CHECK(statistic_of(moved, gauge::stats::Statistic::mean).interval.estimate == Approx(1.0545454545454545).epsilon(1e-12));
+    CHECK(moved.verdict == gauge::Verdict::slower);
+    CHECK_FALSE(gauge::detail::checks::no_slower_than({base}, result(join(repeat(3600, 1.0e-3), repeat(400, 2.6e-3))), 0.02,
+                                                      gauge::CompareOptions{}, false)
+                    .ok);
+  }
+}
+
+TEST_CASE("verdict: a side whose median jumps between modes measures its round effect by the blocks' means", "[compare][trust]") {
+  // 16 rounds of 200 steps at 1.0 and 2.0 ms: even rounds 90/110, odd rounds 110/90. The whole
+  // side is 50/50 (its median a tenth of the steps carries across the gap), so a block's median
+  // reads which mode held most of its steps (2.0, 1.0, 2.0, ...: a relative sd of 22 %), while
+  // the blocks' means are 1.55 and 1.45 ms. By hand (Python): cluster variance of the 16 round
+  // means 16/15 * 16 * (1/16)^2 * 0.05^2 = 1.6667e-4 ms^2, minus the mean's own variance
+  // (0.25 * 3200/3199) / 3200 = 7.8149e-5, over the mean^2 2.25: 3.9340997765505464e-05 a side;
+  // blocks of 2 rounds have equal means (no excess). Both sides: 7.868199553101093e-05.
+  const auto rounds = [](std::size_t even_fast, std::size_t odd_fast) {
+    std::vector<double> steps;
+    for (int round = 0; round < 16; ++round) {
+      const std::size_t fast = round % 2 ? odd_fast : even_fast;
+      const auto r = join(repeat(fast, 1.0e-3), repeat(200 - fast, 2.0e-3));
+      steps.insert(steps.end(), r.begin(), r.end());
+    }
+    auto side = result(steps);
+    side.sampling.round_samples.assign(16, 200);
+    return side;
+  };
+  const auto side = rounds(90, 110);
+  const auto e = gauge::compare_results(side, side);
+  INFO(e.reason);
+  REQUIRE(e.stream_variance.has_value());
+  CHECK(*e.stream_variance == Approx(7.868199553101093e-05).epsilon(1e-9));
+  CHECK(std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) {
+    return n.find("rounds as clusters: the means (base) and means (new) of blocks") != std::string::npos;
+  }));
+  // The blocks' medians (2.0 and 1.0 ms) would have widened every interval by ~28 %.
+  REQUIRE(e.stream_half_width.has_value());
+  CHECK(*e.stream_half_width < 0.03);
+
+  SECTION("rounds whose means agree within their noise widen nothing, and the side equals itself") {
+    // 98/102 and 102/98: round means 1.51 and 1.49 ms, cluster variance 16/15 * 16 * (1/16)^2 *
+    // 0.01^2 = 6.667e-6 below the mean's own 7.815e-5: no excess, no widening.
+    const auto quiet = rounds(98, 102);
+    const auto q = gauge::compare_results(quiet, quiet);
+    INFO(q.reason);
+    CHECK_FALSE(q.stream_variance.has_value());
+    CHECK(q.verdict == gauge::Verdict::same);
+    const auto check = gauge::detail::checks::no_slower_than({quiet}, quiet, 0.02, gauge::CompareOptions{}, false);
+    INFO(check.text);
+    CHECK(check.ok);
+  }
+}
+
 TEST_CASE("verdict: a real shift smaller than the threshold stays same, a larger one is slower", "[compare][trust]") {
   // 2,000 evenly spread values in [1.000, 1.010) ms; new = base x 1.01 (+1 %), then x 1.05 (+5 %).
   std::vector<double> base, small, large;

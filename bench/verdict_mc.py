@@ -9,7 +9,7 @@ the stated range, as power-capped clocks move between runs), compares each pair 
 second tree's headers (e.g. the last release: `git archive <tag> | tar -x -C old`) run the same
 pairs beside this tree's.
 
-  python3 bench/verdict_mc.py [--include include] [--old-include DIR] [--reps 200] [--n 1000 200]
+  python3 bench/verdict_mc.py [--include include] [--old-include DIR] [--reps 200] [--n 1000 200] [--only TEXT]
 Needs numpy, g++ and {fmt} (-lfmt). Prints one table row per scenario and tree.
 """
 import argparse, os, subprocess, sys, tempfile
@@ -47,6 +47,10 @@ SCENARIOS = [
     ("slow mode +9 %: 10 % at 1.10 -> 1.20 ms", states((1.0, 1.1), 0.9, 0.9), states((1.0, 1.2), 0.9, 0.9), "slower"),
     ("weight shift, mean +2.5 %: 5 % -> 30 % at 1.10 ms", states((1.0, 1.1), 0.95, 0.95), states((1.0, 1.1), 0.7, 0.7), "slower"),
     ("weight shift, mean +0.95 %: 5 % -> 15 % at 1.10 ms", states((1.0, 1.1), 0.95, 0.95), states((1.0, 1.1), 0.85, 0.85), "same (below t)"),
+    ("both modes -2.5 %: 1.00/1.10 -> 0.975/1.0725 ms, weights 0.85-0.95", states((1.0, 1.1), 0.85, 0.95),
+     states((0.975, 1.0725), 0.85, 0.95), "faster"),
+    ("both modes +2.5 %: 1.00/1.10 -> 1.025/1.1275 ms, weights 0.85-0.95", states((1.0, 1.1), 0.85, 0.95),
+     states((1.025, 1.1275), 0.85, 0.95), "slower"),
 ]
 
 
@@ -66,6 +70,7 @@ def main():
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--n", type=int, nargs="+", default=[1000, 200])
     ap.add_argument("--seed", type=int, default=20261206)
+    ap.add_argument("--only", help="run only the scenarios whose name contains this text")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp()
     trees = [("this tree", os.path.join(tmp, "new"), a.include)]
@@ -77,6 +82,8 @@ def main():
     print("|---|---:|---|---|---:|---:|---:|---:|---:|")
     for n in a.n:
         for i, (name, gen_a, gen_b, right) in enumerate(SCENARIOS):
+            if a.only and a.only not in name:
+                continue
             rng = np.random.default_rng([a.seed, n, i])
             gen_b = gen_b or gen_a
             pairs = [(gen_a(rng, n), gen_b(rng, n)) for _ in range(a.reps)]

@@ -347,6 +347,36 @@ TEST_CASE("verdict: a tail at the edge of a gap confirms nothing; the mean decid
   }
 }
 
+TEST_CASE("verdict: tails are compared after the body's move; a step faster in both clock states is not slower by p90", "[compare][trust]") {
+  // An adversarial review (helper-14 #5): both clock states 2.5 % faster (1.00/1.10 ms ->
+  // 0.975/1.0725 ms) while the slow state's weight drifted 5 % -> 13 % put p90 in the body on one
+  // side and the slow state on the other: `slower` by p90 +7 %. NumPy (type 7): medians 1.0 and
+  // 0.975 ms (ratio 0.975); base p90 1.0 ms, new p90 1.0725 ms (ratio 1.0725); new p85 0.975,
+  // p95 1.0725 (the tail spans); mean ratio (870 * 0.975 + 130 * 1.0725) / (950 * 1.0 + 50 * 1.1)
+  // = 0.9827611940298508. After the body's move (x 0.975) the base's p90 is a value the new side
+  // takes, and the new side's ends (0.975, 1.0725) / 0.975 = (1.0, 1.1) ms are values the base takes.
+  const auto base = result(join(repeat(950, 1.00e-3), repeat(50, 1.10e-3)));
+  const auto faster = result(join(repeat(870, 0.975e-3), repeat(130, 1.0725e-3)));
+  const auto e = gauge::compare_results(base, faster);
+  INFO(e.reason);
+  CHECK(statistic_of(e, gauge::stats::Statistic::p90).interval.estimate == Approx(1.0725).epsilon(1e-12));
+  CHECK(statistic_of(e, gauge::stats::Statistic::mean).interval.estimate == Approx(0.9827611940298508).epsilon(1e-12));
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::p90) == e.deciding.end());
+  CHECK(e.verdict != gauge::Verdict::slower);
+  // The matcher passes the faster side against the base.
+  const auto check = gauge::detail::checks::no_slower_than({base}, faster, 0.02, gauge::CompareOptions{}, false);
+  INFO(check.text);
+  CHECK(check.ok);
+
+  SECTION("a slow state that became slower still decides through p90") {
+    // The body 2.5 % faster but the slow state at 1.30 ms: 1.30 / 0.975 = 1.333 ms, no base step near.
+    const auto worse = gauge::compare_results(base, result(join(repeat(870, 0.975e-3), repeat(130, 1.30e-3))));
+    INFO(worse.reason);
+    CHECK(std::find(worse.deciding.begin(), worse.deciding.end(), gauge::stats::Statistic::p90) != worse.deciding.end());
+    CHECK(worse.verdict == gauge::Verdict::slower);
+  }
+}
+
 TEST_CASE("verdict: a side whose median jumps between modes measures its round effect by the blocks' means", "[compare][trust]") {
   // 16 rounds of 200 steps at 1.0 and 2.0 ms: even rounds 90/110, odd rounds 110/90. The whole
   // side is 50/50 (its median a tenth of the steps carries across the gap), so a block's median

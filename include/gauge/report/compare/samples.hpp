@@ -276,8 +276,10 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
   const bool tails_decide = same_k && !host;
   const bool jumps = median_jumps(c, sa, sb, t);
   // A tail in the gap of a slow mode both sides have reads the mode's weight, not the step ...
-  const bool p90_jumps = n >= 100 && tail_jumps(c, sa, sb, 0.90, t);
-  const bool p99_jumps = n >= 1000 && tails_decide && tail_jumps(c, sa, sb, 0.99, t);
+  // ... compared after the body's move, where the median decides.
+  const double body = jumps ? 1 : percentile_unchecked(sb, 50) / percentile_unchecked(sa, 50);
+  const bool p90_jumps = n >= 100 && tail_jumps(c, sa, sb, 0.90, t, body);
+  const bool p99_jumps = n >= 1000 && tails_decide && tail_jumps(c, sa, sb, 0.99, t, body);
   for (stats::Statistic st : stats) {
     if (st == stats::Statistic::mean) continue;
     if (st == stats::Statistic::median && jumps) continue;

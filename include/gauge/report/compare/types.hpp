@@ -76,7 +76,8 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    have: on a side the quantiles at q ± (1 − q) / 2 are more than t apart, the two tails
 //    differ by more than t, and each value a tail takes (on a side where it spans the gap, the
 //    steps at both ends) is taken by at least max(5, (1 − q) / 4) of the other side's steps
-//    (within 1 ± t). Only the slow mode's weight moved; the mean, which prices that weight,
+//    (within 1 ± t), all after the body's move (the ratio of medians, where the median
+//    decides). Only the slow mode's weight moved; the mean, which prices that weight,
 //    decides in its place (an interval across 1 ± t: inconclusive). A tail that agrees on both
 //    sides but spans a gap on one, and whose interval lies across 1 and beyond 1 ± t (a slow
 //    mode of ~10 % of the steps for p90), confirms nothing: the mean decides in its place too.

@@ -285,7 +285,7 @@ TEST_CASE("verdict: p90 in the gap of a slow mode both sides have reads its weig
   CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::mean) != e.deciding.end());
   CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::median) != e.deciding.end());
   CHECK(e.verdict == gauge::Verdict::same);
-  CHECK(e.reason.find("p90 lies in the gap of a slow mode both sides have") != std::string::npos);
+  CHECK(e.reason.find("p90 lies in the gap of a slow mode whose steps both sides take") != std::string::npos);
   // The Catch2 matcher agrees (it compares at its tolerance as gauge-compare does).
   CHECK(gauge::detail::checks::no_slower_than({base}, identical, 0.02, gauge::CompareOptions{}, false).ok);
 
@@ -328,7 +328,7 @@ TEST_CASE("verdict: a tail at the edge of a gap confirms nothing; the mean decid
   CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::p90) == e.deciding.end());
   CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::mean) != e.deciding.end());
   CHECK(e.verdict == gauge::Verdict::same);
-  CHECK_THAT(e.reason, Catch::Contains("p90 lies in the gap of a slow mode both sides have (its interval spans the gap)"));
+  CHECK_THAT(e.reason, Catch::Contains("p90 sits at the edge of a gap between modes (its interval reaches across it)"));
   // The matcher confirms: the mean's interval (sd 0.3 ms over 4,000 steps a side) lies within 1 ± 2 %.
   const auto check = gauge::detail::checks::no_slower_than({base}, base, 0.02, gauge::CompareOptions{}, false);
   INFO(check.text);
@@ -377,49 +377,40 @@ TEST_CASE("verdict: tails are compared after the body's move; a step faster in b
   }
 }
 
-TEST_CASE("verdict: a side whose median jumps between modes measures its round effect by the blocks' means", "[compare][trust]") {
-  // 16 rounds of 200 steps at 1.0 and 2.0 ms: even rounds 90/110, odd rounds 110/90. The whole
-  // side is 50/50 (its median a tenth of the steps carries across the gap), so a block's median
-  // reads which mode held most of its steps (2.0, 1.0, 2.0, ...: a relative sd of 22 %), while
-  // the blocks' means are 1.55 and 1.45 ms. By hand (Python): cluster variance of the 16 round
-  // means 16/15 * 16 * (1/16)^2 * 0.05^2 = 1.6667e-4 ms^2, minus the mean's own variance
-  // (0.25 * 3200/3199) / 3200 = 7.8149e-5, over the mean^2 2.25: 3.9340997765505464e-05 a side;
-  // blocks of 2 rounds have equal means (no excess). Both sides: 7.868199553101093e-05.
-  const auto rounds = [](std::size_t even_fast, std::size_t odd_fast) {
-    std::vector<double> steps;
-    for (int round = 0; round < 16; ++round) {
-      const std::size_t fast = round % 2 ? odd_fast : even_fast;
-      const auto r = join(repeat(fast, 1.0e-3), repeat(200 - fast, 2.0e-3));
-      steps.insert(steps.end(), r.begin(), r.end());
-    }
-    auto side = result(steps);
-    side.sampling.round_samples.assign(16, 200);
-    return side;
-  };
-  const auto side = rounds(90, 110);
+TEST_CASE("verdict: a side whose rounds alternate between two modes equals itself", "[compare][trust]") {
+  // An adversarial review of a rule tried and withdrawn (the round effect from the rounds' means
+  // for a 50/50 side: identical 50/50 pairs with 16 rounds read `same` 53 of 100 against 96):
+  // 16 rounds of 100 steps, each round wholly 1.0 ms or wholly 2.0 ms, alternating, against
+  // itself. p90 and p99 lie in the slow mode on both sides (ratio 1 by hand), and the verdict
+  // is `same`; the matcher confirms.
+  std::vector<double> steps;
+  for (int round = 0; round < 16; ++round) {
+    const auto r = repeat(100, round % 2 ? 2.0e-3 : 1.0e-3);
+    steps.insert(steps.end(), r.begin(), r.end());
+  }
+  auto side = result(steps);
+  side.sampling.round_samples.assign(16, 100);
   const auto e = gauge::compare_results(side, side);
   INFO(e.reason);
-  REQUIRE(e.stream_variance.has_value());
-  CHECK(*e.stream_variance == Approx(7.868199553101093e-05).epsilon(1e-9));
-  CHECK(std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) {
-    return n.find("rounds as clusters: the means (base) and means (new) of blocks") != std::string::npos;
-  }));
-  // The blocks' medians (2.0 and 1.0 ms) would have widened every interval by ~28 %.
-  REQUIRE(e.stream_half_width.has_value());
-  CHECK(*e.stream_half_width < 0.03);
+  CHECK(statistic_of(e, gauge::stats::Statistic::p90).interval.estimate == Approx(1.0).epsilon(1e-12));
+  CHECK(e.verdict == gauge::Verdict::same);
+  const auto check = gauge::detail::checks::no_slower_than({side}, side, 0.02, gauge::CompareOptions{}, false);
+  INFO(check.text);
+  CHECK(check.ok);
+}
 
-  SECTION("rounds whose means agree within their noise widen nothing, and the side equals itself") {
-    // 98/102 and 102/98: round means 1.51 and 1.49 ms, cluster variance 16/15 * 16 * (1/16)^2 *
-    // 0.01^2 = 6.667e-6 below the mean's own 7.815e-5: no excess, no widening.
-    const auto quiet = rounds(98, 102);
-    const auto q = gauge::compare_results(quiet, quiet);
-    INFO(q.reason);
-    CHECK_FALSE(q.stream_variance.has_value());
-    CHECK(q.verdict == gauge::Verdict::same);
-    const auto check = gauge::detail::checks::no_slower_than({quiet}, quiet, 0.02, gauge::CompareOptions{}, false);
-    INFO(check.text);
-    CHECK(check.ok);
-  }
+TEST_CASE("verdict: a mean that overflowed decides nothing, and the matcher does not pass on it", "[compare][trust]") {
+  // An adversarial review: 900 steps at 1e300 s and 100 at 1.7e308 s a side; the mean's sum
+  // overflows (inf / inf: NaN), so it may not take the place of p90, and a NaN bound never passes.
+  const auto side = result(join(repeat(900, 1e300), repeat(100, 1.7e308)));
+  const auto e = gauge::compare_results(side, side);
+  INFO(e.reason);
+  const auto check = gauge::detail::checks::no_slower_than({side}, side, 0.02, gauge::CompareOptions{}, false);
+  INFO(check.text);
+  for (const auto& s : e.statistics)
+    if (std::find(e.deciding.begin(), e.deciding.end(), s.statistic) != e.deciding.end() && !std::isfinite(s.interval.high))
+      CHECK_FALSE(check.ok);
+  CHECK(std::find(e.deciding.begin(), e.deciding.end(), gauge::stats::Statistic::mean) == e.deciding.end());
 }
 
 TEST_CASE("verdict: a real shift smaller than the threshold stays same, a larger one is slower", "[compare][trust]") {

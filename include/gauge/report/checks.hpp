@@ -131,7 +131,7 @@ inline Outcome no_slower_than(const std::vector<Result>& baselines, const Result
     const auto& i = s.interval;
     detail_text += fmt::format("{}{} {:.4f} [{:.4f}, {:.4f}]", detail_text.empty() ? "" : ", ", to_string(s.statistic),
                                i.estimate, i.low, i.high);
-    if (i.high > 1 + tolerance) {
+    if (!(i.high <= 1 + tolerance)) {  // a bound that is not a number (an overflowed mean) confirms nothing
       ok = false;
       // Slower where the whole interval is above the bound; else only its upper end reaches it; a
       // statistic that does not decide is named apart (the comparison could not tell).

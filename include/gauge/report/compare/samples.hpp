@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
@@ -141,11 +140,8 @@ inline double stream_widening(const Result& base, const Result& candidate, doubl
 /// level whose widening t² × excess is largest is kept: an estimate that grows with the block size
 /// is correlation that a shorter block hid. Returns the excess relative to the median² and the
 /// number of blocks of that level (the Student t's clusters), or {0, 0} where `samples` (in the
-/// order taken) does not match the result's rounds or there are fewer than 2. With `by_mean`, the
-/// blocks' means against the mean's own normal interval (a side whose median jumps between two
-/// modes: a block's median then reads which mode held most of its steps, not the step's speed).
-inline std::pair<double, std::size_t> relative_round_variance(const Result& r, const std::vector<double>& samples, double level,
-                                                              bool by_mean = false) {
+/// order taken) does not match the result's rounds or there are fewer than 2.
+inline std::pair<double, std::size_t> relative_round_variance(const Result& r, const std::vector<double>& samples, double level) {
   constexpr std::size_t min_blocks = 8;
   const auto& rs = r.sampling.round_samples;
   std::size_t total = 0;
@@ -159,16 +155,8 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
   }
   std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
-  auto ci = stats::median_confidence_interval(sorted, level);
-  double m = percentile_unchecked(sorted, 50);
-  if (by_mean && ci) {
-    const double n = static_cast<double>(sorted.size());
-    m = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;
-    double ss = 0;
-    for (double x : sorted) ss += (x - m) * (x - m);
-    const double half = detail::normal_quantile((1 + level) / 2) * std::sqrt(ss / (n - 1) / n);
-    ci->low = m - half, ci->high = m + half, ci->coverage = level;
-  }
+  const auto ci = stats::median_confidence_interval(sorted, level);
+  const double m = percentile_unchecked(sorted, 50);
   if (!ci || !(m > 0) || rounds.size() < 2) return {0, 0};
   double best_widening = 0, best_excess = 0;
   std::size_t best_blocks = rounds.size();
@@ -182,7 +170,7 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
       const std::size_t last = j + 1 == blocks ? rounds.back().second : rounds[(j + 1) * size - 1].second;
       std::vector<double> v(samples.begin() + static_cast<std::ptrdiff_t>(first), samples.begin() + static_cast<std::ptrdiff_t>(last));
       counts.push_back(v.size());
-      medians.push_back(by_mean ? std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()) : median_in_place(v));
+      medians.push_back(median_in_place(v));
     }
     const auto w = stats::widen_for_streams(medians, counts, m, *ci, level);
     if (!w || !(w->excess_variance > 0)) continue;
@@ -199,24 +187,22 @@ inline std::pair<double, std::size_t> relative_round_variance(const Result& r, c
 /// sqrt(d² + t² (v_base + v_new)), t the Student-t quantile (1 + level)/2 with the fewer streams − 1
 /// degrees of freedom among the sides that have an effect.
 inline void widen_for_stream_effect(compare::ExperimentComparison& c, const Result& base, const Result& candidate, double level,
-                                    const std::vector<double>& a = {}, const std::vector<double>& b = {},
-                                    bool by_mean_a = false, bool by_mean_b = false) {
+                                    const std::vector<double>& a = {}, const std::vector<double>& b = {}) {
   double va = relative_stream_variance(base), vb = relative_stream_variance(candidate);
   std::size_t streams = 0;
   if (va > 0) streams = base.streams.count;
   if (vb > 0) streams = streams ? std::min(streams, candidate.streams.count) : candidate.streams.count;
   // The rounds, where they say more than the streams (every round ran on one stream, so the round
   // effect holds the stream effect): the larger variance with its clusters.
-  const auto ra = relative_round_variance(base, a, level, by_mean_a), rb = relative_round_variance(candidate, b, level, by_mean_b);
+  const auto ra = relative_round_variance(base, a, level), rb = relative_round_variance(candidate, b, level);
   if (ra.first + rb.first > va + vb) {
     va = ra.first;
     vb = rb.first;
     streams = std::min(ra.second ? ra.second : rb.second, rb.second ? rb.second : ra.second);
-    const auto what = [](bool by_mean) { return by_mean ? "means" : "medians"; };
-    c.notes.push_back(fmt::format("rounds as clusters: the {} (base) and {} (new) of blocks of consecutive rounds vary beyond "
-                                  "the samples' own interval (relative sd {:.3f} % base, {:.3f} % new), which widens every "
-                                  "interval (Student t, {} blocks)",
-                                  what(by_mean_a), what(by_mean_b), 100 * std::sqrt(va), 100 * std::sqrt(vb), streams));
+    c.notes.push_back(fmt::format("rounds as clusters: the medians of blocks of consecutive rounds vary beyond the samples' "
+                                  "own interval (relative sd {:.3f} % base, {:.3f} % new), which widens every interval "
+                                  "(Student t, {} blocks)",
+                                  100 * std::sqrt(va), 100 * std::sqrt(vb), streams));
   }
   if (!(va + vb > 0) || streams < 2) return;
   const double t = detail::student_t_quantile((1 + level) / 2, static_cast<double>(streams - 1));
@@ -307,13 +293,7 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
                                   base.sampling.steps_per_sample, candidate.sampling.steps_per_sample));
   const double each = 1 - alpha / static_cast<double>(c.deciding.size());
   c.statistics = stats::bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
-  // A side whose median a tenth of its steps would carry between its modes measures its round
-  // effect by the blocks' means: a block's median then reads which mode held most of its steps.
-  const auto by_mean = [&](const std::optional<stats::Modes>& m, const std::vector<double>& sorted) {
-    return m && m->bimodal && !median_steady(sorted, median_vetoes_share, t);
-  };
-  if (o.metric == Metric::gpu_time)
-    widen_for_stream_effect(c, base, candidate, each, a, b, by_mean(c.base_modes, sa), by_mean(c.candidate_modes, sb));
+  if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each, a, b);
   // Known run-to-run spread (one run per side): each side's median moves by it between runs.
   if (o.run_spread > 0) {
     const double z = detail::normal_quantile((1 + each) / 2);
@@ -331,6 +311,10 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     if (s == c.statistics.end()) return false;
     const auto& i = s->interval;  // across 1, and beyond 1 ± t on a side: it confirms nothing
     if (!(i.low < 1 && i.high > 1 && (i.low < 1 - t || i.high > 1 + t))) return false;
+    const auto mean = std::find_if(c.statistics.begin(), c.statistics.end(), [](const auto& x) { return x.statistic == stats::Statistic::mean; });
+    if (mean == c.statistics.end() || !std::isfinite(mean->interval.low) || !std::isfinite(mean->interval.high) ||
+        !std::isfinite(mean->interval.estimate))
+      return false;  // a mean that overflowed decides nothing
     c.deciding.erase(it);
     if (std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
       c.deciding.push_back(stats::Statistic::mean);
@@ -364,14 +348,18 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     // moves a tail between runs by more than it moves the median, so "significant" is not enough.
     const bool median = s.statistic == stats::Statistic::median;
     // The mean in place of a tail between the modes: an interval across 1 ± t cannot tell.
+    // In place of a tail whose interval spanned a gap, a mean that moved beyond 1 ± t without
+    // confirming it cannot tell either.
     const bool for_tail = s.statistic == stats::Statistic::mean && (p90_jumps_dropped || p99_jumps_dropped);
+    const bool for_span = s.statistic == stats::Statistic::mean && tail_spans && !for_tail &&
+                          (i.estimate < 1 - t || i.estimate > 1 + t);
     if (median ? (i.low > 1 && i.estimate > 1 + t) : i.low > 1 + t) {
       add(above);
       if (!decided || median) decided = &s;
     } else if (median ? (i.high < 1 && i.estimate < 1 - t) : i.high < 1 - t) {
       add(below);
       if (!decided) decided = &s;
-    } else if ((median || for_tail) && (i.low < 1 - t || i.high > 1 + t)) {
+    } else if (((median || for_tail) && (i.low < 1 - t || i.high > 1 + t)) || for_span) {
       add(undecided);
     }
   }
@@ -398,11 +386,15 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     modes += jumps ? "; the median jumps between the modes, so it does not decide; "
                    : fmt::format("; the middle half of the steps spans <= {:g} % on each bimodal side, so the median is "
                                  "steady and decides; ", 100 * t);
-    if (p90_dropped || p99_dropped)
-      modes += fmt::format("{} in the gap of a slow mode both sides have ({}), so {} not decide and the mean does; ",
-                           p90_dropped && p99_dropped ? "p90 and p99 lie" : p90_dropped ? "p90 lies" : "p99 lies",
-                           tail_spans ? "its interval spans the gap" : "its weight moved, not its speed",
-                           p90_dropped && p99_dropped ? "they do" : "it does");
+    if (p90_jumps_dropped || p99_jumps_dropped)
+      modes += fmt::format("{} in the gap of a slow mode whose steps both sides take (its weight moved, not its speed), "
+                           "so {} not decide and the mean does; ",
+                           p90_jumps_dropped && p99_jumps_dropped ? "p90 and p99 lie" : p90_jumps_dropped ? "p90 lies" : "p99 lies",
+                           p90_jumps_dropped && p99_jumps_dropped ? "they do" : "it does");
+    if (tail_spans)
+      modes += fmt::format("{} at the edge of a gap between modes (its interval reaches across it), so it does not decide "
+                           "and the mean does; ",
+                           p90_dropped && !p90_jumps_dropped ? "p90 sits" : "p99 sits");
   }
   // Where the median jumps it does not decide; but where it is steady against a tenth of the
   // steps changing mode on each bimodal side, a median whose whole interval moved beyond 1 ± t
@@ -450,7 +442,7 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
                                                      100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)
                                        : "");
   } else if (same_k && c.mann_whitney->p_value < alpha && std::fabs(shift) > t && c.bimodal && !modes_match &&
-             !p90_dropped && !p99_dropped) {
+             !p90_jumps_dropped && !p99_jumps_dropped) {
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("{}the mean and tails are within 1 ± {:g} % ({}), but the modes differ and the distributions "
                            "too ({} < {:g}; p{} moved {:+.2f} %): a mode appeared, vanished or moved; look at the plots",

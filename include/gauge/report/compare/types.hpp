@@ -74,15 +74,15 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    inconclusive (the distribution changed shape). Likewise a tail: p90 (or p99) of a pair
 //    with a bimodal side does not decide where it sits in the gap of a slow mode both sides
 //    have: on a side the quantiles at q ± (1 − q) / 2 are more than t apart, the two tails
-//    differ by more than t, and each value a tail takes (on a side where it spans the gap, the
-//    steps at both ends) is taken by at least max(5, (1 − q) / 4) of the other side's steps
+//    differ by more than t, and each side's tail value is taken by at least max(5, (1 − q) / 4)
+//    of the other side's steps
 //    (within 1 ± t), all after the body's move (the ratio of medians, where the median
 //    decides). Only the slow mode's weight moved; the mean, which prices that weight,
-//    decides in its place (an interval across 1 ± t: inconclusive). A tail that agrees on both
-//    sides but spans a gap on one, and whose interval lies across 1 and beyond 1 ± t (a slow
-//    mode of ~10 % of the steps for p90), confirms nothing: the mean decides in its place too.
-//    A bimodal side whose median a tenth of its steps would carry across the gap measures its
-//    round effect (rule 1's widening) by its blocks' means, not their medians.
+//    decides in its place (an interval across 1 ± t: inconclusive). A tail that spans a gap on
+//    a side and whose interval lies across 1 and beyond 1 ± t (p90 at the edge of a slow mode
+//    of ~10 % of the steps) confirms nothing: the mean decides in its place too, unless its
+//    interval is not finite (a mean that moved beyond 1 ± t there without confirming it:
+//    inconclusive).
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 //    `faster` when some interval lies entirely below 1 − t and none above; `same` when every

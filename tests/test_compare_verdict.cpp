@@ -311,7 +311,7 @@ TEST_CASE("verdict: p90 in the gap of a slow mode both sides have reads its weig
   }
 }
 
-TEST_CASE("verdict: a tail at the edge of a gap confirms nothing; the mean decides in its place", "[compare][trust]") {
+TEST_CASE("verdict: a tail at the edge of a gap confirms nothing, and the mean decides in its place", "[compare][trust]") {
   // New-user friction 7: a host step with 10 % slow calls failed no_slower_than against its own
   // baseline ("cannot confirm"): p90 sits at the gap's edge, so its bootstrap interval reaches
   // across the gap. 3,600 steps at 1.0 ms and 400 at 2.0 ms on both sides. NumPy (type 7): p90
@@ -347,7 +347,7 @@ TEST_CASE("verdict: a tail at the edge of a gap confirms nothing; the mean decid
   }
 }
 
-TEST_CASE("verdict: tails are compared after the body's move; a step faster in both clock states is not slower by p90", "[compare][trust]") {
+TEST_CASE("verdict: tails are compared after the body's move, so a step faster in both clock states is not slower by p90", "[compare][trust]") {
   // An adversarial review (helper-14 #5): both clock states 2.5 % faster (1.00/1.10 ms ->
   // 0.975/1.0725 ms) while the slow state's weight drifted 5 % -> 13 % put p90 in the body on one
   // side and the slow state on the other: `slower` by p90 +7 %. NumPy (type 7): medians 1.0 and

@@ -311,10 +311,11 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     if (s == c.statistics.end()) return false;
     const auto& i = s->interval;  // across 1, and beyond 1 ± t on a side: it confirms nothing
     if (!(i.low < 1 && i.high > 1 && (i.low < 1 - t || i.high > 1 + t))) return false;
-    const auto mean = std::find_if(c.statistics.begin(), c.statistics.end(), [](const auto& x) { return x.statistic == stats::Statistic::mean; });
-    if (mean == c.statistics.end() || !std::isfinite(mean->interval.low) || !std::isfinite(mean->interval.high) ||
-        !std::isfinite(mean->interval.estimate))
-      return false;  // a mean that overflowed decides nothing
+    const auto mean = std::find_if(c.statistics.begin(), c.statistics.end(),
+                                   [](const auto& x) { return x.statistic == stats::Statistic::mean; });
+    if (mean == c.statistics.end()) return false;
+    const auto& m = mean->interval;  // a mean that overflowed decides nothing
+    if (!std::isfinite(m.low) || !std::isfinite(m.high) || !std::isfinite(m.estimate)) return false;
     c.deciding.erase(it);
     if (std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
       c.deciding.push_back(stats::Statistic::mean);

@@ -304,22 +304,18 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
   // decides in its place (a host step with 10 % slow calls against its own baseline: p90 1.00
   // [0.51, 1.94], "cannot confirm" in most pairs).
   bool tail_spans = false;
+  const auto ratio_of = [&](stats::Statistic st) {
+    return std::find_if(c.statistics.begin(), c.statistics.end(), [&](const auto& x) { return x.statistic == st; });
+  };
   const auto spans = [&](stats::Statistic st, double q) {
-    const auto it = std::find(c.deciding.begin(), c.deciding.end(), st);
-    if (!c.bimodal || it == c.deciding.end() || !tail_unsteady(sa, sb, q, t)) return false;
-    const auto s = std::find_if(c.statistics.begin(), c.statistics.end(), [&](const auto& x) { return x.statistic == st; });
-    if (s == c.statistics.end()) return false;
+    if (!c.bimodal || !tail_unsteady(sa, sb, q, t)) return false;
+    const auto s = ratio_of(st), mean = ratio_of(stats::Statistic::mean);
+    if (s == c.statistics.end() || mean == c.statistics.end()) return false;
     const auto& i = s->interval;  // across 1, and beyond 1 ± t on a side: it confirms nothing
     if (!(i.low < 1 && i.high > 1 && (i.low < 1 - t || i.high > 1 + t))) return false;
-    const auto mean = std::find_if(c.statistics.begin(), c.statistics.end(),
-                                   [](const auto& x) { return x.statistic == stats::Statistic::mean; });
-    if (mean == c.statistics.end()) return false;
     const auto& m = mean->interval;  // a mean that overflowed decides nothing
     if (!std::isfinite(m.low) || !std::isfinite(m.high) || !std::isfinite(m.estimate)) return false;
-    c.deciding.erase(it);
-    if (std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
-      c.deciding.push_back(stats::Statistic::mean);
-    return tail_spans = true;
+    return drop(st, true) && (tail_spans = true);
   };
   const bool p90_jumps_dropped = p90_dropped, p99_jumps_dropped = p99_dropped;
   if (spans(stats::Statistic::p99, 0.99)) p99_dropped = true;

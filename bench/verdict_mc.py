@@ -36,6 +36,16 @@ def states(times, w_lo, w_hi, jitter=0.002):
     return draw
 
 
+def tail(body, share, scale, jitter=0.002):
+    """One clock state at `body` (ms) with a continuous tail: `share` of the steps slower by an
+    exponential amount of mean `scale` × the body (no second mode)."""
+    def draw(rng, n):
+        x = body * 1e-3 * (1 + rng.normal(0, jitter, n))
+        slow = rng.random(n) < share
+        return x * (1 + np.where(slow, rng.exponential(scale, n), 0.0))
+    return draw
+
+
 # name, base generator, new generator, what the right verdict is
 SCENARIOS = [
     ("identical: 1.00/1.05 ms, weights 0.4-0.6", states((1.0, 1.05), 0.4, 0.6), None, "same"),
@@ -51,6 +61,12 @@ SCENARIOS = [
      states((0.975, 1.0725), 0.85, 0.95), "faster"),
     ("both modes +2.5 %: 1.00/1.10 -> 1.025/1.1275 ms, weights 0.85-0.95", states((1.0, 1.1), 0.85, 0.95),
      states((1.025, 1.1275), 0.85, 0.95), "slower"),
+    ("identical: 1 % of the steps at 4.0 ms (too few for a mode), weights 0.985-0.995", states((1.0, 4.0), 0.985, 0.995),
+     None, "same"),
+    ("slow minority new: none -> 1 % at 4.0 ms, mean +3 %", states((1.0, 4.0), 1.0, 1.0), states((1.0, 4.0), 0.99, 0.99),
+     "slower"),
+    ("identical: a continuous tail, 3 % of the steps slower by 20 % on average", tail(1.0, 0.03, 0.2), None, "same"),
+    ("body +3 %, the same continuous tail", tail(1.0, 0.03, 0.2), tail(1.03, 0.03, 0.2), "slower"),
 ]
 
 

@@ -62,6 +62,21 @@ inline bool tail_unsteady(const std::vector<double>& sa, const std::vector<doubl
   return !quantile_steady(sa, q, share, t) || !quantile_steady(sb, q, share, t);
 }
 
+/// Whether the slow steps beyond an unsteady tail `q` are ones both sides take: for each side
+/// whose quantiles at q ± (1 − q) / 2 lie more than t apart, the other side has at least
+/// max(2, (1 − q) / 4 of its steps) at or above the first side's quantile at q + (1 − q) / 2,
+/// less t. A slow minority only one side has (new, or gone) is not taken.
+inline bool slow_minority_shared(const std::vector<double>& sa, const std::vector<double>& sb, double q, double t) {
+  const double share = (1 - q) / 2;
+  const auto taken_by = [&](const std::vector<double>& x, const std::vector<double>& y) {
+    if (quantile_steady(x, q, share, t)) return true;
+    const double v = percentile_unchecked(x, 100 * (q + share));
+    const double need = std::max(2.0, std::ceil((1 - q) / 4 * static_cast<double>(y.size())));
+    return static_cast<double>(y.end() - std::lower_bound(y.begin(), y.end(), v / (1 + t))) >= need;
+  };
+  return taken_by(sa, sb) && taken_by(sb, sa);
+}
+
 /// Whether the tail quantile `q` (0.90 for p90, 0.99 for p99) of a pair with a bimodal side reads
 /// the weight of a slow mode rather than its speed (rule 2 at `Verdict`): on a side, the
 /// quantiles at q ± (1 − q) / 2 lie more than t apart (half the tail's own weight of steps

@@ -82,7 +82,11 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    a side and whose interval lies across 1 and beyond 1 ± t (p90 at the edge of a slow mode
 //    of ~10 % of the steps) confirms nothing: the mean decides in its place too, unless its
 //    interval is not finite (a mean that moved beyond 1 ± t there without confirming it:
-//    inconclusive).
+//    inconclusive). p99 needs no mode found for this: where it spans on a side (a continuous
+//    tail, or a slow minority of ~1 % of the steps, too few for a mode) and its interval lies
+//    across 1 + t or 1 − t, the mean decides in its place; where both sides take such slow
+//    steps (the other side has max(2, n / 400) steps at or above the spanning side's
+//    Q(0.995) / (1 + t)) only with its whole interval beyond 1 ± t, else as above.
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 //    `faster` when some interval lies entirely below 1 − t and none above; `same` when every

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <algorithm>
 #include <random>
 #include <stdexcept>
@@ -753,6 +754,47 @@ TEST_CASE("work_not_every_step on the host: slow samples without CPU time are ti
     part.cpu_time = gauge::stats::summarize(part.cpu_samples_s);
     CHECK(warns(part) == (f > 0.25));
   }
+}
+
+TEST_CASE("work_not_every_step on the host without CPU time: preemptions while measuring explain slow samples", "[protocol][diagnosis]") {
+  // helper-2 #6: with a setup on a step too short to read CPU time around, a 4 ms preemption made
+  // a sample slow and the rule called it skipped work. Each sample a preemption made slow holds
+  // at least one involuntary context switch, so with S switches while measuring at most S slow
+  // samples are time off the CPU; the rule speaks only for 2 or more beyond them.
+  gauge::Result r;
+  r.sampling.method = "host";
+  for (std::size_t i = 0; i < 200; ++i) r.gpu_samples_s.push_back(i % 10 == 9 ? 100e-6 : 1e-6);  // 20 slow
+  r.gpu_time = gauge::stats::summarize(r.gpu_samples_s);
+  const auto warns = [](const gauge::Result& x, std::optional<long> switches) {
+    gauge::WarningSink sink;
+    gauge::detail::RunFacts f;
+    f.preemptions = switches;
+    gauge::detail::rule_work_not_every_step(x, f, sink);
+    return sink.has("work_not_every_step");
+  };
+  CHECK(warns(r, std::nullopt));  // unknown: as before
+  CHECK(warns(r, 0));             // 20 slow samples, no preemption: the work
+  CHECK(warns(r, 18));            // 20 - 18 = 2 slow samples no preemption explains: still the work
+  CHECK_FALSE(warns(r, 19));      // 1 beyond: preemptions could explain the rest
+  CHECK_FALSE(warns(r, 300));
+  // The review's shape: two 4 ms samples among 198 of 1 us (by hand they hold 8 / 8.198 = 97.6 %
+  // of the time), and two preemptions while measuring: nothing to say; none: warned.
+  gauge::Result two;
+  two.sampling.method = "host";
+  for (std::size_t i = 0; i < 200; ++i) two.gpu_samples_s.push_back(i == 50 || i == 150 ? 4e-3 : 1e-6);
+  two.gpu_time = gauge::stats::summarize(two.gpu_samples_s);
+  CHECK_FALSE(warns(two, 2));
+  CHECK(warns(two, 0));
+  // Where CPU time was read, it decides, not the switches: CPU time that rises with the slow
+  // samples is the work, whatever the count.
+  gauge::Result busy = r;
+  busy.cpu_samples_s = r.gpu_samples_s;
+  busy.cpu_time = gauge::stats::summarize(busy.cpu_samples_s);
+  CHECK(warns(busy, 300));
+  // GPU timing: the host's switches say nothing of the device.
+  gauge::Result gpu = r;
+  gpu.sampling.method = "gated";
+  CHECK(warns(gpu, 300));
 }
 
 TEST_CASE("thin_samples: Bresenham's rule over rounds, computed by hand", "[protocol][report]") {

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#endif
 
 namespace gauge {
 
@@ -44,6 +47,19 @@ inline double process_cpu_read_cost() noexcept {
     return std::isfinite(d[31]) ? std::max(0.0, d[31]) : std::nan("");
   }();
   return cost;
+}
+
+/// Involuntary context switches of this process so far (every thread): `getrusage(RUSAGE_SELF)`'s
+/// `ru_nivcsw` (POSIX; Linux counts a thread preempted by the scheduler); -1 where unknown. Only
+/// differences mean anything. A sample that a preemption made slow holds at least one.
+inline long involuntary_context_switches() noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return -1;
+  return static_cast<long>(u.ru_nivcsw);
+#else
+  return -1;
+#endif
 }
 }  // namespace detail
 

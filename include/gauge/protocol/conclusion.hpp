@@ -54,6 +54,10 @@ inline Result& Protocol::conclude(Result& r) {
   r.sampling.setup_calls = setup_calls_;
   if (setup_calls_ > 0) r.sampling.setup_host_time_s = setup_time_s_ / static_cast<double>(setup_calls_);
   facts_.setup = has_setup_;
+  if (host_timing_ && measuring_ && switches_at_measure_ >= 0) {
+    const long now = detail::involuntary_context_switches();
+    if (now >= switches_at_measure_) facts_.preemptions = now - switches_at_measure_;
+  }
   if (prepared_) b_.finish();
   r.total_time_s = b_.now() - t_begin_;
   r.gpu_time = stats::summarize(r.gpu_samples_s, config_.measure.confidence_level, r.sampling.resolution_per_step());

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,9 @@ struct RunFacts {
   std::size_t wall_steps = 0;    ///< steps in them
   bool debug_build = false;      ///< the step's translation unit was built without optimization/NDEBUG
   bool setup = false;            ///< an untimed setup ran before every step (wall rounds include it)
+  /// Host timing: the process's involuntary context switches while measuring (preemptions; see
+  /// detail::involuntary_context_switches), where they could be read.
+  std::optional<long> preemptions;
 };
 
 /// `debug_build`: the measured code is not what ships.
@@ -190,8 +194,10 @@ inline void rule_timer_resolution(const Result& r, const RunFacts&, WarningSink&
 /// gradient accumulation, a cache refilled every N calls), and the median per step then reports
 /// the calls that did no work. The message gives the mean per step (the time per step the work
 /// costs on average) and, where the slow samples recur at a regular interval, that interval. Not
-/// given for host timing whose CPU time shows the slow samples were time off the CPU.
-inline void rule_work_not_every_step(const Result& r, const RunFacts&, WarningSink& sink) {
+/// given for host timing whose CPU time shows the slow samples were time off the CPU, nor, where
+/// host timing has no CPU time, for slow samples that the process's preemptions while measuring
+/// (RunFacts::preemptions) could all explain.
+inline void rule_work_not_every_step(const Result& r, const RunFacts& f, WarningSink& sink) {
   const auto& x = r.gpu_samples_s;
   if (x.size() < thresholds::sparse_work_min_samples || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0)) return;
   const double median = *r.gpu_time.p50, cut = thresholds::sparse_work_factor * median;
@@ -213,6 +219,11 @@ inline void rule_work_not_every_step(const Result& r, const RunFacts&, WarningSi
     const double parallelism = std::min(1.0, *r.cpu_time.p50 / median);
     const double extra_real = mean - median, extra_cpu = *r.cpu_time.mean - *r.cpu_time.p50;
     if (extra_cpu >= 0 && extra_cpu < 0.25 * parallelism * extra_real) return;
+  } else if (r.sampling.method == "host" && f.preemptions && *f.preemptions >= 0) {
+    // Host timing without CPU time (a setup on a step too short to read it around): a sample a
+    // preemption made slow holds at least one of the process's involuntary context switches, so
+    // at most that many slow samples are time off the CPU; fewer than 2 beyond them: nothing to say.
+    if (at.size() < 2 + static_cast<std::size_t>(*f.preemptions)) return;
   }
   // The interval between slow samples: the most common gap, if it is at least half of the gaps
   // (a wall round between two gated rounds shifts the phase: the gap across it differs).

@@ -46,6 +46,7 @@ inline void Protocol::start_measuring(Result& r) {
   // setup too, which resolves only a step of at least 10 readings' cost: decided here, from
   // warm-up's estimate, rather than reading around every step and discarding it afterwards.
   if (host_timing_) {
+    switches_at_measure_ = detail::involuntary_context_switches();
     const double read_cost = detail::process_cpu_read_cost();
     cpu_rounds_ = !has_setup_ || !std::isfinite(read_cost) || estimate_ >= thresholds::cpu_time_resolution_reads * read_cost;
   }

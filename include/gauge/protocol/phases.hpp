@@ -381,6 +381,7 @@ class Protocol {
   double setup_cpu_s_ = 0;           // process CPU time of all setup calls (host timing only)
   bool host_timing_ = false;         // the "host" method: rounds can record process CPU time
   bool cpu_rounds_ = false;          // measured rounds (and their setups) read CPU time and counters
+  long switches_at_measure_ = -1;    // host timing: the process's involuntary context switches then
   env::CpuCounters counters_;        // host timing: the calling thread's cycles and instructions
   records::CpuCounterReading setup_counts_; // their counts in all setup calls
   std::vector<double> cycles_samples_, instructions_samples_;  // per step, one per measured round

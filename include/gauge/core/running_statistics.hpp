@@ -56,27 +56,16 @@ class LogHistogram {
   }
   /// The bucket that holds `x` (exposed for tests): 0 below `lowest` (and for NaN), i for
   /// [lowest·growth^(i-1), lowest·growth^i), the last for `highest` and above. The edges are a
-  /// table (lowest·growth^k, computed once); a cubic fit of log2 on the mantissa (within 0.0008 of
-  /// log2, a 20th of a bucket) finds the bucket next to x's, and the table decides: no log() per
-  /// sample (the Timer adds several samples every step).
+  /// table (lowest·growth^k, computed once), and so is the bucket of every cell of x's binary
+  /// exponent and the top 7 bits of its mantissa (cells 2^-7 of an octave, narrower than a
+  /// bucket): the cell gives the bucket of its lower end, and the edges decide from there. No
+  /// log() per sample (the Timer adds several samples every step).
   static std::size_t bucket(double x) {
     if (!(x >= lowest)) return 0;
     const std::vector<double>& edge = edges();
     const std::size_t regular = edge.size() - 1;
     if (x >= highest) return regular + 1;
-    const double r = x / lowest;  // in [1, 1e13): positive and normal
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &r, sizeof r);
-    const int exponent = static_cast<int>(bits >> 52) - 1023;
-    bits = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1023} << 52);
-    double m = 1;
-    std::memcpy(&m, &bits, sizeof m);  // r = m · 2^exponent, m in [1, 2)
-    const double t = m - 1;
-    const double log2_r =
-        exponent + (0.0007252740071243835 + t * (1.4172994529161922 + t * (-0.5729205969337462 + t * 0.15544585507890835)));
-    std::size_t k = log2_r > 0 ? static_cast<std::size_t>(log2_r / log2_growth()) : 0;
-    if (k >= regular) k = regular - 1;
-    while (k > 0 && x < edge[k]) --k;
+    std::size_t k = cells()[cell(x)];
     while (k + 1 < regular && x >= edge[k + 1]) ++k;
     return k + 1;  // x in [edge[k], edge[k + 1])
   }
@@ -86,7 +75,35 @@ class LogHistogram {
   }
 
  private:
-  static double log2_growth() { return std::log2(growth); }
+  /// The cell of a positive normal x in [lowest, highest): its biased binary exponent (from
+  /// lowest's) and the top 7 bits of its mantissa.
+  static std::size_t cell(double x) {
+    std::uint64_t bits = 0, low = 0;
+    std::memcpy(&bits, &x, sizeof x);
+    const double l = lowest;
+    std::memcpy(&low, &l, sizeof l);
+    return static_cast<std::size_t>(((bits >> 52) - (low >> 52)) << 7 | ((bits >> 45) & 0x7f));
+  }
+  /// Per cell, the bucket (index k of edges()) of the cell's lowest value, or of `lowest` for the
+  /// first cell's values below it: at most x's own, and a step or two below it.
+  static const std::vector<std::uint16_t>& cells() {
+    static const std::vector<std::uint16_t> c = [] {
+      const std::vector<double>& edge = edges();
+      std::uint64_t low = 0;
+      const double l = lowest;
+      std::memcpy(&low, &l, sizeof l);
+      std::vector<std::uint16_t> v(cell(std::nextafter(highest, 0.0)) + 1);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        std::uint64_t bits = ((low >> 52) + (i >> 7)) << 52 | static_cast<std::uint64_t>(i & 0x7f) << 45;
+        double start = 0;
+        std::memcpy(&start, &bits, sizeof start);
+        const auto above = std::upper_bound(edge.begin(), edge.end() - 1, start);
+        v[i] = static_cast<std::uint16_t>(above == edge.begin() ? 0 : above - edge.begin() - 1);
+      }
+      return v;
+    }();
+    return c;
+  }
   /// lowest·growth^k for k = 0 … regular_buckets() (the last at or above `highest`).
   static const std::vector<double>& edges() {
     static const std::vector<double> e = [] {

@@ -144,9 +144,14 @@ class TimerState {
   /// The region named `name`, or no_region: a linear search over a few regions (no hashing on
   /// the common path), a hash lookup beyond `linear_regions` (3·10⁴ names took 20 s linearly).
   std::uint32_t find(std::string_view name) const {
-    if (regions_.size() <= linear_regions) {
-      for (std::size_t i = 0; i < regions_.size(); ++i)
-        if (regions_[i].name == name) return static_cast<std::uint32_t>(i);
+    const std::size_t n = regions_.size();
+    if (n <= linear_regions) {
+      // From the region after the one found last: a loop's phases and regions come in order.
+      for (std::size_t k = 0, i = next_hint_ < n ? next_hint_ : 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1)
+        if (regions_[i].name == name) {
+          next_hint_ = i + 1;
+          return static_cast<std::uint32_t>(i);
+        }
       return no_region;
     }
     const std::size_t mask = slots_.size() - 1;  // open addressing, linear probing
@@ -388,19 +393,25 @@ class TimerState {
   const std::string& last_error() const { return last_error_; }
 
  private:
+  // The checks of every start, stop and phase: the common path inline, the errors' messages apart.
   TimerRegionState& region_of(std::uint32_t id) {
-    if (id >= regions_.size())
-      throw ConfigError("Timer '" + name_ + "': region handle " + std::to_string(id) +
-                        " does not belong to this Timer (it has " + std::to_string(regions_.size()) + " regions)");
+    if (id >= regions_.size()) throw_foreign_handle(id);
     return regions_[id];
   }
   void set_kind(TimerRegionState& r, TimerRegionKind k) {
+    if (r.kind == k) return;
+    if (r.kind != TimerRegionKind::unused) throw_other_kind(r, k);
+    r.kind = k;
+  }
+  [[noreturn]] void throw_foreign_handle(std::uint32_t id) const {
+    throw ConfigError("Timer '" + name_ + "': region handle " + std::to_string(id) +
+                      " does not belong to this Timer (it has " + std::to_string(regions_.size()) + " regions)");
+  }
+  [[noreturn]] void throw_other_kind(const TimerRegionState& r, TimerRegionKind k) const {
     using K = TimerRegionKind;
-    if (r.kind == K::unused) r.kind = k;
-    if (r.kind != k)
-      throw ConfigError("Timer '" + name_ + "': region '" + r.name + "' is a " +
-                        (r.kind == K::phase ? "phase (use phase())" : "start/stop region (use start/stop or scope)") +
-                        " and cannot also be a " + (k == K::phase ? "phase" : "start/stop region"));
+    throw ConfigError("Timer '" + name_ + "': region '" + r.name + "' is a " +
+                      (r.kind == K::phase ? "phase (use phase())" : "start/stop region (use start/stop or scope)") +
+                      " and cannot also be a " + (k == K::phase ? "phase" : "start/stop region"));
   }
   void clear_touched() {
     for (std::uint32_t id : touched_) {
@@ -415,6 +426,7 @@ class TimerState {
   int level_ = timer_level::normal;
 
   std::vector<TimerRegionState> regions_;
+  mutable std::size_t next_hint_ = 0;  // find(): where the linear search starts
   std::vector<std::uint32_t> slots_;  // ids by the hash of their names (no_region: empty), a power of 2
   void insert_slot(std::uint32_t id) {
     const std::size_t mask = slots_.size() - 1;

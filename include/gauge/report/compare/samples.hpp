@@ -33,9 +33,9 @@ inline double sorted_median(std::vector<double> v) { return median_in_place(v); 
 
 /// "median +30.00 % [+29.1, +30.9]"-style text of a ratio.
 inline std::string statistic_text(const stats::StatisticRatio& s) {
-  if (s.interval.resamples == 0) return fmt::format("{} {:.4f}", to_string(s.statistic), s.interval.estimate);
-  return fmt::format("{} {:.4f} [{:.4f}, {:.4f}]", to_string(s.statistic), s.interval.estimate, s.interval.low,
-                     s.interval.high);
+  if (s.interval.resamples == 0) return fmt::format("{} {}", to_string(s.statistic), format_ratio(s.interval.estimate));
+  return fmt::format("{} {} [{}, {}]", to_string(s.statistic), format_ratio(s.interval.estimate),
+                     format_ratio(s.interval.low), format_ratio(s.interval.high));
 }
 
 /// "1.000 ms (52 %) and 1.250 ms (48 %)": the two modes of a split.
@@ -235,8 +235,7 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
                             const Result& base, const Result& candidate, const CompareOptions& o,
                             double unit_a = 1, double unit_b = 1) {
   const double t = o.threshold, alpha = 1 - o.confidence_level;
-  // Per-step distributions compare only where both sides sampled the same number of steps per
-  // sample (a sample of k steps is their mean, whose spread shrinks with k).
+  // Per-step distributions compare only at the same steps per sample (a sample of k is their mean).
   const bool same_k = base.sampling.steps_per_sample == candidate.sampling.steps_per_sample;
   // Modes: their medians must be more than two ticks of each side's timer and t × the median
   // apart; modes closer than the threshold cannot move the median by a material amount.
@@ -283,8 +282,7 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     return true;
   };
   bool p99_dropped = drop(stats::Statistic::p99, p99_jumps), p90_dropped = drop(stats::Statistic::p90, p90_jumps);
-  // A bimodal side with too few samples for p90: only the mean prices the slow mode (a slow
-  // minority of 20 % of the steps leaves the median put), so it decides here, and only here.
+  // A bimodal side without p90: only the mean prices the slow mode, so it decides here.
   if (c.bimodal && n < 100) c.deciding.push_back(stats::Statistic::mean);
   if (c.deciding.empty()) c.deciding.push_back(stats::Statistic::mean);
   if (!same_k)
@@ -299,15 +297,12 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     const double z = detail::normal_quantile((1 + each) / 2);
     for (auto& st : c.statistics) widen_interval(st.interval, 2 * z * z * o.run_spread * o.run_spread);
   }
-  // A tail that sits at a gap's edge on a side (a slow mode of ~10 % of the steps for p90): its
-  // interval reaches across the gap, across 1 and beyond 1 ± t, and confirms nothing; the mean
-  // decides in its place (a host step with 10 % slow calls against its own baseline: p90 1.00
-  // [0.51, 1.94], "cannot confirm" in most pairs). p99 needs no mode found: a slow minority of
-  // ~1 % of the steps is too few for find_modes, yet it carries p99 across its gap (1 % of the
-  // steps at 4× the body moves the mean by 3 %, which p99 alone, spanning, cannot confirm). Where
-  // both sides take such slow steps, its weight drifts between runs: the mean decides only when
-  // its whole interval moved (an unconfirmed move is no reason for `inconclusive`).
-  bool tail_spans = false, minority_shared = false;
+  // A tail at a gap's edge on a side (a slow mode of ~10 % of the steps for p90) has an interval
+  // across the gap, 1 and 1 ± t: it confirms nothing, and the mean decides in its place (rule 2).
+  // p99 needs no mode found (a continuous tail, a slow minority of ~1 %): where both sides take
+  // such steps it gives way to the mean, `inconclusive` where that moved significantly beyond
+  // 1 ± t unconfirmed; where one side has them, p99 stays, `inconclusive` beyond 1 ± t unconfirmed.
+  bool tail_spans = false, minority_shared = false, p99_one_sided = false;
   const auto ratio_of = [&](stats::Statistic st) {
     return std::find_if(c.statistics.begin(), c.statistics.end(), [&](const auto& x) { return x.statistic == st; });
   };
@@ -315,17 +310,20 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     if (!(c.bimodal || st == stats::Statistic::p99) || !tail_unsteady(sa, sb, q, t)) return false;
     const auto s = ratio_of(st), mean = ratio_of(stats::Statistic::mean);
     if (s == c.statistics.end() || mean == c.statistics.end()) return false;
-    // Across 1, and beyond 1 ± t on a side: it confirms nothing. Without modes found, across
-    // 1 + t or 1 − t is enough (a minority's p99 between the body and 4× the body confirms no
-    // material change, though it may exclude 1).
+    // Across 1 and beyond 1 ± t; without modes found, across 1 + t or 1 − t (it may exclude 1).
     const auto& i = s->interval;
     const bool across = c.bimodal ? i.low < 1 && i.high > 1 && (i.low < 1 - t || i.high > 1 + t)
                                   : (i.low < 1 + t && i.high > 1 + t) || (i.low < 1 - t && i.high > 1 - t);
     if (!across) return false;
     const auto& m = mean->interval;  // a mean that overflowed decides nothing
     if (!std::isfinite(m.low) || !std::isfinite(m.high) || !std::isfinite(m.estimate)) return false;
+    if (!c.bimodal && !(minority_shared = slow_minority_shared(sa, sb, q, t))) {
+      p99_one_sided = std::find(c.deciding.begin(), c.deciding.end(), st) != c.deciding.end();
+      if (p99_one_sided && std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
+        c.deciding.push_back(stats::Statistic::mean);  // beside p99: a minority's weight shows there
+      return false;
+    }
     if (!drop(st, true)) return false;
-    if (!c.bimodal) minority_shared = slow_minority_shared(sa, sb, q, t);
     return tail_spans = true;
   };
   const bool p90_jumps_dropped = p90_dropped, p99_jumps_dropped = p99_dropped;
@@ -359,15 +357,17 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     // In place of a tail whose interval spanned a gap, a mean that moved beyond 1 ± t without
     // confirming it cannot tell either.
     const bool for_tail = s.statistic == stats::Statistic::mean && (p90_jumps_dropped || p99_jumps_dropped);
-    const bool for_span = s.statistic == stats::Statistic::mean && tail_spans && !for_tail && !minority_shared &&
-                          (i.estimate < 1 - t || i.estimate > 1 + t);
+    const bool beyond = i.estimate < 1 - t || i.estimate > 1 + t;
+    const bool for_span = s.statistic == stats::Statistic::mean && (tail_spans || p99_one_sided) && !for_tail &&
+                          beyond && (!minority_shared || i.low > 1 || i.high < 1);
+    const bool one_sided = s.statistic == stats::Statistic::p99 && p99_one_sided && beyond;
     if (median ? (i.low > 1 && i.estimate > 1 + t) : i.low > 1 + t) {
       add(above);
       if (!decided || median) decided = &s;
     } else if (median ? (i.high < 1 && i.estimate < 1 - t) : i.high < 1 - t) {
       add(below);
       if (!decided) decided = &s;
-    } else if (((median || for_tail) && (i.low < 1 - t || i.high > 1 + t)) || for_span) {
+    } else if (((median || for_tail) && (i.low < 1 - t || i.high > 1 + t)) || for_span || one_sided) {
       add(undecided);
     }
   }
@@ -405,10 +405,11 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
                            p90_dropped && !p90_jumps_dropped ? "p90 sits" : "p99 sits");
   }
   if (tail_spans && !c.bimodal)
-    modes = fmt::format("p99 sits at the edge of a slow minority of steps {} (its interval reaches across 1 ± {:g} %), so "
-                        "it does not decide and the mean does{}; ",
-                        minority_shared ? "both sides take" : "only one side has", 100 * t,
-                        minority_shared ? " where its whole interval moved" : "");
+    modes = fmt::format("p99 sits among a tail or a slow minority of steps both sides take (its interval reaches across "
+                        "1 ± {:g} %), so it does not decide and the mean does; ", 100 * t);
+  else if (p99_one_sided)
+    modes = fmt::format("p99 sits at the edge of slow steps only one side has (its interval reaches across 1 ± {:g} %), "
+                        "so it cannot confirm what it reads; ", 100 * t);
   // Where the median jumps it does not decide; but where it is steady against a tenth of the
   // steps changing mode on each bimodal side, a median whose whole interval moved beyond 1 ± t
   // vetoes `faster` against it (the body moved one way and a tail the other: a tail alone must
@@ -472,16 +473,21 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
                            modes, 100 * t, 100 * *c.stream_half_width);
   } else {
     c.verdict = Verdict::same;
-    std::string all;
+    // Within 1 ± t: the deciding statistics whose interval lies there; the others named apart.
+    std::string all, open;
     for (const auto& s : c.statistics)
-      if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) != c.deciding.end())
-        all += (all.empty() ? "" : ", ") + statistic_text(s);
+      if (std::find(c.deciding.begin(), c.deciding.end(), s.statistic) != c.deciding.end()) {
+        std::string& list = s.interval.low >= 1 - t && s.interval.high <= 1 + t ? all : open;
+        list += (list.empty() ? "" : ", ") + statistic_text(s);
+      }
+    if (all.empty()) all = "the deciding statistics' estimates";
     // A small p beside "same" reads as a contradiction (a new user's friction): say what it means.
     const std::string small_p = c.mann_whitney->p_value < alpha && !modes_match
                                     ? fmt::format(" < {:g}: the distributions differ, by less than the {:g} % that counts",
                                                   alpha, 100 * t)
                                     : "";
-    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {}{}){}", modes, all, 100 * t, level, test, small_p,
+    c.reason = fmt::format("{}{}: within 1 ± {:g} % ({}; {}{}){}{}", modes, all, 100 * t, level, test, small_p,
+                           open.empty() ? "" : "; " + open + ": not shown different (the interval reaches beyond the bound)",
                            modes_match && c.mann_whitney->p_value < alpha
                                ? fmt::format("; the same modes, their weights moved ({:.0f} % → {:.0f} % in the lower one)",
                                              100 * c.base_modes->lower.weight, 100 * c.candidate_modes->lower.weight)

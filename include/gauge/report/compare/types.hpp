@@ -84,9 +84,11 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 //    interval is not finite (a mean that moved beyond 1 ± t there without confirming it:
 //    inconclusive). p99 needs no mode found for this: where it spans on a side (a continuous
 //    tail, or a slow minority of ~1 % of the steps, too few for a mode) and its interval lies
-//    across 1 + t or 1 − t, the mean decides in its place; where both sides take such slow
-//    steps (the other side has max(2, n / 400) steps at or above the spanning side's
-//    Q(0.995) / (1 + t)) only with its whole interval beyond 1 ± t, else as above.
+//    across 1 + t or 1 − t, then where both sides take such slow steps (the other side's
+//    slowest step is at least the spanning side's Q(0.9925) / (1 + t)) the mean decides in its
+//    place, inconclusive where its interval excludes 1 with the estimate beyond 1 ± t but does
+//    not lie beyond; where only one side has them, p99 stays, the mean decides beside it, and
+//    an estimate of either beyond 1 ± t that its interval does not confirm is inconclusive.
 // 3. *Verdict.* `slower` when the interval of some deciding statistic lies entirely above
 //    1 + t (a slow minority shows in the mean and p90/p99 while the median stays put);
 //    `faster` when some interval lies entirely below 1 − t and none above; `same` when every

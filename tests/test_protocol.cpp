@@ -785,6 +785,24 @@ TEST_CASE("work_not_every_step on the host without CPU time: preemptions while m
   two.gpu_time = gauge::stats::summarize(two.gpu_samples_s);
   CHECK_FALSE(warns(two, 2));
   CHECK(warns(two, 0));
+  // helper-17 #1: the same with timer jitter beside the preemptions: 1000 samples of 50 ns, two of
+  // 4 ms and 14 of 0.5 us (16 above 5 x the median, more than 2 + 2 switches). By hand: all 16
+  // hold (8 ms + 7 us) / 8.057 ms = 99.9 % of the time (warned without switches); without the two
+  // slowest, 14 hold 7 us / 57 us = 12.3 % < 50 %: nothing to say with 2 switches.
+  gauge::Result jitter;
+  jitter.sampling.method = "host";
+  for (std::size_t i = 0; i < 1016; ++i) jitter.gpu_samples_s.push_back(i < 2 ? 4e-3 : i < 16 ? 0.5e-6 : 50e-9);
+  jitter.gpu_time = gauge::stats::summarize(jitter.gpu_samples_s);
+  CHECK(warns(jitter, 0));
+  CHECK_FALSE(warns(jitter, 2));
+  // helper-17 #2: CPU time read once per round (5 rounds, each busy 10.9 us per step on average,
+  // as the real time) averages the slow samples in: it cannot tell, so the count decides.
+  gauge::Result rounds = r;
+  rounds.cpu_samples_s.assign(5, 10.9e-6);
+  rounds.cpu_time = gauge::stats::summarize(rounds.cpu_samples_s);
+  CHECK(warns(rounds, std::nullopt));
+  CHECK(warns(rounds, 3));
+  CHECK_FALSE(warns(rounds, 19));
   // Where CPU time was read, it decides, not the switches: CPU time that rises with the slow
   // samples is the work, whatever the count.
   gauge::Result busy = r;

@@ -647,6 +647,12 @@ TEST_CASE("misuse throws ConfigError naming the region or the value, and loses n
   t.start(fwd);
   CHECK(contains(config_error_of([&] { t.start(fwd); }), "'forward', which is already started"));
   CHECK(contains(config_error_of([&] { t.phase(fwd); }), "'forward' is a start/stop region"));
+  {  // helper-17 #4: starting the open phase names its kind, not "already started"
+    FakeTimer p("phases", FakeTimerBackend(&dev), no_warmup());
+    const auto y = p.region("y");
+    p.phase(y);
+    CHECK(contains(config_error_of([&] { p.start(y); }), "'y' is a phase (use phase()) and cannot also be a start/stop region"));
+  }
   CHECK(contains(config_error_of([&] { t.region("forward", 2); }), "registered at level 1 and is used at level 2"));
   CHECK(contains(config_error_of([&] { t.start(gauge::TimerRegion{42, 1}); }), "region handle 42"));
   CHECK(contains(config_error_of([&] { t.region(""); }), "must not be empty"));

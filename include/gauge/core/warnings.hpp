@@ -136,8 +136,8 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "a minority of the samples, far above the median, holds most of the time: the work may happen only every Nth call, "
      "and the median reports the calls that did none",
      "from 20 samples on: samples > 5 x the median are at most half of them and hold >= 50 % of the time; on host "
-     "timing not where the CPU time shows them off the CPU, nor, without CPU time, where the process's involuntary "
-     "context switches while measuring leave fewer than 2 of them unexplained"},
+     "timing not where CPU time per sample shows them off the CPU, nor, without it, where fewer than 2 holding that "
+     "share remain once the slowest as many as the process's involuntary context switches are set aside"},
     {warning_code::steps_per_sample_ignored, Severity::warning,
      "measure.steps_per_sample was set above 1 but every step needs its own event pair (an untimed setup, a cold cache)",
      "measure.steps_per_sample > 1 with Experiment::setup or a cold cache"},

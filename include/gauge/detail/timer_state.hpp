@@ -214,8 +214,8 @@ class TimerState {
   /// open, or a phase.
   void check_start(std::uint32_t id) {
     TimerRegionState& r = region_of(id);
+    set_kind(r, TimerRegionKind::region);  // first: the open phase is a phase, not a started region
     if (r.open) throw ConfigError("Timer '" + name_ + "': start of region '" + r.name + "', which is already started");
-    set_kind(r, TimerRegionKind::region);
   }
   /// Before a stop of region `id`: ConfigError for a handle of another Timer or a region not open.
   void check_stop(std::uint32_t id) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -194,9 +195,9 @@ inline void rule_timer_resolution(const Result& r, const RunFacts&, WarningSink&
 /// gradient accumulation, a cache refilled every N calls), and the median per step then reports
 /// the calls that did no work. The message gives the mean per step (the time per step the work
 /// costs on average) and, where the slow samples recur at a regular interval, that interval. Not
-/// given for host timing whose CPU time shows the slow samples were time off the CPU, nor, where
-/// host timing has no CPU time, for slow samples that the process's preemptions while measuring
-/// (RunFacts::preemptions) could all explain.
+/// given for host timing whose CPU time per sample shows the slow samples were time off the CPU,
+/// nor, without it, where the slowest as many samples as the process's preemptions while
+/// measuring (RunFacts::preemptions) leave fewer than 2 holding that share of the time.
 inline void rule_work_not_every_step(const Result& r, const RunFacts& f, WarningSink& sink) {
   const auto& x = r.gpu_samples_s;
   if (x.size() < thresholds::sparse_work_min_samples || !r.gpu_time.p50 || !(*r.gpu_time.p50 > 0)) return;
@@ -215,15 +216,23 @@ inline void rule_work_not_every_step(const Result& r, const RunFacts& f, Warning
   // off the CPU, never up for a multi-threaded one), the process was off the CPU (preempted, or
   // waiting), not doing skipped work: the outlier and noise rules report that, and this rule says
   // nothing. Host timing only (other backends' CPU time, were there any, says nothing of the device).
-  if (r.sampling.method == "host" && r.cpu_time.n >= 3 && r.cpu_time.mean && r.cpu_time.p50 && *r.cpu_time.p50 > 0) {
+  // Only CPU time read per sample tells (read once per round, it averages the slow samples in).
+  const bool host = r.sampling.method == "host", cpu_per_sample = r.cpu_samples_s.size() == x.size();
+  if (host && cpu_per_sample && r.cpu_time.n >= 3 && r.cpu_time.mean && r.cpu_time.p50 && *r.cpu_time.p50 > 0) {
     const double parallelism = std::min(1.0, *r.cpu_time.p50 / median);
     const double extra_real = mean - median, extra_cpu = *r.cpu_time.mean - *r.cpu_time.p50;
     if (extra_cpu >= 0 && extra_cpu < 0.25 * parallelism * extra_real) return;
-  } else if (r.sampling.method == "host" && f.preemptions && *f.preemptions >= 0) {
-    // Host timing without CPU time (a setup on a step too short to read it around): a sample a
-    // preemption made slow holds at least one of the process's involuntary context switches, so
-    // at most that many slow samples are time off the CPU; fewer than 2 beyond them: nothing to say.
-    if (at.size() < 2 + static_cast<std::size_t>(*f.preemptions)) return;
+  } else if (host && f.preemptions && *f.preemptions >= 0) {
+    // Otherwise a sample a preemption made slow holds at least one of the process's involuntary
+    // context switches while measuring: the slowest that many may be time off the CPU. Without
+    // them, 2 or more slow samples must still hold the share of the time, or nothing is said.
+    std::vector<double> slow;
+    for (std::size_t i : at) slow.push_back(x[i]);
+    std::sort(slow.begin(), slow.end(), std::greater<>());
+    const std::size_t off = std::min(slow.size(), static_cast<std::size_t>(*f.preemptions));
+    double off_time = 0;
+    for (std::size_t i = 0; i < off; ++i) off_time += slow[i];
+    if (slow.size() - off < 2 || heavy - off_time < thresholds::sparse_work_time_share * (total - off_time)) return;
   }
   // The interval between slow samples: the most common gap, if it is at least half of the gaps
   // (a wall round between two gated rounds shifts the phase: the gap across it differs).

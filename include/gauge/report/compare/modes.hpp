@@ -8,15 +8,31 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "gauge/core/format.hpp"
 #include "gauge/core/statistics.hpp"
 #include "gauge/core/two_sample.hpp"
+#include "gauge/detail/fmt.hpp"
 #include "gauge/report/compare/types.hpp"
 
 namespace gauge {
 
 namespace detail::comparing {
+
+/// "median +30.00 % [+29.1, +30.9]"-style text of a ratio.
+inline std::string statistic_text(const stats::StatisticRatio& s) {
+  if (s.interval.resamples == 0) return fmt::format("{} {}", to_string(s.statistic), format_ratio(s.interval.estimate));
+  return fmt::format("{} {} [{}, {}]", to_string(s.statistic), format_ratio(s.interval.estimate),
+                     format_ratio(s.interval.low), format_ratio(s.interval.high));
+}
+
+/// "1.000 ms (52 %) and 1.250 ms (48 %)": the two modes of a split.
+inline std::string modes_text(const stats::Modes& m) {
+  return fmt::format("{} ({:.0f} %) and {} ({:.0f} %)", format_time(m.lower.median), 100 * m.lower.weight,
+                     format_time(m.upper.median), 100 * m.upper.weight);
+}
 
 /// Keeps `m` bimodal only when its two groups are apart relative to their own spread: Ashman's
 /// D = sqrt(2) |m_upper − m_lower| / sqrt(s_lower² + s_upper²) > 2 (Ashman, Bird & Zepf 1994,

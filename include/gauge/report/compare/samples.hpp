@@ -31,19 +31,6 @@ namespace detail::comparing {
 /// Type-7 median of a copy of `v` (n >= 1).
 inline double sorted_median(std::vector<double> v) { return median_in_place(v); }
 
-/// "median +30.00 % [+29.1, +30.9]"-style text of a ratio.
-inline std::string statistic_text(const stats::StatisticRatio& s) {
-  if (s.interval.resamples == 0) return fmt::format("{} {}", to_string(s.statistic), format_ratio(s.interval.estimate));
-  return fmt::format("{} {} [{}, {}]", to_string(s.statistic), format_ratio(s.interval.estimate),
-                     format_ratio(s.interval.low), format_ratio(s.interval.high));
-}
-
-/// "1.000 ms (52 %) and 1.250 ms (48 %)": the two modes of a split.
-inline std::string modes_text(const stats::Modes& m) {
-  return fmt::format("{} ({:.0f} %) and {} ({:.0f} %)", format_time(m.lower.median), 100 * m.lower.weight,
-                     format_time(m.upper.median), 100 * m.upper.weight);
-}
-
 /// Verdict from both sides' summaries when a side stored no samples, or only a subsample of them
 /// (rule 4 at `Verdict`; `why` says which, e.g. "a side stored no samples"); false when a summary
 /// lacks the median's interval.
@@ -289,14 +276,23 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     c.notes.push_back(fmt::format("steps per sample differ ({} base, {} new): only the medians are compared, not the "
                                   "distributions (a sample of k steps is their mean)",
                                   base.sampling.steps_per_sample, candidate.sampling.steps_per_sample));
-  const double each = 1 - alpha / static_cast<double>(c.deciding.size());
-  c.statistics = stats::bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
-  if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each, a, b);
-  // Known run-to-run spread (one run per side): each side's median moves by it between runs.
-  if (o.run_spread > 0) {
-    const double z = detail::normal_quantile((1 + each) / 2);
-    for (auto& st : c.statistics) widen_interval(st.interval, 2 * z * z * o.run_spread * o.run_spread);
-  }
+  // Intervals at 1 − alpha / k each for the k deciding statistics (Bonferroni); again if k grows.
+  double each = 0;
+  std::size_t k = 0;
+  const std::size_t notes_before = c.notes.size();
+  const auto intervals = [&] {
+    c.notes.resize(notes_before);
+    k = c.deciding.size();
+    each = 1 - alpha / static_cast<double>(k);
+    c.statistics = stats::bootstrap_ratios(a, b, stats, each, o.resamples, o.seed);
+    if (o.metric == Metric::gpu_time) widen_for_stream_effect(c, base, candidate, each, a, b);
+    // Known run-to-run spread (one run per side): each side's median moves by it between runs.
+    if (o.run_spread > 0) {
+      const double z = detail::normal_quantile((1 + each) / 2);
+      for (auto& st : c.statistics) widen_interval(st.interval, 2 * z * z * o.run_spread * o.run_spread);
+    }
+  };
+  intervals();
   // A tail at a gap's edge on a side (a slow mode of ~10 % of the steps for p90) has an interval
   // across the gap, 1 and 1 ± t: it confirms nothing, and the mean decides in its place (rule 2).
   // p99 needs no mode found (a continuous tail, a slow minority of ~1 %): where both sides take
@@ -329,6 +325,7 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
   const bool p90_jumps_dropped = p90_dropped, p99_jumps_dropped = p99_dropped;
   if (spans(stats::Statistic::p99, 0.99)) p99_dropped = true;
   if (spans(stats::Statistic::p90, 0.90)) p90_dropped = true;
+  if (c.deciding.size() > k) intervals();  // the mean joined a one-sided p99
   c.ratio = c.statistics.front().interval;
   c.mann_whitney = stats::mann_whitney_u(a, b);
   int worst = 10;

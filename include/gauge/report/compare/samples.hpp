@@ -260,12 +260,15 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     c.deciding.push_back(st);
   }
   // ... so it does not decide, and the mean, which prices a change of that weight, decides instead.
+  const auto deciding = [&](stats::Statistic st) { return std::find(c.deciding.begin(), c.deciding.end(), st); };
+  const auto add_mean = [&] {
+    if (deciding(stats::Statistic::mean) == c.deciding.end()) c.deciding.push_back(stats::Statistic::mean);
+  };
   const auto drop = [&](stats::Statistic st, bool tail_jumps_) {
-    const auto it = std::find(c.deciding.begin(), c.deciding.end(), st);
+    const auto it = deciding(st);
     if (!tail_jumps_ || it == c.deciding.end()) return false;
     c.deciding.erase(it);
-    if (std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
-      c.deciding.push_back(stats::Statistic::mean);
+    add_mean();
     return true;
   };
   bool p99_dropped = drop(stats::Statistic::p99, p99_jumps), p90_dropped = drop(stats::Statistic::p90, p90_jumps);
@@ -314,9 +317,7 @@ inline void compare_samples(compare::ExperimentComparison& c, const std::vector<
     const auto& m = mean->interval;  // a mean that overflowed decides nothing
     if (!std::isfinite(m.low) || !std::isfinite(m.high) || !std::isfinite(m.estimate)) return false;
     if (!c.bimodal && !(minority_shared = slow_minority_shared(sa, sb, q, t))) {
-      p99_one_sided = std::find(c.deciding.begin(), c.deciding.end(), st) != c.deciding.end();
-      if (p99_one_sided && std::find(c.deciding.begin(), c.deciding.end(), stats::Statistic::mean) == c.deciding.end())
-        c.deciding.push_back(stats::Statistic::mean);  // beside p99: a minority's weight shows there
+      if ((p99_one_sided = deciding(st) != c.deciding.end())) add_mean();  // beside p99: a minority's weight shows there
       return false;
     }
     if (!drop(st, true)) return false;

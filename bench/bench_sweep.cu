@@ -108,8 +108,8 @@ double memcpy_rate(std::size_t bytes) {
 
 int main(int argc, char** argv) {
   const std::string out = argc > 1 ? argv[1] : "bench-sweep.json";
-  gauge::Registry registry;
-  gauge::register_benchmark_types<float, double>(registry, "triad", "T", {"float", "double"},
+  gauge::suite::Registry registry;
+  gauge::suite::register_benchmark_types<float, double>(registry, "triad", "T", {"float", "double"},
                                                  [](auto t, gauge::Point& p) { triad<typename decltype(t)::type>(p); })
       .int64_axis("bytes", gauge::pow2(12, 30));
   for (void*& p : arrays) {

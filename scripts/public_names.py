@@ -6,8 +6,8 @@ namespace), or directly in one of the user-facing sub-namespaces `gauge::catch2`
 (written `catch2::X`, `mpi::X`), and a macro the table lists that a public header #defines
 (`GAUGE_BENCHMARK`). Everything in `gauge::detail` is machinery, and so is every name
 inside another sub-namespace of `gauge` (the namespace itself counts once, e.g. `warning_code`).
-The members of the seven sub-namespaces by concept (`stats`, `records`, `env`, `peaks`, `compare`,
-`formats`, `suite`) are listed in full in docs/names.md, whose tables (first column:
+The members of the eight sub-namespaces by concept (`stats`, `records`, `env`, `peaks`, `compare`,
+`formats`, `suite`, `backends`) are listed in full in docs/names.md, whose tables (first column:
 `stats::summarize`, ...) are checked against the headers the same way.
 
 The names come from the compiler, not from a text search: clang++ parses one translation unit that
@@ -33,7 +33,10 @@ import tempfile
 
 USER_NAMESPACES = ("catch2", "mpi")
 # Sub-namespaces by concept: each counts once in the README; docs/names.md lists their members.
-CONCEPT_NAMESPACES = ("stats", "records", "env", "peaks", "compare", "formats", "suite")
+CONCEPT_NAMESPACES = ("stats", "records", "env", "peaks", "compare", "formats", "suite", "backends")
+# The inline namespaces of the compile mode (gauge/detail/compile_mode.hpp): an ABI tag that keeps a
+# type compiled by nvcc apart from the same type compiled by g++; transparent, never written.
+INLINE_NAMESPACES = ("host_compiled", "cuda_compiled")
 
 
 def headers(root):
@@ -81,7 +84,7 @@ def compiler_names(root, clang):
         q = line.strip()
         if not q.startswith("gauge::"):
             continue
-        parts = q.split("::")[1:]
+        parts = [x for x in q.split("::")[1:] if x not in INLINE_NAMESPACES]
         # (to_json, from_json and to_string there: the hooks gauge::to_json, ... names, found by ADL.)
         if len(parts) == 2 and parts[0] in CONCEPT_NAMESPACES and re.match(r"^[A-Za-z_][A-Za-z_0-9]*$", parts[1]) \
                 and parts[1] not in ("to_json", "from_json", "to_string"):

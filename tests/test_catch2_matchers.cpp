@@ -271,7 +271,7 @@ TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]"
   gauge::StoredReport one;
   one.results = {base, base};
   const std::string line = Catch::StringMaker<gauge::Result>::convert(base);
-  CHECK(gauge::find_export_format("line").write(one, {}) == line + "\n" + line + "\n");
+  CHECK(gauge::formats::find_export_format("line").write(one, {}) == line + "\n" + line + "\n");
   // By hand from the stored report: its name, status and time label.
   CHECK(line.rfind("gemm/K=8192", 0) == 0);
   CHECK(line.find(": ok, GPU time median ") != std::string::npos);

@@ -116,8 +116,14 @@ TEST_CASE("export: Google Benchmark JSON options (one entry per experiment, unit
   CHECK(j["benchmarks"][2]["time_unit"] == "us");
   CHECK(j["benchmarks"][2]["real_time"].get<double>() == Approx(*report.results[2].gpu_time.p50 * 1e6).epsilon(1e-14));
   CHECK(j["benchmarks"][2]["iterations"] == report.results[2].sampling.steps);
+  // Google Benchmark's indices: a family per benchmark name, an instance per point of it (gemm at
+  // 4096 and 8192 are instances 0 and 1 of family 0; copy is family 1)
   CHECK(j["benchmarks"][0]["family_index"] == 0);
-  CHECK(j["benchmarks"][2]["family_index"] == 2);
+  CHECK(j["benchmarks"][0]["per_family_instance_index"] == 0);
+  CHECK(j["benchmarks"][1]["family_index"] == 0);
+  CHECK(j["benchmarks"][1]["per_family_instance_index"] == 1);
+  CHECK(j["benchmarks"][2]["family_index"] == 1);
+  CHECK(j["benchmarks"][2]["per_family_instance_index"] == 0);
   o.metric = gauge::Metric::wall_time;
   o.repetitions = true;
   const nlohmann::json w = gauge::formats::google_benchmark_json(report, o);
@@ -209,16 +215,20 @@ TEST_CASE("export: Google Benchmark JSON writes a skipped point and a result wit
   const nlohmann::json j = gauge::formats::google_benchmark_json(report.environment, report.results, {}, "", skipped);
   const auto& b = j["benchmarks"];
   REQUIRE(b.size() == 2 * (30 + 4) + 1 + 2);  // two gemm results (30 samples and 4 aggregates), then 3 skips
-  CHECK(b[68] == nlohmann::json::parse(R"({"name": "copy/bytes:67108864", "family_index": 2,
+  CHECK(b[68] == nlohmann::json::parse(R"({"name": "copy/bytes:67108864", "family_index": 1,
       "per_family_instance_index": 0, "run_name": "copy/bytes:67108864", "run_type": "iteration", "repetitions": 1,
       "repetition_index": 0, "threads": 1, "skipped": true, "skip_message": "no samples", "iterations": 0,
       "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"})"));
-  CHECK(b[69] == nlohmann::json::parse(R"({"name": "gemm/M:65536/dtype:fp64", "family_index": 3,
-      "per_family_instance_index": 0, "run_name": "gemm/M:65536/dtype:fp64", "run_type": "iteration", "repetitions": 1,
+  // the skipped gemm point is the third instance of the gemm family (after M=4096 and M=8192)
+  CHECK(b[69] == nlohmann::json::parse(R"({"name": "gemm/M:65536/dtype:fp64", "family_index": 0,
+      "per_family_instance_index": 2, "run_name": "gemm/M:65536/dtype:fp64", "run_type": "iteration", "repetitions": 1,
       "repetition_index": 0, "threads": 1, "skipped": true, "skip_message": "does not fit in device memory",
       "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"})"));
   CHECK(b[70]["name"] == "gemm/M:65536/dtype:fp64/occurrence:2");  // names stay apart
-  CHECK(b[70]["family_index"] == 4);
+  CHECK(b[70]["family_index"] == 0);  // the same point again: the same family and instance
+  CHECK(b[70]["per_family_instance_index"] == 2);
+  CHECK(b[34]["family_index"] == 0);
+  CHECK(b[34]["per_family_instance_index"] == 1);
   CHECK(!j["context"].contains("gauge_skipped"));
   // A report read back brings its skipped points (the suite runner's --format gbench, gauge-export).
   report.skipped = skipped;

@@ -181,7 +181,7 @@ TEST_CASE("bencher: the registered format writes valid JSON that parses back to 
   gauge::Result broken = measured("broken", 1e-3);
   broken.status = gauge::Status::failed;
   report.results.push_back(broken);
-  const gauge::ExportFormat& format = gauge::find_export_format("bencher");
+  const gauge::formats::ExportFormat& format = gauge::formats::find_export_format("bencher");
   CHECK(format.description == "Bencher Metric Format JSON (bencher run --adapter json)");
   const std::string text = format.write(report, gauge::ExportOptions{});
   REQUIRE(!text.empty());

@@ -17,14 +17,14 @@ namespace gauge_test_export_formats {
 
 TEST_CASE("export formats: the registry holds the ten formats, in order, once each", "[export]") {
   std::string names;
-  for (const auto& f : gauge::export_formats()) names += f.name + ",";
+  for (const auto& f : gauge::formats::export_formats()) names += f.name + ",";
   CHECK(names == "gbench,csv,markdown,console,bencher,github_benchmark,json,sweep,sweep_markdown,line,interleaved,interleaved_markdown,");
-  CHECK(gauge::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
+  CHECK(gauge::formats::find_export_format("csv").description == "one row per experiment and per timer region (RFC 4180)");
 }
 
 TEST_CASE("export formats: an unknown name names itself and the registered ones", "[export]") {
   try {
-    gauge::find_export_format("xml");
+    gauge::formats::find_export_format("xml");
     FAIL("no error for an unknown format");
   } catch (const gauge::ConfigError& e) {
     CHECK(std::string(e.what()) == "no export format 'xml' (registered: gbench, csv, markdown, console, bencher, github_benchmark, json, sweep, sweep_markdown, line, interleaved, interleaved_markdown)");
@@ -40,10 +40,10 @@ TEST_CASE("export formats: console writes the summary of a stored report, csv ma
   r.gpu_time.p50 = 2e-6;
   r.gpu_time.p99 = 2e-6;
   report.results.push_back(r);
-  const std::string console = gauge::find_export_format("console").write(report, {});
+  const std::string console = gauge::formats::find_export_format("console").write(report, {});
   CHECK(console.find("copy") != std::string::npos);
   CHECK(console.find("2 us") != std::string::npos);  // 2e-6 s, by hand
-  CHECK(gauge::find_export_format("csv").write(report, {}) == gauge::formats::csv_table(report.results));
+  CHECK(gauge::formats::find_export_format("csv").write(report, {}) == gauge::formats::csv_table(report.results));
 }
 
 namespace {
@@ -90,7 +90,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 TEST_CASE("export formats: csv and markdown have a row per timer region, marked, and never say gpu on the host",
           "[export]") {
   const gauge::StoredReport report = report_with_timer();
-  const std::string csv = gauge::find_export_format("csv").write(report, {});
+  const std::string csv = gauge::formats::find_export_format("csv").write(report, {});
   const auto rows = lines_of(csv);
   REQUIRE(rows.size() == 4);  // header, sort, train's step, train's forward
   CHECK(rows[0] ==
@@ -115,7 +115,7 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   CHECK(rows[3].rfind("timer:train/forward,,ok,host,,1,3,0.0006,", 0) == 0);
   CHECK(rows[3].find(",,,,,,,,,timer_region,real time,0.3") != std::string::npos);
 
-  const std::string md = gauge::find_export_format("markdown").write(report, {});
+  const std::string md = gauge::formats::find_export_format("markdown").write(report, {});
   CHECK(lines_of(md).size() == 2 + 3);
   // Process CPU time per step, where a row has it (host timing): sort's median is 2 ms (of 3, 1,
   // 2 ms), its wall time none; the Timer rows have none.
@@ -127,12 +127,12 @@ TEST_CASE("export formats: csv and markdown have a row per timer region, marked,
   gpu_only.results[0].cpu_time = gauge::Summary{};
   gpu_only.results[0].cpu_samples_s.clear();
   gpu_only.timers.clear();
-  CHECK(gauge::find_export_format("markdown").write(gpu_only, {}).find("cpu/step") == std::string::npos);
+  CHECK(gauge::formats::find_export_format("markdown").write(gpu_only, {}).find("cpu/step") == std::string::npos);
   CHECK(md.find("| timer:train/step (timer step) | ok | 2 ms |") != std::string::npos);
   CHECK(md.find("| timer:train/forward (timer region, 30 % of the step) | ok | 600 us |") != std::string::npos);
   CHECK(md.find("1 Mtokens/s") != std::string::npos);
 
-  const std::string console = gauge::find_export_format("console").write(report, {});
+  const std::string console = gauge::formats::find_export_format("console").write(report, {});
   CHECK(console.find("timer train: ") != std::string::npos);
   CHECK(console.find("(real time)") != std::string::npos);
   CHECK(console.find("timer train: timer_unfinished: open") != std::string::npos);
@@ -195,7 +195,7 @@ TEST_CASE("export formats: sweep orders, groups and labels points exactly (the r
     }
     return lines;
   };
-  const auto sweep = gauge::find_export_format("sweep");
+  const auto sweep = gauge::formats::find_export_format("sweep");
   SECTION("integers beyond 2^53 sort exactly") {
     gauge::StoredReport doc;
     for (std::int64_t x : {std::int64_t{9007199254740993}, std::int64_t{9007199254740992}, INT64_MAX, INT64_MAX - 1})
@@ -232,7 +232,7 @@ TEST_CASE("export formats: sweep orders, groups and labels points exactly (the r
     CHECK(lines[0] == "a\\nb");
     CHECK(lines[1].rfind("device  status", 0) == 0);
     CHECK(lines[2].rfind("     5  skipped", 0) == 0);
-    const std::string md = gauge::find_export_format("sweep_markdown").write(doc, declared);
+    const std::string md = gauge::formats::find_export_format("sweep_markdown").write(doc, declared);
     CHECK(md.rfind("## a\\\\nb\n", 0) == 0);  // the visible "\n", its backslash escaped for Markdown
   }
   SECTION("a repetition at the largest index does not wrap to 0") {
@@ -286,7 +286,7 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   x.reason = "B is slower";
   x.measure_time_s = -0.0;
   doc.interleaved.push_back(x);
-  const std::string text = gauge::find_export_format("interleaved").write(doc, {});
+  const std::string text = gauge::formats::find_export_format("interleaved").write(doc, {});
   // Labels in the declared axis order, as --list prints them; the record's text on its own lines.
   CHECK(text.find("A     k/A=1/B=x  ok") != std::string::npos);
   CHECK(text.find("B     k/A=3/B=x  ok") != std::string::npos);
@@ -298,7 +298,7 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   gauge::StoredReport md_doc = doc;
   md_doc.results[0].dimensions["B"] = std::string("[x](y)");
   md_doc.interleaved[0].reason = "<img src=x> [c](u)";
-  const std::string md = gauge::find_export_format("interleaved_markdown").write(md_doc, {});
+  const std::string md = gauge::formats::find_export_format("interleaved_markdown").write(md_doc, {});
   CHECK(md.find("| A | k/A=1/B=\\[x\\](y) | ok |") != std::string::npos);
   CHECK(md.find("\n\\<img src=x\\> \\[c\\](u)\n") != std::string::npos);
   CHECK(md.find("[x](y)") == std::string::npos);
@@ -310,7 +310,7 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   y.a = 3;
   y.b = 4;
   two.interleaved.push_back(y);
-  const std::string both = gauge::find_export_format("interleaved").write(two, {});
+  const std::string both = gauge::formats::find_export_format("interleaved").write(two, {});
   CHECK(both.find("  B is slower\n\nside  point") != std::string::npos);
   // With a ratio, the reason's restatement of the line above is left out: by hand, the ratio line
   // "B/A = 1.1000, 95 % CI [1.0500, 1.1500], threshold 2 %: slower", then only the why.
@@ -327,7 +327,7 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   REQUIRE(rated.interleaved[0].reason ==
           "B/A 1.1000 [1.0500, 1.1500] at 95 % over 40 round pairs: B is slower: the interval lies above 1 and the "
           "estimate above 1 + 2 %");
-  const std::string r = gauge::find_export_format("interleaved").write(rated, {});
+  const std::string r = gauge::formats::find_export_format("interleaved").write(rated, {});
   CHECK(r.find("  B/A = 1.1000, 95 % CI [1.0500, 1.1500], threshold 2 %: slower\n"
                "  why: the interval lies above 1 and the estimate above 1 + 2 %\n") != std::string::npos);
   // A ratio of 1e300 (a hostile report) in five significant digits, not 300 digits, and the why
@@ -338,21 +338,21 @@ TEST_CASE("export formats: interleaved names its points, escapes the record's te
   rated.interleaved[0].ratio = p;
   rated.interleaved[0].verdict = gauge::detail::paired_verdict(p, 0.02, rated.interleaved[0].reason);
   CHECK(rated.interleaved[0].reason.rfind("B/A 1e+300 [1e+299, inf] at 95 % over 40 round pairs: ", 0) == 0);
-  const std::string huge = gauge::find_export_format("interleaved").write(rated, {});
+  const std::string huge = gauge::formats::find_export_format("interleaved").write(rated, {});
   CHECK(huge.find("  B/A = 1e+300, 95 % CI [1e+299, inf], threshold 2 %: slower\n  why: ") != std::string::npos);
-  CHECK(gauge::find_export_format("interleaved_markdown").write(rated, {}).find("| 1e+300 | 1e+299 | inf |") != std::string::npos);
+  CHECK(gauge::formats::find_export_format("interleaved_markdown").write(rated, {}).find("| 1e+300 | 1e+299 | inf |") != std::string::npos);
   CHECK(gauge::detail::format_ratio(1.23456) == "1.2346");
   CHECK(gauge::detail::format_ratio(999999.5) == "999999.5000");
   CHECK(gauge::detail::format_ratio(1234567.0) == "1.2346e+06");
   // A reason written otherwise (another version's words) is printed whole.
   rated.interleaved[0].reason = "B/A 1.1 looked slower";
-  CHECK(gauge::find_export_format("interleaved").write(rated, {}).find("\n  B/A 1.1 looked slower\n") != std::string::npos);
+  CHECK(gauge::formats::find_export_format("interleaved").write(rated, {}).find("\n  B/A 1.1 looked slower\n") != std::string::npos);
   // A record whose A and B are one experiment, or out of range: refused, naming it.
   doc.interleaved[0].b = 0;
-  CHECK_THROWS_WITH(gauge::find_export_format("interleaved").write(doc, {}),
+  CHECK_THROWS_WITH(gauge::formats::find_export_format("interleaved").write(doc, {}),
                     "interleaved[0]: A and B are the same experiment 0");
   doc.interleaved[0].b = 7;
-  CHECK_THROWS_WITH(gauge::find_export_format("interleaved_markdown").write(doc, {}),
+  CHECK_THROWS_WITH(gauge::formats::find_export_format("interleaved_markdown").write(doc, {}),
                     "interleaved[0] names experiment 7, but the report has 3");
 }
 

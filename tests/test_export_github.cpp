@@ -64,7 +64,7 @@ TEST_CASE("github_benchmark: the median in the unit asked, the interval's larger
   // Through the registry, as gauge-export writes it (default unit ns: 1.5 ms = 1.5e6 ns).
   gauge::StoredReport report;
   report.results = {gemm};
-  const auto text = gauge::find_export_format("github_benchmark").write(report, {});
+  const auto text = gauge::formats::find_export_format("github_benchmark").write(report, {});
   const auto parsed = nlohmann::json::parse(text);
   CHECK(parsed[0]["value"].get<double>() == Approx(1.5e6).epsilon(1e-12));
   CHECK(parsed[0]["range"] == "± 200000");

@@ -1031,7 +1031,7 @@ TEST_CASE("compare: labels name one point of both reports, and colliding labels 
   REQUIRE(c.only_in_base.size() == 2);
   CHECK(c.only_in_base[0] == "two/z=1/b=y");  // declared order, not alphabetical
   // Markdown of a report: its declared order too.
-  CHECK(gauge::find_export_format("markdown").write(base, {}).find("| two/z=1/b=y |") != std::string::npos);
+  CHECK(gauge::formats::find_export_format("markdown").write(base, {}).find("| two/z=1/b=y |") != std::string::npos);
 
   // "k/x=1" with no dimensions and "k" with x = 1 read alike, but are two experiments: no note
   // that one of them is in the report twice.

@@ -172,7 +172,7 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
   CHECK(doc.schema_version == gauge::report_schema_version);
   CHECK(doc.source == (dir / "r.json").string());
   for (const char* format : {"csv", "markdown", "sweep", "sweep_markdown", "console", "bencher", "interleaved", "interleaved_markdown"})
-    CHECK(gauge::export_text(report, format) == gauge::find_export_format(format).write(back, {}));
+    CHECK(gauge::export_text(report, format) == gauge::formats::find_export_format(format).write(back, {}));
   CHECK(report.summary() == gauge::export_text(report, "console"));
   CHECK(report.summary().find("skipped: gemm/M=4: too small\n") != std::string::npos);  // by hand from the add()
   // Host results without hardware counters: the reason once, with its count.
@@ -183,7 +183,7 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
     h.cpu_counters.reason = i < 2 ? "perf_event_open(CPU cycles): No such file or directory" : "";
     counted.results.push_back(h);
   }
-  const std::string console = gauge::find_export_format("console").write(counted, {});
+  const std::string console = gauge::formats::find_export_format("console").write(counted, {});
   CHECK(console.find("cpu counters (cycles, instructions): unavailable for 2 of 3 host results: "
                      "perf_event_open(CPU cycles): No such file or directory\n") != std::string::npos);
   CHECK(report.summary().find("gemm") != std::string::npos);
@@ -198,7 +198,7 @@ TEST_CASE("Report builds one document: its file, its export formats and its summ
   wall.metric = "wall";
   // gbench writes created_utc as context.date: "now" on each side, which may be a second apart.
   nlohmann::json g1 = nlohmann::json::parse(gauge::export_text(report, "gbench", wall));
-  nlohmann::json g2 = nlohmann::json::parse(gauge::find_export_format("gbench").write(back, wall));
+  nlohmann::json g2 = nlohmann::json::parse(gauge::formats::find_export_format("gbench").write(back, wall));
   g1["context"].erase("date");
   g2["context"].erase("date");
   CHECK(g1 == g2);

@@ -67,7 +67,7 @@ std::string slurp(std::FILE* f) {
 }
 
 /// Runs gauge::main over `registry` with `args` (argv[0] = "suite"), stdout and stderr captured.
-Run run_main(gauge::Registry& registry, std::vector<std::string> args, gauge::suite::SuiteIo io = {}) {
+Run run_main(gauge::suite::Registry& registry, std::vector<std::string> args, gauge::suite::SuiteIo io = {}) {
   args.insert(args.begin(), "suite");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -113,7 +113,7 @@ fs::path fresh_dir(const std::string& name) {
 /// A microseconds. `hook(p)` runs first (to skip or throw at chosen points).
 struct FakeSuite {
   FakeDevice dev;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   std::vector<std::string> ran;  // labels, in the order the bodies ran
   std::function<void(gauge::Point&)> hook;
   FakeSuite() {
@@ -262,7 +262,7 @@ TEST_CASE("suite: hostile --filter, --axis and labels are usage errors, never a 
   CHECK(gauge::detail::suite_run::group_depth("(a(b)(c(d)))") == 3);
   // A pattern that backtracks exponentially, (.*)*x$, on labels of 9 characters and on a longer
   // name: answered at once (libstdc++'s breadth-first executor), matching nothing.
-  gauge::Registry long_names;
+  gauge::suite::Registry long_names;
   long_names.add(std::string(200, 'q'), [](gauge::Point&) {}).int64_axis("A", {1});
   const Run slow = run_main(long_names, {"--list", "--filter", "(.*)*x$"});
   CHECK(slow.code == 2);
@@ -276,7 +276,7 @@ TEST_CASE("suite: hostile --filter, --axis and labels are usage errors, never a 
   // --list with a filter that matches nothing is the usage error a run with it is.
   CHECK(usage_of({"--list", "--filter", "nomatch"}) == "suite: error: --filter 'nomatch' matches no point (see --help)\n");
   // An empty registry still lists nothing, successfully.
-  gauge::Registry none;
+  gauge::suite::Registry none;
   const Run empty = run_main(none, {"--list"});
   CHECK(empty.code == 0);
   CHECK(empty.out.empty());
@@ -310,7 +310,7 @@ TEST_CASE("suite: bad usage exits 2 with one line naming the bad text", "[suite]
 
 TEST_CASE("suite: skip() after run(), and a throw after skip(), fail the point instead of vanishing", "[suite][run]") {
   FakeDevice dev;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   registry
       .add("k",
            [&dev](gauge::Point& p) {
@@ -381,7 +381,7 @@ TEST_CASE("suite: the runner's console and markdown views are the registered swe
           "[suite][run][export]") {
   // Axes declared Z (int, descending) then B (text): neither alphabetical nor ascending.
   FakeDevice dev;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   registry
       .add("t",
            [&dev](gauge::Point& p) {
@@ -401,14 +401,14 @@ TEST_CASE("suite: the runner's console and markdown views are the registered swe
   // back, through the registry, with no option.
   REQUIRE(doc.axes.count("t") == 1);
   CHECK(doc.axes.at("t") == std::vector<std::string>{"Z", "B"});
-  CHECK(gauge::find_export_format("sweep").write(doc, {}) == console.out);
+  CHECK(gauge::formats::find_export_format("sweep").write(doc, {}) == console.out);
   const Run markdown = run_main(registry, {"--format", "markdown", "--quiet"});
   REQUIRE(markdown.code == 0);
-  CHECK(gauge::find_export_format("sweep_markdown").write(doc, {}) == markdown.out);
+  CHECK(gauge::formats::find_export_format("sweep_markdown").write(doc, {}) == markdown.out);
   // ExportOptions::axes overrides the report's order.
   gauge::ExportOptions reversed;
   reversed.axes["t"] = {"B", "Z"};
-  CHECK(lines(gauge::find_export_format("sweep").write(doc, reversed))[1].rfind("B  Z  status", 0) == 0);
+  CHECK(lines(gauge::formats::find_export_format("sweep").write(doc, reversed))[1].rfind("B  Z  status", 0) == 0);
   // Columns in the declared order; rows by Z ascending, then B as declared (y before x), the
   // skipped point in its place; without a declared order, the columns are alphabetical.
   const auto table = lines(console.out);
@@ -421,7 +421,7 @@ TEST_CASE("suite: the runner's console and markdown views are the registered swe
     CHECK(table[2 + i].rfind(order[i], 0) == 0);
   }
   doc.axes.clear();  // a report without `axes` (before schema 1.9)
-  const auto alphabetical = lines(gauge::find_export_format("sweep").write(doc, gauge::ExportOptions{}));
+  const auto alphabetical = lines(gauge::formats::find_export_format("sweep").write(doc, gauge::ExportOptions{}));
   REQUIRE(alphabetical.size() == 9);
   CHECK(alphabetical[1].rfind("B  Z  status", 0) == 0);
   CHECK(alphabetical[2].rfind("y  1  ok", 0) == 0);
@@ -448,7 +448,7 @@ TEST_CASE("suite: a failing point exits 1 and the points before it stay in the r
   CHECK(gauge::testing::contains(r.err, "gauge: 6 points (5 ok, 1 failed, 0 skipped)"));
 
   // A body that neither runs nor skips fails its point.
-  gauge::Registry lazy;
+  gauge::suite::Registry lazy;
   lazy.add("lazy", [](gauge::Point&) {});
   const Run l = run_main(lazy, {"--quiet", "--format", "json"});
   CHECK(l.code == 1);
@@ -490,7 +490,7 @@ TEST_CASE("suite: a value twice on an axis, or a name with '/', '=' or a newline
   CHECK(twice.code == 2);
   CHECK(gauge::testing::contains(twice.err, "axis 'A' lists the value 1 more than once"));
   for (const char* name : {"a/b", "a=b", "a\nb"}) {
-    gauge::Registry bad;
+    gauge::suite::Registry bad;
     bad.add(name, [](gauge::Point& p) { p.skip("never runs"); });
     const Run r = run_main(bad, {"--list"});
     CHECK(r.code == 2);
@@ -499,7 +499,7 @@ TEST_CASE("suite: a value twice on an axis, or a name with '/', '=' or a newline
 }
 
 TEST_CASE("suite: --axis 'BENCH/AXIS=...' targets one of two benchmarks sharing an axis name", "[suite][cli][axes]") {
-  gauge::Registry r;
+  gauge::suite::Registry r;
   for (const char* name : {"k", "m"})
     r.add(name, [](gauge::Point& p) { p.skip("listed only"); }).int64_axis("A", {1, 2, 3}).string_axis("B", {"x"});
   const Run one = run_main(r, {"--list", "--axis", "m/A=[7,8]"});
@@ -529,62 +529,62 @@ static void declared_body(gauge::Point& p) {
   p.skip("never runs");
 }
 static void nan_axis(gauge::Point& p) { declared_body(p); }
-[[maybe_unused]] static gauge::Benchmark& unnamed_benchmark = gauge::register_benchmark("", declared_body);
+[[maybe_unused]] static gauge::suite::Benchmark& unnamed_benchmark = gauge::suite::register_benchmark("", declared_body);
 GAUGE_BENCHMARK(nan_axis).float64_axis("alpha", {0.5, std::nan("")});
 
 TEST_CASE("suite: a declaration with a mistake never ends the program at static initialization: the runner names it, exit 2",
           "[suite][cli][hardening]") {
   // The program's registry holds the two declarations above (an empty name, a NaN axis value).
-  const Run r = run_main(gauge::Registry::global(), {"--quiet"});
+  const Run r = run_main(gauge::suite::Registry::global(), {"--quiet"});
   CHECK(r.code == 2);
   CHECK(r.err ==
         "suite: error: benchmark 1 of 2 in registration order is declared wrongly: its name is empty: give it one "
         "(GAUGE_BENCHMARK(fn) names it \"fn\", register_benchmark(name, body) by its first argument) (and 1 more "
         "declaration problem); nothing was run (see --help)\n");
   CHECK(r.out.empty());
-  CHECK(run_main(gauge::Registry::global(), {"--list"}).code == 2);  // --list plans the points too
+  CHECK(run_main(gauge::suite::Registry::global(), {"--list"}).code == 2);  // --list plans the points too
   CHECK(declared_bodies_run == 0);
 
   // Each mistake alone, in a registry of its own: the benchmark, the axis and the value named.
   struct Case {
-    std::function<void(gauge::Registry&)> declare;
+    std::function<void(gauge::suite::Registry&)> declare;
     std::string message;
   };
   const auto body = [](gauge::Point& p) { p.skip("never runs"); };
   const std::vector<Case> cases = {
-      {[&](gauge::Registry& g) { g.add("k", body).float64_axis("alpha", {0.5, std::nan("")}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).float64_axis("alpha", {0.5, std::nan("")}); },
        "benchmark 'k' is declared wrongly: axis 'alpha' has the value nan: an axis value must be a finite number"},
-      {[&](gauge::Registry& g) { g.add("k", body).float64_axis("alpha", {HUGE_VAL}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).float64_axis("alpha", {HUGE_VAL}); },
        "benchmark 'k' is declared wrongly: axis 'alpha' has the value inf: an axis value must be a finite number"},
-      {[&](gauge::Registry& g) { g.add("k", body).float64_axis("alpha", {1.0, -HUGE_VAL}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).float64_axis("alpha", {1.0, -HUGE_VAL}); },
        "benchmark 'k' is declared wrongly: axis 'alpha' has the value -inf: an axis value must be a finite number"},
-      {[&](gauge::Registry& g) {
+      {[&](gauge::suite::Registry& g) {
          g.add("a", body);
          g.add("", body);
        },
        "benchmark 2 of 2 in registration order (after 'a') is declared wrongly: its name is empty"},
-      {[&](gauge::Registry& g) {
+      {[&](gauge::suite::Registry& g) {
          g.add("k", body).int64_axis("N", {1});
          g.add("k", body).int64_axis("N", {2});
        },
        "benchmark 'k' is declared wrongly: its name is registered twice: give each benchmark its own name"},
-      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("", {1}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).int64_axis("", {1}); },
        "benchmark 'k' is declared wrongly: an axis name is empty: name the axis"},
-      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", std::vector<std::int64_t>{}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).int64_axis("N", std::vector<std::int64_t>{}); },
        "benchmark 'k' is declared wrongly: axis 'N' has no values: give it at least one"},
-      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", {1}).string_axis("N", {"x"}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).int64_axis("N", {1}).string_axis("N", {"x"}); },
        "benchmark 'k' is declared wrongly: axis 'N' is declared twice: give each axis its own name"},
-      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", gauge::pow2(10, 70)); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).int64_axis("N", gauge::pow2(10, 70)); },
        "benchmark 'k' is declared wrongly: axis 'N': gauge::pow2(10, 70, 1): exponent '70' is outside [0, 62]"},
-      {[&](gauge::Registry& g) { g.add("k", body).int64_axis("N", gauge::range(5, 1)); },
+      {[&](gauge::suite::Registry& g) { g.add("k", body).int64_axis("N", gauge::range(5, 1)); },
        "benchmark 'k' is declared wrongly: axis 'N': gauge::range(5, 1, 1): range [5:1] is empty"},
-      {[&](gauge::Registry& g) { g.add("k", gauge::suite::BenchmarkBody{}); },
+      {[&](gauge::suite::Registry& g) { g.add("k", gauge::suite::BenchmarkBody{}); },
        "benchmark 'k' is declared wrongly: its body is empty: give it a function of a gauge::Point&"},
-      {[&](gauge::Registry& g) { gauge::register_benchmark_types<float, double>(g, "t", "T", {"float"}, [](auto, gauge::Point&) {}); },
+      {[&](gauge::suite::Registry& g) { gauge::suite::register_benchmark_types<float, double>(g, "t", "T", {"float"}, [](auto, gauge::Point&) {}); },
        "benchmark 't' is declared wrongly: 1 type names for 2 types: give one name per type"},
   };
   for (const auto& c : cases) {
-    gauge::Registry g;
+    gauge::suite::Registry g;
     REQUIRE_NOTHROW(c.declare(g));
     const Run bad = run_main(g, {"--list"});
     INFO(bad.err);
@@ -603,7 +603,7 @@ TEST_CASE("suite: an axis value with '/' or '=', or 0 beside -0, is a usage erro
   const Run equals = run_main(s.registry, {"--list", "--axis", "B=[a=b]"});
   CHECK(equals.code == 2);
   CHECK(gauge::testing::contains(equals.err, "with '='"));
-  gauge::Registry r;
+  gauge::suite::Registry r;
   r.add("f", [](gauge::Point& p) { p.skip("listed only"); }).float64_axis("F", {1.0});
   const Run zeros = run_main(r, {"--list", "--axis", "F=[0,-0]"});
   CHECK(zeros.code == 2);
@@ -745,9 +745,9 @@ TEST_CASE("suite: --kernels traces every point and prints its kernels", "[suite]
 }
 
 TEST_CASE("suite: a template benchmark has a type axis named after its types", "[suite][types]") {
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   std::vector<std::size_t> sizes;
-  gauge::register_benchmark_types<float, double>(registry, "copy", "T", gauge::detail::split_type_names("float, double"),
+  gauge::suite::register_benchmark_types<float, double>(registry, "copy", "T", gauge::detail::split_type_names("float, double"),
                                                  [&](auto t, gauge::Point& p) {
                                                    sizes.push_back(sizeof(typename decltype(t)::type));
                                                    p.skip("not measured here");
@@ -957,7 +957,7 @@ struct ProfilingBackend : FakeBackend {
 TEST_CASE("suite: --profile runs a short warm-up, then exactly one step inside the profiler range, untimed", "[suite][profile]") {
   FakeDevice dev;
   std::size_t captured = 0, steps = 0, setups = 0;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   registry.add("p", [&](gauge::Point& p) {
     ProfilingBackend b(&dev);
     b.device = &dev;
@@ -979,7 +979,7 @@ TEST_CASE("suite: a point's untimed setup runs before every step, outside the ti
   // A 1 ms setup (a reset kernel on the stream) before a 10 us step: the median stays 10 us.
   FakeDevice dev;
   std::size_t steps = 0, setups = 0;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   registry.add("s", [&](gauge::Point& p) {
     p.run_on(FakeBackend(&dev), [&](FakeStream st) { ++steps; st.kernel(10e-6); }, [&](FakeStream st) {
       ++setups;
@@ -1016,7 +1016,7 @@ TEST_CASE("suite: the adversarial review's inputs end cleanly", "[suite][hardeni
 
   // A configure() that throws fails its points, not the program; the other benchmark runs.
   FakeDevice dev;
-  gauge::Registry r;
+  gauge::suite::Registry r;
   r.add("bad", [&](gauge::Point& p) { p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(1e-5); }); })
       .configure([](gauge::Config&) { throw std::runtime_error("no such GPU model"); });
   r.add("good", [&](gauge::Point& p) { p.run_on(FakeBackend(&dev), [](FakeStream st) { st.kernel(1e-5); }); })
@@ -1092,10 +1092,10 @@ TEST_CASE("suite: --interleave measures two values of an axis in ABBA rounds: B/
   CHECK(gauge::testing::contains(r.err, "gauge: interleaved 2 points (2 ok, 0 failed, 0 skipped)"));
   // The view is the registered format `interleaved` (gauge-export --format interleaved prints it
   // from the report), and --format markdown is `interleaved_markdown`.
-  CHECK(r.out == gauge::find_export_format("interleaved").write(report, {}));
+  CHECK(r.out == gauge::formats::find_export_format("interleaved").write(report, {}));
   const Run md = run_main(s.registry, {"--interleave", "k/A=1/B=x", "k/A=3/B=x", "--out", out, "--format", "markdown", "--quiet"});
   CHECK(md.code == 0);
-  const std::string md_text = gauge::find_export_format("interleaved_markdown").write(gauge::read_report(out), {});
+  const std::string md_text = gauge::formats::find_export_format("interleaved_markdown").write(gauge::read_report(out), {});
   CHECK(md.out == md_text);
   CHECK(md_text.rfind("## points\n\n| side | point | status |", 0) == 0);
   // Named by its registered name, the view is on stdout once (not again on stderr, as for csv).
@@ -1116,7 +1116,7 @@ TEST_CASE("suite: --interleave compares two benchmarks: the interval covers the 
     const double u = static_cast<double>(gen() >> 11) * 0x1.0p-53;
     return base * std::exp(1.0 * dev.host) * (1 + 0.01 * std::sqrt(12.0) * (u - 0.5));
   };
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   for (const auto& [name, base] : {std::pair<const char*, double>{"base", 10e-6}, {"candidate", 10.5e-6}})
     registry
         .add(name,
@@ -1203,7 +1203,7 @@ TEST_CASE("suite: --interleave with a point that is not exactly one exits 2 nami
 TEST_CASE("suite: --interleave of points that cannot share rounds exits 2 before measuring", "[suite][interleave][cli]") {
   // Different stream pools: gauge::interleave refuses them before anything is measured.
   FakeDevice dev;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   for (std::size_t streams : {std::size_t{8}, std::size_t{2}})
     registry
         .add("s" + std::to_string(streams),
@@ -1246,7 +1246,7 @@ TEST_CASE("suite: --interleave with a point whose body fails or skips exits 1 na
   REQUIRE(rows.size() >= 3);
   CHECK(rows[0] == "no interleaved A/B run in this report; its points:");
   CHECK(rows[2].rfind("-     k/A=3/B=x  failed", 0) == 0);
-  CHECK(r.out == gauge::find_export_format("interleaved").write(report, {}));
+  CHECK(r.out == gauge::formats::find_export_format("interleaved").write(report, {}));
   // A skipped by its benchmark: B never runs.
   FakeSuite t;
   t.hook = s.hook;
@@ -1353,7 +1353,7 @@ TEST_CASE("suite: --list --format json prints the points as JSON, other formats 
   // The text list is the same points.
   CHECK(run_main(s.registry, {"--list", "--axis", "A=[1,3]"}).out == "k/A=1/B=x\nk/A=1/B=y\nk/A=3/B=x\nk/A=3/B=y\n");
   // A real axis, a device of --device all, and --interleave's two points.
-  gauge::Registry g;
+  gauge::suite::Registry g;
   g.add("f", [](gauge::Point& p) { p.skip("listed only"); }).float64_axis("F", {0.5});
   const Run d = run_main(g, {"--list", "--format", "json", "--device", "all"});
   CHECK(nlohmann::json::parse(d.out) == nlohmann::json::parse(R"([

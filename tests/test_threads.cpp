@@ -247,7 +247,7 @@ TEST_CASE("threads: a suite's thread-count axis", "[threads][host][suite]") {
   // exactly that many threads, and its result in the report has the dimension.
   std::mutex m;
   std::vector<std::pair<std::int64_t, std::set<unsigned>>> seen;
-  gauge::Registry registry;
+  gauge::suite::Registry registry;
   registry
       .add("threaded",
            [&](gauge::Point& p) {

@@ -655,6 +655,19 @@ TEST_CASE("misuse throws ConfigError naming the region or the value, and loses n
   }
   CHECK(contains(config_error_of([&] { t.region("forward", 2); }), "registered at level 1 and is used at level 2"));
   CHECK(contains(config_error_of([&] { t.start(gauge::TimerRegion{42, 1}); }), "region handle 42"));
+  {  // helper-17 #6: a handle of another Timer whose id is valid here is refused, not timed here
+    FakeTimer other("other", FakeTimerBackend(&dev), no_warmup());
+    const auto foreign = other.region("x");  // id 0, as t's first region "forward"
+    REQUIRE(foreign.id == fwd.id);
+    for (const std::string& e : {config_error_of([&] { t.start(foreign); }), config_error_of([&] { t.stop(foreign); }),
+                                 config_error_of([&] { t.phase(foreign); }), config_error_of([&] { (void)t.scope(foreign); })})
+      CHECK(contains(e, "region handle 0 does not belong to this Timer (another Timer returned it)"));
+    CHECK(contains(config_error_of([&] { t.stop(gauge::TimerRegion{fwd.id, fwd.level}); }), "not returned by a Timer's region()"));
+    t.stop(fwd);  // still open: the refused calls changed nothing
+    other.start(foreign);  // and the handle works on its own Timer
+    other.stop(foreign);
+    t.start(fwd);
+  }
   CHECK(contains(config_error_of([&] { t.region(""); }), "must not be empty"));
   CHECK(contains(config_error_of([&] { gauge::StepWork().tokens(-1); }), "tokens"));
   CHECK(contains(config_error_of([&] { gauge::StepWork().flop(std::nan("")); }), "flop"));

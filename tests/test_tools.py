@@ -586,7 +586,8 @@ class ExportCli(unittest.TestCase):
         self.assertEqual(0, p.returncode, p.stderr)
         gb = json.loads(p.stdout)
         self.assertNotIn("gauge_skipped", gb["context"])
-        self.assertEqual({"name": "gemm/M:65536/dtype:fp64", "family_index": 1, "per_family_instance_index": 0,
+        # family 0 (gemm), instance 1: the second point of the gemm family after the measured 8192^3
+        self.assertEqual({"name": "gemm/M:65536/dtype:fp64", "family_index": 0, "per_family_instance_index": 1,
                           "run_name": "gemm/M:65536/dtype:fp64", "run_type": "iteration", "repetitions": 1,
                           "repetition_index": 0, "threads": 1, "skipped": True, "skip_message": "does not fit",
                           "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ns"}, gb["benchmarks"][-1])

@@ -45,7 +45,7 @@ Arguments parse(int argc, char** argv) {
   app.add_option("REPORT", a.path, "The report (gauge JSON)")->required()->type_name("REPORT.json");
   std::string formats_help;
   std::vector<std::string> names;
-  for (const auto& f : gauge::export_formats()) {
+  for (const auto& f : gauge::formats::export_formats()) {
     formats_help += (formats_help.empty() ? "" : "; ") + f.name + ": " + f.description;
     names.push_back(f.name);
   }
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     }
     // A report with nothing the format holds (a Timer-only report for gbench): say so (exit 2)
     // rather than print an empty list that reads as success.
-    const gauge::ExportFormat& format = gauge::find_export_format(args.format);
+    const gauge::formats::ExportFormat& format = gauge::formats::find_export_format(args.format);
     if (!format.has_content(report))
       throw gauge::tools::BadInput{args.path + ": the report holds no experiments" +
                                    (report.timers.empty() ? std::string()

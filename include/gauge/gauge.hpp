@@ -26,7 +26,7 @@
 #include "gauge/report.hpp"
 
 namespace gauge {
-// The seven sub-namespaces by concept (docs/names.md), each declared here so that a program that
+// The eight sub-namespaces by concept (docs/names.md), each declared here so that a program that
 // includes only this header can name all of them, e.g. in the one-line migration from 0.2.0's
 // flat names (CHANGELOG.md): namespace gauge { using namespace records; ... }.
 namespace stats {}
@@ -36,6 +36,7 @@ namespace peaks {}
 namespace compare {}
 namespace formats {}
 namespace suite {}
+namespace backends {}
 }  // namespace gauge
 
 // The compiled part is host code only: nvcc's device pass (__CUDA_ARCH__ defined) skips it.

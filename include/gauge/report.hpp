@@ -85,7 +85,7 @@ class Report {
 
   /// The report document as write() would write it now (this version's schema, `created_utc`
   /// now, `source` the path): what every export format writes (gauge::export_text in
-  /// gauge/report/formats.hpp, `gauge::find_export_format(name).write(doc, options)`).
+  /// gauge/report/formats.hpp, `gauge::formats::find_export_format(name).write(doc, options)`).
   StoredReport document() const;
 
   /// Writes the report atomically (temporary file, then rename; see write_file_atomic: a kill -9

@@ -86,6 +86,7 @@
 /// from it in gauge/detail/timer_summarize.hpp; those two are no templates, compiled once per file
 /// whatever the backends.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -112,11 +113,29 @@ using DefaultTimerBackend = HostTimerBackend;
 #endif
 
 /// A registered region of a Timer: a cheap handle (no name lookup at start/stop). Valid only for
-/// the Timer that returned it.
+/// the Timer that returned it: another Timer's start, stop, scope or phase throws ConfigError.
 struct TimerRegion {
   std::uint32_t id = 0;             ///< index of the region in its Timer
   int level = timer_level::normal;  ///< its level (see `timer_level`)
+  std::uint32_t timer = 0;          ///< the serial number of the Timer that returned it (0: none)
 };
+
+namespace detail {
+/// A serial number for each Timer of the process (1, 2, ...), so that a region handle names its Timer.
+inline std::uint32_t next_timer_serial() {
+  static std::atomic<std::uint32_t> next{0};
+  std::uint32_t s = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  return s != 0 ? s : next.fetch_add(1, std::memory_order_relaxed) + 1;  // 0 means "no Timer"
+}
+/// The error of a region handle that another Timer (or no Timer) returned.
+[[noreturn]] inline void throw_foreign_timer_handle(const std::string& timer, const TimerRegion& r) {
+  throw ConfigError("Timer '" + timer + "': region handle " + std::to_string(r.id) +
+                    " does not belong to this Timer (" +
+                    (r.timer == 0 ? std::string("it was not returned by a Timer's region()")
+                                  : "another Timer returned it") +
+                    "): use the handle this Timer's region(name) returns");
+}
+}  // namespace detail
 
 /// Called with a summary of the window every `TimerConfig::log_every` steps (timer.on_log(...)).
 using TimerSink = std::function<void(const TimerSummary&)>;
@@ -219,16 +238,18 @@ class Timer {
   /// \throws ConfigError for an empty name, a level outside 0..2, or a name registered at another
   ///   level.
   TimerRegion region(std::string_view name, int level = timer_level::normal) {
-    return {core_.find_or_register(name, level), level};
+    return {core_.find_or_register(name, level), level, serial_};
   }
 
   /// Starts `r` on the Timer's stream: one marker. No-op above the level.
   void start(TimerRegion r) {
+    check_owner(r);
     if (disabled(r.level)) return;
     core_.start(r.id, core_.stream());
   }
   /// Starts `r` on another stream: both its markers go there (see the file comment).
   void start(TimerRegion r, stream_type stream) {
+    check_owner(r);
     if (disabled(r.level)) return;
     core_.start(r.id, stream);
   }
@@ -247,6 +268,7 @@ class Timer {
   /// Stops `r`: one marker, on the stream it started on. No-op above the level.
   /// \throws ConfigError if `r` is not open (never started, or already stopped).
   void stop(TimerRegion r) {
+    check_owner(r);
     if (disabled(r.level)) return;
     core_.stop(r.id);
   }
@@ -260,12 +282,14 @@ class Timer {
 
   /// Starts `r` and returns a Scope that stops it (RAII). A disabled region's Scope is inert.
   [[nodiscard]] Scope scope(TimerRegion r) {
+    check_owner(r);
     if (disabled(r.level)) return Scope(&core_, r.id, false);
     core_.start(r.id, core_.stream());
     return Scope(&core_, r.id, true);
   }
   /// As scope(TimerRegion) on another stream.
   [[nodiscard]] Scope scope(TimerRegion r, stream_type stream) {
+    check_owner(r);
     if (disabled(r.level)) return Scope(&core_, r.id, false);
     core_.start(r.id, stream);
     return Scope(&core_, r.id, true);
@@ -285,6 +309,7 @@ class Timer {
   /// The last phase of a step ends at step(). A region is a phase or a start/stop region, not
   /// both (ConfigError). A disabled phase is a no-op: the previous phase goes on.
   void phase(TimerRegion r) {
+    check_owner(r);
     if (disabled(r.level)) return;
     core_.phase(r.id);
   }
@@ -359,6 +384,11 @@ class Timer {
  private:
   /// Whether a region of `level` is above the Timer's level (its calls are no-ops).
   bool disabled(int level) const { return level > core_.state().level(); }
+  /// Throws ConfigError unless this Timer returned `r` (a handle of another Timer would time one
+  /// of this Timer's regions by its index).
+  void check_owner(const TimerRegion& r) const {
+    if (r.timer != serial_) detail::throw_foreign_timer_handle(core_.state().name(), r);
+  }
   /// Resolves the oldest pending step (its markers completed) and logs to the sinks when due.
   void resolve_front() {
     if (!core_.resolve_front() || sinks_.empty()) return;
@@ -367,6 +397,7 @@ class Timer {
   }
 
   detail::TimerCore<Backend> core_;  ///< the backend, the markers and the state
+  std::uint32_t serial_ = detail::next_timer_serial();  ///< what this Timer's region handles carry
   StepWork default_work_;
   std::vector<TimerSink> sinks_;
 };

@@ -65,7 +65,7 @@ class HostBackend {
   static constexpr const char* time_label = "real time";
   static constexpr const char* time_clock = "host steady clock";
 
-  GateSupport gate_support() const { return GateSupport::not_needed; }
+  backends::GateSupport gate_support() const { return backends::GateSupport::not_needed; }
   bool graph_supported() const { return false; }
   bool flush_supported() const { return false; }
 

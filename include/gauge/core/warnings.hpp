@@ -133,7 +133,7 @@ inline constexpr WarningInfo warning_catalogue[] = {
     {warning_code::drift_during_measurement, Severity::warning, "the first and last thirds of the samples disagree",
      "abs(median(last third) / median(first third) − 1) > max(warmup.drift_tolerance, 2 × CI width), from 30 samples on"},
     {warning_code::work_not_every_step, Severity::warning,
-     "a minority of the samples, far above the median, holds most of the time: the work may happen only every Nth call, "
+     "a minority of the samples, far above the median, holds most of the time: the work (or a wait, e.g. a sleep or a lock) may happen only every Nth call, "
      "and the median reports the calls that did none",
      "from 20 samples on: samples > 5 x the median are at most half of them and hold >= 50 % of the time; on host "
      "timing not where CPU time per sample shows them off the CPU, nor, without it, where fewer than 2 holding that "

@@ -32,7 +32,7 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
 
-GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
+GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE
 
 /// One probe record: what one block read.
 struct ClockProbeSlot {
@@ -170,4 +170,4 @@ class ClockProbe {
   std::uint32_t epoch_counter_ = 0, epoch_start_ = 0, epoch_stop_ = 0;
 };
 
-GAUGE_END_COMPILE_MODE_NAMESPACE
+GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE

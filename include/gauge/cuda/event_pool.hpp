@@ -14,7 +14,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/cuda/check.hpp"
 
-namespace gauge {
+namespace gauge::backends {
 
 /// A pool of CUDA timing events on one device (the device current when the pool creates them; a
 /// CUDA event can only be recorded on a stream of its own device).
@@ -108,4 +108,4 @@ class EventPool {
   unsigned int flags_ = cudaEventDefault;
 };
 
-}  // namespace gauge
+}  // namespace gauge::backends

@@ -19,7 +19,7 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
 
-GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
+GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE
 
 namespace gate_kernels {
 #if defined(__CUDACC__)
@@ -115,4 +115,4 @@ class LaunchGate {
   std::uint32_t epoch_ = 0;
 };
 
-GAUGE_END_COMPILE_MODE_NAMESPACE
+GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE

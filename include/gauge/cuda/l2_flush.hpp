@@ -27,7 +27,7 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
 
-GAUGE_BEGIN_COMPILE_MODE_NAMESPACE
+GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE
 
 namespace flush_kernels {
 #if defined(__CUDACC__)
@@ -132,4 +132,4 @@ class L2Flush {
   int value_ = 0;
 };
 
-GAUGE_END_COMPILE_MODE_NAMESPACE
+GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE

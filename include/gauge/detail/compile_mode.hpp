@@ -6,18 +6,30 @@
 /// translation unit then holds two distinct types instead of one type defined two ways.
 
 #if defined(__CUDACC__)
-/// Opens `namespace gauge` and the inline namespace of this translation unit's compiler.
-#define GAUGE_BEGIN_COMPILE_MODE_NAMESPACE \
-  namespace gauge {                        \
-  inline namespace cuda_compiled {
+#define GAUGE_DETAIL_INLINE_COMPILE_MODE_NAMESPACE inline namespace cuda_compiled {
 #else
+#define GAUGE_DETAIL_INLINE_COMPILE_MODE_NAMESPACE inline namespace host_compiled {
+#endif
+
 /// Opens `namespace gauge` and the inline namespace of this translation unit's compiler.
 #define GAUGE_BEGIN_COMPILE_MODE_NAMESPACE \
   namespace gauge {                        \
-  inline namespace host_compiled {
-#endif
+  GAUGE_DETAIL_INLINE_COMPILE_MODE_NAMESPACE
 
 /// Closes what GAUGE_BEGIN_COMPILE_MODE_NAMESPACE opened.
 #define GAUGE_END_COMPILE_MODE_NAMESPACE \
   }                                      \
+  }
+
+/// Opens `namespace gauge::backends` (the CUDA backend's parts) and the inline namespace of this
+/// translation unit's compiler, as GAUGE_BEGIN_COMPILE_MODE_NAMESPACE does for `gauge`.
+#define GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE \
+  namespace gauge {                                 \
+  namespace backends {                              \
+  GAUGE_DETAIL_INLINE_COMPILE_MODE_NAMESPACE
+
+/// Closes what GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE opened.
+#define GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE \
+  }                                               \
+  }                                               \
   }

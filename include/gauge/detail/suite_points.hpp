@@ -25,7 +25,7 @@ inline double steady_seconds() {
 }
 
 /// The configuration of a point: gauge's defaults, the benchmark's `configure`, the command line.
-inline Config point_config(const Benchmark& b, const suite::RunOptions& o, std::optional<int> device) {
+inline Config point_config(const suite::Benchmark& b, const suite::RunOptions& o, std::optional<int> device) {
   Config c;
   if (b.configuration()) b.configuration()(c);
   if (o.min_time) c.measure.min_time = *o.min_time;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/mpi/coordinator.hpp
-/// `gauge::mpi::Coordinator`, collective mode's RankCoordinator: every protocol decision agreed by
+/// `gauge::mpi::detail::Coordinator`, collective mode's RankCoordinator: every protocol decision agreed by
 /// one polled MPI_Iallreduce, and each round's samples combined into the slowest rank's. Part of
 /// gauge/mpi.hpp, whose file comment states the rules.
 
@@ -21,7 +21,7 @@
 #include "gauge/mpi/support.hpp"
 #include "gauge/protocol/seam.hpp"
 
-namespace gauge::mpi {
+namespace gauge::mpi::detail {
 
 /// The collective-mode RankCoordinator over an MPI communicator (one per experiment run; see the
 /// file comment for the rules). Every decision is one MPI_Iallreduce (MPI_MAX over a small header
@@ -168,4 +168,4 @@ class Coordinator final : public gauge::detail::RankCoordinator {
   std::unique_ptr<detail::Arrivals> arrivals_;
 };
 
-}  // namespace gauge::mpi
+}  // namespace gauge::mpi::detail

@@ -39,6 +39,7 @@
 #include "gauge/report/json.hpp"
 
 namespace gauge::mpi {
+namespace detail {
 
 /// Gathers `text` from every rank to rank 0 (MPI_Igather of the lengths, then MPI_Igatherv),
 /// polled until `timeout_s`. Returns the texts on rank 0 (empty elsewhere); empty optional on
@@ -72,6 +73,7 @@ inline std::optional<std::vector<std::string>> gather_text(MPI_Comm comm, const 
     out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
   return out;
 }
+}  // namespace detail
 
 /// One rank's part of a run over many ranks: runs experiments in a Mode, keeps this rank's own
 /// results, and gathers one report on rank 0. MPI must be initialized (MPI_Init or
@@ -206,7 +208,7 @@ class Session {
       checkpoint();
       return r;
     }
-    Coordinator c(comm_, index, options_.agreement_timeout.count());
+    detail::Coordinator c(comm_, index, options_.agreement_timeout.count());
     e.coordinator(&c);
     Result r;
     try {
@@ -323,7 +325,7 @@ class Session {
   /// \param where what the ranks were to reach (for the timeout's message).
   records::RanksRecord gather(const std::string& where) {
     records::RanksRecord record = base_record();
-    const auto parts = gather_text(comm_, gauge::detail::json_dump(own_part()), options_.agreement_timeout.count());
+    const auto parts = detail::gather_text(comm_, gauge::detail::json_dump(own_part()), options_.agreement_timeout.count());
     if (!parts) {
       AgreementError error("the report's gather timed out after " + fmt::format("{:g}", options_.agreement_timeout.count()) +
                                " s: not every rank reached " + where,

@@ -138,7 +138,8 @@ namespace formats {
 /// described at GoogleBenchmarkOptions::repetitions, named
 /// "<name>/<dimension>:<value>/..." (a result of the suite runner's `--repetitions` adds
 /// "/repetition:<i>", a repeated name "/occurrence:<k>": detail::export_::unique_benchmark_name, as
-/// the Bencher export); `real_time` is the chosen time per step in `time_unit`;
+/// the Bencher export), `family_index` one per experiment name and `per_family_instance_index` one
+/// per point of it (GbenchFamilies); `real_time` is the chosen time per step in `time_unit`;
 /// `cpu_time` is the process CPU time where the result has it (host timing, `cpu_time_s`: the
 /// single entry and the median take its median; repetitions and the other aggregates scale their
 /// `real_time` by the result's median CPU time / median real time, as the per-round CPU samples do
@@ -200,21 +201,22 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   // `false` would say scaling is off when nobody looked).
   if (env.host.cpu.governor) context["cpu_scaling_enabled"] = !env.host.governor_is_performance();
   nlohmann::json benchmarks = nlohmann::json::array();
-  std::size_t family = 0;
+  detail::export_::GbenchFamilies families;
+  std::size_t family = 0, instance = 0;  // the entry's family_index and per_family_instance_index
   std::set<std::string> taken;  // a suite's repetitions and repeated experiments get names of their own
   // Google Benchmark's entry of a skipped benchmark (State::SkipWithMessage): no iterations, no time.
   auto skipped_entry = [&](const std::string& name, const std::string& why) {
-    nlohmann::json b = {{"name", name},          {"family_index", family}, {"per_family_instance_index", 0},
+    nlohmann::json b = {{"name", name},          {"family_index", family}, {"per_family_instance_index", instance},
                         {"run_name", name},      {"run_type", "iteration"}, {"repetitions", 1},
                         {"repetition_index", 0}, {"threads", 1},            {"skipped", true},
                         {"skip_message", why},   {"iterations", 0},         {"real_time", 0.0},
                         {"cpu_time", 0.0},       {"time_unit", options.time_unit}};
     benchmarks.push_back(std::move(b));
-    ++family;
   };
   for (const auto& r : results) {
     const std::vector<double> samples = detail::comparing::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = detail::export_::unique_benchmark_name(r, taken);
+    std::tie(family, instance) = families.of(r.name, r.dimensions);
     // Google Benchmark's JSON repeats the name in every entry (up to max_repetitions + 4 of them):
     // a name of megabytes would make gigabytes. Refused, naming it, before anything is built.
     if (name.size() > detail::export_::max_gbench_name_bytes)
@@ -233,7 +235,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
                      std::size_t iterations, double seconds) {
       nlohmann::json b = {{"name", entry_name},
                           {"family_index", family},
-                          {"per_family_instance_index", 0},
+                          {"per_family_instance_index", instance},
                           {"run_name", name},
                           {"run_type", run_type},
                           {"repetitions", repetitions},
@@ -250,7 +252,6 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       b["error_occurred"] = true;
       b["error_message"] = r.error.value_or("failed");
       benchmarks.push_back(b);
-      ++family;
       continue;
     }
     if (samples.empty()) {
@@ -277,7 +278,6 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       add_counters(b, r.work, median_s, &r.peaks);
       add_roofline(b, r.peaks);
       benchmarks.push_back(b);
-      ++family;
       continue;
     }
     // Repetitions: groups of consecutive samples, sizes differing by at most one.
@@ -315,10 +315,11 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     benchmarks.push_back(median);
     if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
     if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
-    ++family;
   }
-  for (const records::SkippedPoint& p : skipped)
+  for (const records::SkippedPoint& p : skipped) {
+    std::tie(family, instance) = families.of(p.name, p.dimensions);
     skipped_entry(detail::export_::unique_name(detail::export_::benchmark_name(p.name, p.dimensions), taken), p.reason);
+  }
   context["gauge_peak_counters"] =
       "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
       "(bytes/s) or <dtype>_dense (FLOP/s of the dtype dimension), <basis> theoretical (max boost clock), "
@@ -494,6 +495,6 @@ inline std::string write_csv(const StoredReport& report, const ExportOptions&) {
 GAUGE_REGISTER_EXPORT_FORMAT(gbench, "Google Benchmark JSON (its compare.py reads it)",
                              ::gauge::detail::export_::write_gbench)
 GAUGE_REGISTER_EXPORT_FORMAT(csv, "one row per experiment and per timer region (RFC 4180)", ::gauge::detail::export_::write_csv,
-                             ::gauge::ExportFormat::Holds::experiments_and_timers)
+                             ::gauge::formats::ExportFormat::Holds::experiments_and_timers)
 // markdown: gauge/report/export_markdown.hpp (included here, as it always was part of this header).
 #include "gauge/report/export_markdown.hpp"

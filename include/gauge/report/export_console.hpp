@@ -56,4 +56,4 @@ inline std::string write_console(const StoredReport& report, const ExportOptions
 }  // namespace gauge::detail::export_
 
 GAUGE_REGISTER_EXPORT_FORMAT(console, "the console summary (machine line, table, warnings, skipped points, timers)",
-                             ::gauge::detail::export_::write_console, ::gauge::ExportFormat::Holds::experiments_and_timers)
+                             ::gauge::detail::export_::write_console, ::gauge::formats::ExportFormat::Holds::experiments_and_timers)

@@ -33,6 +33,8 @@ struct ExportOptions {
   std::map<std::string, std::vector<std::string>> axes;
 };
 
+namespace formats {
+
 /// One export format: its name (the `--format` value), a one-line description, and its writer,
 /// which returns the whole output text (ending with a newline) or throws ConfigError.
 struct ExportFormat {
@@ -68,11 +70,12 @@ inline const ExportFormat& find_export_format(const std::string& name) {
   return detail::find_entry<ExportFormat>(name, "export format");
 }
 
+}  // namespace formats
 }  // namespace gauge
 
 /// Registers an export format from a header: `GAUGE_REGISTER_EXPORT_FORMAT(csv, "…", writer)`, or
-/// with what it holds (ExportFormat::Holds) after the writer.
+/// with what it holds (formats::ExportFormat::Holds) after the writer.
 #define GAUGE_REGISTER_EXPORT_FORMAT(id, description, ...) \
   namespace gauge::detail::export_registry {               \
-  inline const bool id = ::gauge::register_export_format({#id, description, __VA_ARGS__}); \
+  inline const bool id = ::gauge::formats::register_export_format({#id, description, __VA_ARGS__}); \
   }

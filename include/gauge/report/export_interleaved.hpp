@@ -136,7 +136,7 @@ inline std::string write_interleaved_markdown(const StoredReport& report, const 
 GAUGE_REGISTER_EXPORT_FORMAT(interleaved,
                              "each interleaved A/B run: its two points and the paired ratio B/A with its verdict (the "
                              "suite runner's --interleave console view)",
-                             ::gauge::detail::export_::write_interleaved, ::gauge::ExportFormat::Holds::points)
+                             ::gauge::detail::export_::write_interleaved, ::gauge::formats::ExportFormat::Holds::points)
 GAUGE_REGISTER_EXPORT_FORMAT(interleaved_markdown,
                              "the interleaved view as Markdown (the suite runner's --interleave markdown view)",
-                             ::gauge::detail::export_::write_interleaved_markdown, ::gauge::ExportFormat::Holds::points)
+                             ::gauge::detail::export_::write_interleaved_markdown, ::gauge::formats::ExportFormat::Holds::points)

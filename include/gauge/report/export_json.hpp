@@ -23,4 +23,4 @@ inline std::string write_json(const StoredReport& report, const ExportOptions&) 
 }  // namespace gauge::detail::export_
 
 GAUGE_REGISTER_EXPORT_FORMAT(json, "gauge's report JSON (a report read back: the document as read; a run: its report)",
-                             ::gauge::detail::export_::write_json, ::gauge::ExportFormat::Holds::document)
+                             ::gauge::detail::export_::write_json, ::gauge::formats::ExportFormat::Holds::document)

@@ -97,4 +97,4 @@ inline std::string write_markdown(const StoredReport& report, const ExportOption
 }  // namespace gauge::detail::export_
 
 GAUGE_REGISTER_EXPORT_FORMAT(markdown, "a Markdown table", ::gauge::detail::export_::write_markdown,
-                             ::gauge::ExportFormat::Holds::experiments_and_timers)
+                             ::gauge::formats::ExportFormat::Holds::experiments_and_timers)

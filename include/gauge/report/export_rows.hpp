@@ -7,6 +7,7 @@
 /// window (the last TimerConfig::window steps, summarized as an experiment's samples are).
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -76,6 +77,25 @@ inline std::string unique_benchmark_name(const Result& r, std::set<std::string>&
   if (r.repetition) name += "/repetition:" + std::to_string(*r.repetition);
   return unique_name(std::move(name), taken);
 }
+
+/// Google Benchmark's `family_index` and `per_family_instance_index` of a point: one family per
+/// experiment name (numbered in order of first appearance, as Google Benchmark numbers its
+/// registered benchmarks) and, within it, one instance per distinct set of dimensions (its
+/// arguments); repetitions of a point share its instance.
+class GbenchFamilies {
+ public:
+  /// {family_index, per_family_instance_index} of the point `name` at `dimensions`.
+  std::pair<std::size_t, std::size_t> of(const std::string& name, const Dimensions& dimensions) {
+    const std::size_t family = families_.emplace(name, families_.size()).first->second;
+    auto& instances = instances_[family];
+    const std::size_t instance = instances.emplace(benchmark_name(name, dimensions), instances.size()).first->second;
+    return {family, instance};
+  }
+
+ private:
+  std::map<std::string, std::size_t> families_;
+  std::map<std::size_t, std::map<std::string, std::size_t>> instances_;
+};
 
 /// The codes of `warnings`, in order.
 inline std::vector<std::string> codes_of(const std::vector<Warning>& warnings) {

@@ -188,6 +188,6 @@ inline std::string write_sweep_markdown(const StoredReport& report, const Export
 }  // namespace gauge::detail::export_
 
 GAUGE_REGISTER_EXPORT_FORMAT(sweep, "a table per benchmark, its axes as columns (the suite runner's console view)",
-                             ::gauge::detail::export_::write_sweep, ::gauge::ExportFormat::Holds::points)
+                             ::gauge::detail::export_::write_sweep, ::gauge::formats::ExportFormat::Holds::points)
 GAUGE_REGISTER_EXPORT_FORMAT(sweep_markdown, "the sweep tables as Markdown (the suite runner's markdown view)",
-                             ::gauge::detail::export_::write_sweep_markdown, ::gauge::ExportFormat::Holds::points)
+                             ::gauge::detail::export_::write_sweep_markdown, ::gauge::formats::ExportFormat::Holds::points)

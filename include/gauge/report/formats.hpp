@@ -27,7 +27,7 @@ namespace gauge {
 /// \throws ConfigError naming `format` and the registered names when there is no such format, or
 ///   what the format's writer throws (ConfigError); `report` is unchanged.
 inline std::string export_text(const Report& report, const std::string& format, const ExportOptions& options = {}) {
-  return find_export_format(format).write(report.document(), options);
+  return formats::find_export_format(format).write(report.document(), options);
 }
 
 }  // namespace gauge

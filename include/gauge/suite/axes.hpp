@@ -52,16 +52,16 @@ inline const char* to_string(AxisKind k) {
   }
   return "?";
 }
-}  // namespace suite
-using suite::to_string;  // gauge::to_string names every enum of gauge
 
 /// One axis of a benchmark: a name and its values, in the order they are swept.
 struct Axis {
-  std::string name;                  ///< e.g. "N"; a dimension of every point's result
-  suite::AxisKind kind = suite::AxisKind::int64; ///< what the values are
+  std::string name;                    ///< e.g. "N"; a dimension of every point's result
+  AxisKind kind = AxisKind::int64;     ///< what the values are
   std::vector<DimensionValue> values;  ///< int64_t, double or std::string by `kind`; never empty
-  bool power_of_two = false;         ///< declared as powers of two (a plot uses a log2 axis)
+  bool power_of_two = false;           ///< declared as powers of two (a plot uses a log2 axis)
 };
+}  // namespace suite
+using suite::to_string;  // gauge::to_string names every enum of gauge
 
 namespace suite {
 /// Integer values with how they were made (so tables and plots know a power-of-two axis).

@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/suite/benchmark.hpp
-/// `gauge::Benchmark` (a name, a body and its axes) and `gauge::Registry`, the program's
+/// `gauge::suite::Benchmark` (a name, a body and its axes) and `gauge::suite::Registry`, the program's
 /// benchmarks that GAUGE_BENCHMARK adds to. Part of gauge/suite/registry.hpp. Light: no JSON,
 /// {fmt} or CLI11 here.
 
@@ -26,7 +26,6 @@ namespace suite {
 /// What a benchmark runs for each point: reads the point's axis values, prepares data, declares
 /// work and calls `p.run(step)` once (or `p.skip(reason)`).
 using BenchmarkBody = std::function<void(Point&)>;
-}  // namespace suite
 
 /// A benchmark: a name, a body, and axes whose cartesian product are its points.
 ///
@@ -40,7 +39,7 @@ class Benchmark {
  public:
   /// \param name the benchmark's name (non-empty; the experiments' name in the report).
   /// \param body called once per point. An empty name or body is recorded in problems().
-  Benchmark(std::string name, suite::BenchmarkBody body) : name_(std::move(name)), body_(std::move(body)) {
+  Benchmark(std::string name, BenchmarkBody body) : name_(std::move(name)), body_(std::move(body)) {
     if (name_.empty())
       add_problem("its name is empty: give it one (GAUGE_BENCHMARK(fn) names it \"fn\", register_benchmark(name, body) by "
                   "its first argument)");
@@ -168,8 +167,9 @@ class Registry {
 };
 
 /// Registers a benchmark in the global registry (what GAUGE_BENCHMARK expands to).
-inline Benchmark& register_benchmark(std::string name, suite::BenchmarkBody body) {
+inline Benchmark& register_benchmark(std::string name, BenchmarkBody body) {
   return Registry::global().add(std::move(name), std::move(body));
 }
 
+}  // namespace suite
 }  // namespace gauge

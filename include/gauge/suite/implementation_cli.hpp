@@ -91,7 +91,7 @@ inline std::string usage_reason(const CLI::App& app, const CLI::ParseError& e) {
 
 }  // namespace detail::suite_run
 
-int main(int argc, char** argv, Registry& registry, const suite::SuiteIo& io) {
+int main(int argc, char** argv, suite::Registry& registry, const suite::SuiteIo& io) {
   suite::RunOptions o;
   CLI::App app("Runs the benchmarks of this program over their axes (gauge " + std::string(version_string) + ")",
                argc > 0 && argv[0] ? std::string(argv[0]).substr(std::string(argv[0]).find_last_of('/') + 1) : "gauge");

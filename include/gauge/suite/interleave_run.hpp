@@ -306,12 +306,12 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
   // --format console and markdown: the registered formats interleaved and interleaved_markdown
   // (gauge/report/export_interleaved.hpp), the two points side by side and the paired verdict;
   // any other --format: the registered format of that name.
-  const ExportFormat& format = detail::interleave_export_format(o.format);
+  const formats::ExportFormat& format = detail::interleave_export_format(o.format);
   std::string text;
   const std::optional<std::string> format_error = detail::export_run(format, document, ExportOptions{}, text);
   // A format of per-experiment rows (csv, gbench, ...) has no place for the paired verdict, the
   // point of --interleave: it goes to standard error (json holds it as `interleaved`).
-  if (!records.empty() && format.holds != ExportFormat::Holds::document && format.name != "interleaved" &&
+  if (!records.empty() && format.holds != formats::ExportFormat::Holds::document && format.name != "interleaved" &&
       format.name != "interleaved_markdown")
     detail::suite_run::write_text(io.err, detail::export_::interleaved_text(records[0], a.label, b.label, detail::TableStyle::console));
   // Standard output that cannot be written (a full disk, a closed pipe) loses what a CI tool

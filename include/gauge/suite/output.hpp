@@ -44,7 +44,7 @@ inline std::string runner_format_target(const std::string& name) {
 inline std::vector<std::string> runner_format_names() {
   std::vector<std::string> names;
   for (const auto& [view, format] : runner_views) names.push_back(view);
-  for (const auto& f : export_formats())
+  for (const auto& f : formats::export_formats())
     if (std::find(names.begin(), names.end(), f.name) == names.end()) names.push_back(f.name);
   return names;
 }
@@ -52,21 +52,21 @@ inline std::vector<std::string> runner_format_names() {
 /// `--format`'s text for the runner's help: the views, then each registered format with its description.
 inline std::string runner_format_help() {
   std::string help = "What to print on stdout: console (a table per benchmark, = sweep), markdown (the same as Markdown, = sweep_markdown)";
-  for (const auto& f : export_formats())
+  for (const auto& f : formats::export_formats())
     if (f.name != "console" && f.name != "markdown") help += "; " + f.name + ": " + f.description;
   return help;
 }
 
 /// The registered export format the runner's `--format name` writes.
 /// \throws ConfigError naming `name` and the choices when there is none.
-inline const ExportFormat& runner_export_format(const std::string& name) { return find_export_format(runner_format_target(name)); }
+inline const formats::ExportFormat& runner_export_format(const std::string& name) { return formats::find_export_format(runner_format_target(name)); }
 
 /// The registered export format `--interleave`'s `--format name` writes: its own views for console
 /// and markdown (`interleaved`, `interleaved_markdown`: the two points and the paired verdict),
 /// else as runner_export_format.
-inline const ExportFormat& interleave_export_format(const std::string& name) {
-  if (name == "console") return find_export_format("interleaved");
-  if (name == "markdown") return find_export_format("interleaved_markdown");
+inline const formats::ExportFormat& interleave_export_format(const std::string& name) {
+  if (name == "console") return formats::find_export_format("interleaved");
+  if (name == "markdown") return formats::find_export_format("interleaved_markdown");
   return runner_export_format(name);
 }
 
@@ -103,7 +103,7 @@ inline StoredReport run_document(const Environment& env, std::vector<Result> res
 
 /// Writes `doc` in `format` with `options` into `text`; returns the error, naming the format, when the writer
 /// throws (the run is kept: the report file was written before), else nullopt.
-inline std::optional<std::string> export_run(const ExportFormat& format, const StoredReport& doc, const ExportOptions& options,
+inline std::optional<std::string> export_run(const formats::ExportFormat& format, const StoredReport& doc, const ExportOptions& options,
                                              std::string& text) {
   try {
     text = format.write(doc, options);

@@ -52,13 +52,13 @@ struct ProfileSettings {
   Nanoseconds min_time = std::chrono::milliseconds(100);          ///< least warm-up time
   Nanoseconds max_time = std::chrono::seconds(2);                 ///< most warm-up time
 };
-}  // namespace suite
 
 /// A setup that does nothing (the default of Point::run).
 struct NoSetup {
   template <class Stream>
   void operator()(Stream) const {}
 };
+}  // namespace suite
 
 namespace detail {
 
@@ -224,7 +224,7 @@ class Point {
   /// failed result (the runner reports it); ConfigError when called twice.
   template <class Step>
   void run(Step step) {
-    run_on(default_backend{}, std::move(step), NoSetup{});
+    run_on(default_backend{}, std::move(step), suite::NoSetup{});
   }
   /// As run(step), with an untimed `setup(stream)` before every step (resetting what an in-place
   /// step changed): outside the timed interval (needs Experiment::setup).
@@ -233,7 +233,7 @@ class Point {
     run_on(default_backend{}, std::move(step), std::move(setup));
   }
   /// As run(), on a given backend (HostBackend for a CPU step, a test fake).
-  template <class Backend, class Step, class Setup = NoSetup>
+  template <class Backend, class Step, class Setup = suite::NoSetup>
   void run_on(Backend backend, Step step, Setup setup = Setup{}) {
     if (skip_reason_) return;
     if (ran_) throw ConfigError("point " + label() + ": run() called twice (a point runs one step)");
@@ -254,7 +254,7 @@ class Point {
     for (const auto& [item, n] : items_) exp.items(item, n);
     if (verify_) exp.verify(verify_);
     if (on_round_) exp.on_round(on_round_);
-    if constexpr (!std::is_same_v<Setup, NoSetup>) exp.setup(std::move(setup));
+    if constexpr (!std::is_same_v<Setup, suite::NoSetup>) exp.setup(std::move(setup));
     if (mode_ == suite::PointMode::interleave) {
       if (!interleave_) throw ConfigError("point " + label() + ": interleave mode without a handler");
       detail::ExperimentAccess::with_seam(exp, interleave_);

@@ -36,7 +36,6 @@ template <class T>
 struct type_tag {
   using type = T;
 };
-}  // namespace suite
 
 /// Registers in `registry` a benchmark instantiated over the types `Ts`, with a type axis `axis`
 /// whose values are `type_names` (one per type, e.g. {"float", "__half"}): `body(type_tag<T>{}, point)`
@@ -46,14 +45,15 @@ template <class... Ts, class F>
 Benchmark& register_benchmark_types(Registry& registry, std::string name, const std::string& axis,
                                     const std::vector<std::string>& type_names, F body) {
   static_assert(sizeof...(Ts) > 0, "a template benchmark needs at least one type");
-  std::vector<suite::BenchmarkBody> bodies{suite::BenchmarkBody([body](Point& p) { body(suite::type_tag<Ts>{}, p); })...};
+  std::vector<BenchmarkBody> bodies{BenchmarkBody([body](Point& p) { body(type_tag<Ts>{}, p); })...};
   Benchmark& b = registry.add(std::move(name), detail::make_type_dispatch(axis, type_names, std::move(bodies)));
   if (type_names.size() != sizeof...(Ts))
     return b.add_problem(std::to_string(type_names.size()) + " type names for " + std::to_string(sizeof...(Ts)) +
                          " types: give one name per type");
-  return b.add_axis(Axis{axis, suite::AxisKind::type, std::vector<DimensionValue>(type_names.begin(), type_names.end()), false});
+  return b.add_axis(Axis{axis, AxisKind::type, std::vector<DimensionValue>(type_names.begin(), type_names.end()), false});
 }
 
+}  // namespace suite
 }  // namespace gauge
 
 #define GAUGE_DETAIL_SUITE_CAT2(a, b) a##b
@@ -62,15 +62,15 @@ Benchmark& register_benchmark_types(Registry& registry, std::string name, const 
 /// Registers `fn` (a `void fn(gauge::Point&)`) as a benchmark named "fn" in the global registry;
 /// chain axes after it: `GAUGE_BENCHMARK(triad).int64_axis("N", gauge::pow2(12, 30));`.
 #define GAUGE_BENCHMARK(fn)                                                                      \
-  [[maybe_unused]] static ::gauge::Benchmark& GAUGE_DETAIL_SUITE_CAT(gauge_benchmark_, __COUNTER__) = \
-      ::gauge::register_benchmark(#fn, fn)
+  [[maybe_unused]] static ::gauge::suite::Benchmark& GAUGE_DETAIL_SUITE_CAT(gauge_benchmark_, __COUNTER__) = \
+      ::gauge::suite::register_benchmark(#fn, fn)
 
 /// Registers the function template `fn` (`template <class T> void fn(gauge::Point&)`) instantiated
 /// over the types after `axis`; the type axis `axis` takes their names as written:
 /// `GAUGE_BENCHMARK_TEMPLATE(copy, "T", float, __half).int64_axis("N", {1 << 20});` gives points
 /// T=float and T=__half.
 #define GAUGE_BENCHMARK_TEMPLATE(fn, axis, ...)                                                  \
-  [[maybe_unused]] static ::gauge::Benchmark& GAUGE_DETAIL_SUITE_CAT(gauge_benchmark_, __COUNTER__) = \
-      ::gauge::register_benchmark_types<__VA_ARGS__>(                                            \
-          ::gauge::Registry::global(), #fn, axis, ::gauge::detail::split_type_names(#__VA_ARGS__), \
+  [[maybe_unused]] static ::gauge::suite::Benchmark& GAUGE_DETAIL_SUITE_CAT(gauge_benchmark_, __COUNTER__) = \
+      ::gauge::suite::register_benchmark_types<__VA_ARGS__>(                                            \
+          ::gauge::suite::Registry::global(), #fn, axis, ::gauge::detail::split_type_names(#__VA_ARGS__), \
           [](auto gauge_type, ::gauge::Point& gauge_point) { fn<typename decltype(gauge_type)::type>(gauge_point); })

@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/suite/registry.hpp
-/// Benchmarks declared once and swept over axes: `gauge::Benchmark` (a name, a body and its axes),
+/// Benchmarks declared once and swept over axes: `gauge::suite::Benchmark` (a name, a body and its axes),
 /// the registry `GAUGE_BENCHMARK` adds to, and `gauge::Point`, what the body receives for one
 /// point of the cartesian product of the axes.
 ///

@@ -178,13 +178,13 @@ SuiteSummary run_interleaved_points(const PlannedPoint& a, const PlannedPoint& b
 
 /// The whole runner: parses `argv`, then lists, profiles or runs. Returns the exit status (0, 1 or
 /// 2); --help and --version print to io.out and return 0.
-int main(int argc, char** argv, Registry& registry, const suite::SuiteIo& io = {});
+int main(int argc, char** argv, suite::Registry& registry, const suite::SuiteIo& io = {});
 
 /// The runner over the global registry (what GAUGE_MAIN() calls).
 inline int main(int argc, char** argv) {
   suite::SuiteIo io;
   io.compiler = detail::compiler_info();  // this file's compiler, not the one of the runner's compiled part
-  return main(argc, argv, Registry::global(), io);
+  return main(argc, argv, suite::Registry::global(), io);
 }
 
 }  // namespace gauge

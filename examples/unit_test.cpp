@@ -8,8 +8,11 @@
 //    comes from $GAUGE_BASELINE (default: sum-baseline.json); when the file does not exist, this
 //    run records it (commit it, then later runs compare against it).
 //
-// Build: link gauge::gauge and Catch2 (v3: Catch2::Catch2WithMain; v2: the single header, with
-// CATCH_CONFIG_MAIN below). Run: ./unit_test
+// Build through CMake: link gauge::host (CPU only; gauge::gauge where the program also measures on
+// the GPU, as examples/CMakeLists.txt does) and Catch2 (v3: Catch2::Catch2WithMain; v2: the single
+// header, with CATCH_CONFIG_MAIN below); CMake compiles gauge's part, so no macro. A plain build
+// (no CMake) adds `#define GAUGE_IMPLEMENTATION` before <gauge/gauge.hpp> in this one file.
+// Run: ./unit_test
 
 #if __has_include(<catch2/catch_test_macros.hpp>)
 #include <catch2/catch_test_macros.hpp>  // Catch2 v3: main() comes from Catch2::Catch2WithMain
@@ -19,7 +22,6 @@
 #endif
 
 #include <gauge/catch2.hpp>
-#define GAUGE_IMPLEMENTATION  // this file compiles gauge's implementation (once per program)
 #include <gauge/gauge.hpp>
 
 #include <chrono>

@@ -1,6 +1,7 @@
 // NVML through a fake function table, the seed's tools through fake executables, and the
 // environment warnings, all on a CPU.
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -388,6 +389,27 @@ TEST_CASE("WSL is recorded from a fake root", "[env]") {
   auto o = offline_options("wsl");
   auto env = gauge::capture_environment(o);
   CHECK(env.host.virtualization.wsl);
+}
+
+TEST_CASE("no_gpu speaks where the CUDA runtime found no device, not in a host-only build", "[env]") {
+  auto codes = [](const gauge::Environment& e) {
+    std::vector<std::string> c;
+    for (const auto& w : e.warnings) c.push_back(w.code);
+    return c;
+  };
+  auto has = [&](const gauge::Environment& e) {
+    const auto c = codes(e);
+    return std::find(c.begin(), c.end(), "no_gpu") != c.end();
+  };
+  gauge::Environment runtime_no_device;  // a CUDA program on a machine without a usable GPU
+  runtime_no_device.cuda.runtime_version = 13000;
+  runtime_no_device.cuda.error = "no CUDA-capable device is detected";
+  gauge::detail::add_environment_warnings(runtime_no_device);
+  CHECK(has(runtime_no_device));
+  gauge::Environment host_only;  // built without the runtime: no versions known
+  host_only.cuda.error = "built without the CUDA runtime (GAUGE_NO_CUDA, or no cuda_runtime.h)";
+  gauge::detail::add_environment_warnings(host_only);
+  CHECK_FALSE(has(host_only));
 }
 
 TEST_CASE("GAUGE_SILENCE drops environment warnings by code", "[env]") {

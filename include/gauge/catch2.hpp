@@ -169,14 +169,17 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   bool match(const Result& result) const override {
     auto outcome = gauge::detail::checks::no_slower_than(baselines_, result, tolerance_, options_, allow_other_device_);
     outcome_ = std::move(outcome.text);
+    matched_ = outcome.ok;
     return outcome.ok;
   }
 
-  /// "is no slower than baseline "gemm" by more than 3 % at 95 % confidence: <the numbers>".
+  /// "is no slower than baseline "gemm" by more than 3 % at 95 % confidence: confirmed: <the
+  /// numbers>" (or "NOT confirmed: ..." with what failed: slower, or cannot confirm).
   std::string describe() const override {
     const std::string runs = baselines_.size() == 1 ? std::string() : fmt::format(" ({} runs)", baselines_.size());
     return fmt::format("is no slower than baseline \"{}\"{} by more than {:g} % at {:g} % confidence{}{}", baselines_.front().name,
-                       runs, 100 * tolerance_, 100 * options_.confidence_level, outcome_.empty() ? "" : ": ", outcome_);
+                       runs, 100 * tolerance_, 100 * options_.confidence_level,
+                       outcome_.empty() ? "" : matched_ ? ": confirmed: " : ": NOT confirmed: ", outcome_);
   }
 
  private:
@@ -185,6 +188,7 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
   CompareOptions options_;
   bool allow_other_device_ = false;
   mutable std::string outcome_;  // set by match(), shown by describe() (Catch2 calls it after match)
+  mutable bool matched_ = false;  // what match() returned
 };
 
 /// Matches a Result whose throughput is at least a floor at a confidence level: with w the work per

@@ -200,7 +200,7 @@ inline constexpr WarningInfo warning_catalogue[] = {
      "CUDA_MODULE_LOADING=LAZY or the driver's default"},
     {warning_code::cpu_governor_not_performance, Severity::warning, "the CPU frequency governor is not 'performance'",
      "any CPU's scaling_governor != performance"},
-    {warning_code::no_gpu, Severity::info, "no CUDA device was found", "cudaGetDeviceCount == 0 or an error"},
+    {warning_code::no_gpu, Severity::info, "no CUDA device was found", "cudaGetDeviceCount == 0 or an error, in a program built with the CUDA runtime"},
     {warning_code::kernel_trace_unavailable, Severity::info, "kernel tracing was asked but did not run (no CUPTI, or it failed)",
      "trace_kernels with libcupti absent, a host backend, or no record tied to the step"},
     {warning_code::profiler_attached, Severity::warning,

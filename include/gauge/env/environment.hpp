@@ -64,11 +64,12 @@ inline void attach_pci_locality(Environment& env, const std::filesystem::path& r
   }
 }
 
-/// Adds the warnings the environment implies: no GPU, CPU governor, clocks not locked, lazy
-/// module loading. Codes in GAUGE_SILENCE are dropped.
+/// Adds the warnings the environment implies: no GPU (where the program has the CUDA runtime: a
+/// host-only build, which the console's first line names, chose the host), CPU governor, clocks
+/// not locked, lazy module loading. Codes in GAUGE_SILENCE are dropped.
 inline void add_environment_warnings(Environment& env) {
   WarningSink sink;
-  if (env.cuda.devices.empty()) {
+  if (env.cuda.devices.empty() && (env.cuda.runtime_version || env.cuda.driver_version)) {
     sink.add(warning_code::no_gpu, Severity::info,
              "no CUDA device is usable (" + env.cuda.error.value_or("0 devices") +
                  "): only host-backend experiments can run here.");

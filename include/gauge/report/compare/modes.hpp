@@ -140,6 +140,13 @@ inline bool median_jumps(const compare::ExperimentComparison& c, const std::vect
   return in_lower(a, sa) != in_lower(b, sb);
 }
 
+/// What the reasons of compare_summaries advise where samples would decide (a Timer's rows, which
+/// can store none, say otherwise: compare_timers).
+inline constexpr const char* advice_tails_untested = "tails not tested: store samples to test them";
+inline constexpr const char* advice_sharper = "store samples for a sharper comparison";
+inline constexpr const char* advice_decide = "store samples (max_samples_in_report) to decide";
+inline constexpr const char* why_no_samples = "a side stored no samples";
+
 }  // namespace detail::comparing
 
 }  // namespace gauge

@@ -8,6 +8,7 @@
 #include "gauge/detail/fmt.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -61,6 +62,12 @@ inline void compare_timers(Comparison& out, const StoredReport& base, const Stor
     auto add = [&](const std::string& label, const Summary& x, const Summary& y) {
       compare::ExperimentComparison e = compare_results(timer_row(label, a.backend, x), timer_row(label, b->backend, y), options);
       e.differences.clear();  // a Timer records no device or method of its own: the environment's differences apply
+      // A Timer keeps no per-step samples: advice to store them cannot be followed.
+      for (const auto& [from, to] : {std::make_pair(why_no_samples, "a Timer keeps no per-step samples"),
+                                     std::make_pair(advice_tails_untested, "tails not tested"),
+                                     std::make_pair(advice_sharper, "a longer window (TimerConfig::window) narrows the interval"),
+                                     std::make_pair(advice_decide, "time the region as an Experiment to decide")})
+        if (const std::size_t at = e.reason.find(from); at != std::string::npos) e.reason.replace(at, std::strlen(from), to);
       out.experiments.push_back(std::move(e));
     };
     add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s);

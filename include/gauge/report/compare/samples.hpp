@@ -35,7 +35,7 @@ inline double sorted_median(std::vector<double> v) { return median_in_place(v); 
 /// (rule 4 at `Verdict`; `why` says which, e.g. "a side stored no samples"); false when a summary
 /// lacks the median's interval.
 inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o,
-                              const char* why = "a side stored no samples") {
+                              const char* why = why_no_samples) {
   // A summary of no samples has no median, whatever else it claims.
   if (sa.n == 0 || sb.n == 0) return false;
   if (!sa.median_ci || !sb.median_ci || !sa.p50 || !sb.p50 || !(sa.median_ci->low > 0) || !(sb.median_ci->low > 0))
@@ -77,14 +77,14 @@ inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& s
     c.reason = fmt::format("{}: the whole interval is below 1 - {:g} %", head, 100 * t);
   } else if (r.low >= 1 - t && r.high <= 1 + t && moved.empty()) {
     c.verdict = Verdict::same;
-    c.reason = fmt::format("{}: within 1 ± {:g} %, and the mean, p90 and p99 moved less than that (tails not tested: "
-                           "store samples to test them)", head, 100 * t);
+    c.reason = fmt::format("{}: within 1 ± {:g} %, and the mean, p90 and p99 moved less than that ({})", head, 100 * t,
+                           advice_tails_untested);
   } else {
     c.verdict = Verdict::inconclusive;
     c.reason = moved.empty()
-                   ? fmt::format("{} straddles a bound of 1 ± {:g} %; store samples for a sharper comparison", head, 100 * t)
-                   : fmt::format("{}; but {} moved beyond 1 ± {:g} %, with no interval without samples: store samples "
-                                 "(max_samples_in_report) to decide", head, moved, 100 * t);
+                   ? fmt::format("{} straddles a bound of 1 ± {:g} %; {}", head, 100 * t, advice_sharper)
+                   : fmt::format("{}; but {} moved beyond 1 ± {:g} %, with no interval without samples: {}", head, moved,
+                                 100 * t, advice_decide);
   }
   return true;
 }

@@ -313,14 +313,15 @@ inline std::string timer_console_line(const TimerSummary& s) {
 /// A Timer's lines in a report's console summary (each ends with a newline): the totals over every
 /// step after warm-up (median and p99 time per step from the histogram, named by the backend:
 /// GPU time, or real time for the host backend, mean wall time, each
-/// region's median and share of the step, throughput and MFU, markers per boundary and host
+/// region's median and share of the step, throughput and MFU, markers (events) per region boundary and host
 /// synchronizations), then every warning as "[severity] timer NAME: code: message".
 inline std::string timer_summary_text(const TimerSummary& s) {
   const auto& t = s.total;
   std::string line = "timer " + s.name + ": " + std::to_string(t.steps) + " steps after " +
-                     std::to_string(s.counters.warmup_steps) + " warm-up | step " +
-                     detail::timer_time(t.gpu_time_s.p50) + " p99 " + detail::timer_time(t.gpu_time_s.p99) +
-                     " (" + legacy_time_names(s.backend).first + "), wall " + detail::timer_time(t.wall_time_s.mean) + " (mean)";
+                     std::to_string(s.counters.warmup_steps) + " warm-up | step median " +
+                     detail::timer_time(t.gpu_time_s.p50) + ", p99 " + detail::timer_time(t.gpu_time_s.p99) +
+                     " (" + legacy_time_names(s.backend).first + "); wall " + detail::timer_time(t.wall_time_s.mean) +
+                     " per step (mean)";
   for (const auto& r : s.regions) {
     if (r.total.steps == 0) continue;
     const std::string share =
@@ -335,7 +336,7 @@ inline std::string timer_summary_text(const TimerSummary& s) {
   line += " | " +
           detail::format_general(
               boundaries ? static_cast<double>(s.counters.markers_recorded) / static_cast<double>(boundaries) : 0.0, 3) +
-          " markers per boundary, " + std::to_string(s.counters.host_synchronizations) + " host syncs\n";
+          " markers (events) per region boundary, " + std::to_string(s.counters.host_synchronizations) + " host syncs\n";
   if (s.kernel_trace) {
     const auto& k = *s.kernel_trace;
     if (k.status != "traced") {

@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     auto step = [&](cudaStream_t st) { read_step<<<blocks, 512, 0, st>>>(x, step_bytes / 16, sink); };
     // Manual timing: `before` enqueues the flush; `sync` waits for it before the event pair, which
     // is then queued with the step behind the launch gate and released at once.
-    gauge::backends::LaunchGate gate;
+    gauge::backend_parts::LaunchGate gate;
     auto timed = [&](auto before, bool sync) {
       std::vector<double> t;
       for (int i = 0; i < samples + 10; ++i) {
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     std::printf("  %-78s %9.2f us %10.3f\n",
                 "reference: memset 2xL2, read another 2xL2, host sync, then the gated event pair", reference * 1e6, 1.0);
     std::printf("  %-78s %9.2f us %10.3f  within 5 %%: %s\n",
-                (std::string("gauge cold_cache(): ") + gauge::backends::L2Flush::method()).c_str(), gauge_cold * 1e6, ratio,
+                (std::string("gauge cold_cache(): ") + gauge::backend_parts::L2Flush::method()).c_str(), gauge_cold * 1e6, ratio,
                 std::fabs(ratio - 1) <= 0.05 ? "yes" : "NO");
     std::printf("  %-78s %9.2f us %10.3f\n", "old write flush: memset 2xL2, then the event pair (dirty lines)",
                 old_write * 1e6, old_write / reference);

@@ -40,7 +40,7 @@ using bench::median;
 using bench::spin_kernel;
 
 /// Back-to-back period (seconds) of 200 kernels behind the gate on `s` (stamps: 400 values).
-double period_on(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge::backends::LaunchGate& gate) {
+double period_on(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge::backend_parts::LaunchGate& gate) {
   return bench::stamped_truth(s, ns, stamps, gate).floor_s;
 }
 
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   nlohmann::json doc;
   std::uint64_t* stamps = nullptr;
   GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 400 * sizeof(std::uint64_t)));  // 200 launches, start and end
-  gauge::backends::LaunchGate gate;
+  gauge::backend_parts::LaunchGate gate;
   const std::uint64_t sizes[] = {10000, 100000};
 
   // 1. The stream experiment.

@@ -393,7 +393,7 @@ Micro run_micro(cudaStream_t stream) {
   const auto r = regions.region("tiny");
   const auto p = phases.region("tiny");
   const auto off = regions.region("disabled", gauge::timer_level::detailed);
-  gauge::backends::LaunchGate gate;
+  gauge::backend_parts::LaunchGate gate;
   std::vector<double> kernel_only, with_regions, with_phases;
   Micro m;
   for (int batch = 0; batch < 60; ++batch) {

@@ -57,7 +57,7 @@ inline double median(std::vector<double> v) {
 struct Truth {
   double span_s = 0, floor_s = 0, span_mean_s = 0;
 };
-inline Truth stamped_truth(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge::backends::LaunchGate& gate) {
+inline Truth stamped_truth(cudaStream_t s, std::uint64_t ns, std::uint64_t* stamps, gauge::backend_parts::LaunchGate& gate) {
   const int n = 200;
   gate.close(s, std::chrono::seconds(1));
   for (int i = 0; i < n; ++i) spin_kernel<<<1, 32, 0, s>>>(ns, stamps, i);
@@ -79,7 +79,7 @@ inline Truth ground_truth(std::uint64_t ns) {
   GAUGE_CUDA_CHECK(cudaMalloc(&stamps, 400 * sizeof(std::uint64_t)));
   cudaStream_t s;
   GAUGE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  gauge::backends::LaunchGate gate;
+  gauge::backend_parts::LaunchGate gate;
   stamped_truth(s, ns, stamps, gate);
   const Truth t = stamped_truth(s, ns, stamps, gate);
   cudaFree(stamps);

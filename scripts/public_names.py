@@ -7,7 +7,7 @@ namespace), or directly in one of the user-facing sub-namespaces `gauge::catch2`
 (`GAUGE_BENCHMARK`). Everything in `gauge::detail` is machinery, and so is every name
 inside another sub-namespace of `gauge` (the namespace itself counts once, e.g. `warning_code`).
 The members of the eight sub-namespaces by concept (`stats`, `records`, `env`, `peaks`, `compare`,
-`formats`, `suite`, `backends`) are listed in full in docs/names.md, whose tables (first column:
+`formats`, `suite`, `backend_parts`) are listed in full in docs/names.md, whose tables (first column:
 `stats::summarize`, ...) are checked against the headers the same way.
 
 The names come from the compiler, not from a text search: clang++ parses one translation unit that
@@ -33,7 +33,7 @@ import tempfile
 
 USER_NAMESPACES = ("catch2", "mpi")
 # Sub-namespaces by concept: each counts once in the README; docs/names.md lists their members.
-CONCEPT_NAMESPACES = ("stats", "records", "env", "peaks", "compare", "formats", "suite", "backends")
+CONCEPT_NAMESPACES = ("stats", "records", "env", "peaks", "compare", "formats", "suite", "backend_parts")
 # The inline namespaces of the compile mode (gauge/detail/compile_mode.hpp): an ABI tag that keeps a
 # type compiled by nvcc apart from the same type compiled by g++; transparent, never written.
 INLINE_NAMESPACES = ("host_compiled", "cuda_compiled")

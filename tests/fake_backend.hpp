@@ -267,7 +267,7 @@ class FakeBackend {
 
   explicit FakeBackend(FakeDevice* device) : dev_(device) {}
 
-  backends::GateSupport gate_support() const { return dev_->gate_available ? backends::GateSupport::available : backends::GateSupport::unavailable; }
+  backend_parts::GateSupport gate_support() const { return dev_->gate_available ? backend_parts::GateSupport::available : backend_parts::GateSupport::unavailable; }
   bool graph_supported() const { return dev_->graph_available; }
   bool flush_supported() const { return true; }
   records::DeviceRecord prepare(const Config& config) {

@@ -444,6 +444,22 @@ TEST_CASE("trace_kernels: CUPTI failing while tracing, or records that cannot be
     REQUIRE(r.kernel_trace->kernels.size() == 1);
     CHECK(r.kernel_trace->kernels[0].launches_per_step == 1.0);
   }
+  SECTION("launch order leaves out gauge's own kernels, templates included") {
+    // gauge's gate, probe and flush kernels are function templates (two .cu files may include
+    // them): CUPTI's mangled name of the gate (from nvcc's object, nm) demangles with its return
+    // type first, "void gauge::backend_parts::cuda_compiled::gate_kernels::gate_kernel<0>(...)".
+    scoped.fake.external_records = false;
+    auto gated = fake_experiment(dev, [](FakeStream s) {
+      s.kernel(1e-6, "_ZN5gauge13backend_parts13cuda_compiled12gate_kernels11gate_kernelILi0EEEvPVKjPVjjm");
+      s.kernel(10e-6, "_Z4stepv");
+    });
+    gated.config(quick_config()).trace_kernels();
+    const auto r = gated.run();
+    REQUIRE(r.kernel_trace.has_value());
+    CHECK(r.kernel_trace->status == "traced");
+    REQUIRE(r.kernel_trace->kernels.size() == 1);
+    CHECK(r.kernel_trace->kernels[0].name == "step()");
+  }
 }
 
 TEST_CASE("trace_kernels: with another CUPTI client attached, tracing is disabled with a warning", "[kernel_trace]") {

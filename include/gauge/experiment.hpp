@@ -11,7 +11,7 @@
 /// The backend interface. A Backend (CudaBackend, HostBackend, or a test fake) provides:
 ///   - `using stream_type`: what the step receives; `static constexpr const char* name`;
 ///     optionally `time_label` ("GPU time" by default) and `time_clock` ("CUDA events");
-///   - `backends::GateSupport gate_support()`, `bool graph_supported()`, `bool flush_supported()`;
+///   - `backend_parts::GateSupport gate_support()`, `bool graph_supported()`, `bool flush_supported()`;
 ///   - `DeviceRecord prepare(const Config&)` (device, stream, context), `void finish() noexcept`;
 ///   - `stream_type stream()`; `double now()`: host clock in seconds;
 ///   - `std::size_t record()`: a marker on the stream; `double elapsed(a, b)`: seconds between two
@@ -96,7 +96,7 @@ class BackendAdaptorBase : public ProtocolBackend {
     if constexpr (backend_has_time_label<Backend>::value) return Backend::time_clock;
     else return "CUDA events";
   }
-  backends::GateSupport gate_support() const override { return b_.gate_support(); }
+  backend_parts::GateSupport gate_support() const override { return b_.gate_support(); }
   bool graph_supported() const override { return b_.graph_supported(); }
   bool flush_supported() const override { return b_.flush_supported(); }
   records::DeviceRecord prepare(const Config& c) override { return b_.prepare(c); }

@@ -36,7 +36,7 @@ namespace peaks {}
 namespace compare {}
 namespace formats {}
 namespace suite {}
-namespace backends {}
+namespace backend_parts {}
 }  // namespace gauge
 
 // The compiled part is host code only: nvcc's device pass (__CUDA_ARCH__ defined) skips it.

@@ -87,6 +87,7 @@
 /// whatever the backends.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -113,7 +114,8 @@ using DefaultTimerBackend = HostTimerBackend;
 #endif
 
 /// A registered region of a Timer: a cheap handle (no name lookup at start/stop). Valid only for
-/// the Timer that returned it: another Timer's start, stop, scope or phase throws ConfigError.
+/// the Timer that returned it: another Timer's start, stop, scope or phase throws ConfigError (above
+/// that Timer's level the call is a no-op, as any).
 struct TimerRegion {
   std::uint32_t id = 0;             ///< index of the region in its Timer
   int level = timer_level::normal;  ///< its level (see `timer_level`)
@@ -121,11 +123,18 @@ struct TimerRegion {
 };
 
 namespace detail {
-/// A serial number for each Timer of the process (1, 2, ...), so that a region handle names its Timer.
+/// A serial number for each Timer, so that a region handle names its Timer: consecutive from a
+/// start drawn from the counter's own address and the clock, so that shared libraries built with
+/// hidden symbols (each with its own counter) do not hand out the same numbers. Never 0.
 inline std::uint32_t next_timer_serial() {
-  static std::atomic<std::uint32_t> next{0};
-  std::uint32_t s = next.fetch_add(1, std::memory_order_relaxed) + 1;
-  return s != 0 ? s : next.fetch_add(1, std::memory_order_relaxed) + 1;  // 0 means "no Timer"
+  static std::atomic<std::uint32_t> next{[] {
+    std::uint64_t x = reinterpret_cast<std::uintptr_t>(&next) ^
+                      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33;  // MurmurHash3's 64-bit finalizer
+    return static_cast<std::uint32_t>(x);
+  }()};
+  std::uint32_t s = next.fetch_add(1, std::memory_order_relaxed);
+  return s != 0 ? s : next.fetch_add(1, std::memory_order_relaxed);  // 0 means "no Timer"
 }
 /// The error of a region handle that another Timer (or no Timer) returned.
 [[noreturn]] inline void throw_foreign_timer_handle(const std::string& timer, const TimerRegion& r) {
@@ -243,14 +252,14 @@ class Timer {
 
   /// Starts `r` on the Timer's stream: one marker. No-op above the level.
   void start(TimerRegion r) {
+    if (disabled(r.level)) return;  // a no-op whoever returned `r`: nothing is timed
     check_owner(r);
-    if (disabled(r.level)) return;
     core_.start(r.id, core_.stream());
   }
   /// Starts `r` on another stream: both its markers go there (see the file comment).
   void start(TimerRegion r, stream_type stream) {
+    if (disabled(r.level)) return;  // a no-op whoever returned `r`: nothing is timed
     check_owner(r);
-    if (disabled(r.level)) return;
     core_.start(r.id, stream);
   }
   /// Starts the region `name` (registered at first use) on the Timer's stream. No-op above the
@@ -268,8 +277,8 @@ class Timer {
   /// Stops `r`: one marker, on the stream it started on. No-op above the level.
   /// \throws ConfigError if `r` is not open (never started, or already stopped).
   void stop(TimerRegion r) {
+    if (disabled(r.level)) return;  // a no-op whoever returned `r`: nothing is timed
     check_owner(r);
-    if (disabled(r.level)) return;
     core_.stop(r.id);
   }
   /// Stops the region `name`. Pass the level it was started with: above the Timer's level the call
@@ -282,15 +291,15 @@ class Timer {
 
   /// Starts `r` and returns a Scope that stops it (RAII). A disabled region's Scope is inert.
   [[nodiscard]] Scope scope(TimerRegion r) {
-    check_owner(r);
     if (disabled(r.level)) return Scope(&core_, r.id, false);
+    check_owner(r);
     core_.start(r.id, core_.stream());
     return Scope(&core_, r.id, true);
   }
   /// As scope(TimerRegion) on another stream.
   [[nodiscard]] Scope scope(TimerRegion r, stream_type stream) {
-    check_owner(r);
     if (disabled(r.level)) return Scope(&core_, r.id, false);
+    check_owner(r);
     core_.start(r.id, stream);
     return Scope(&core_, r.id, true);
   }
@@ -309,8 +318,8 @@ class Timer {
   /// The last phase of a step ends at step(). A region is a phase or a start/stop region, not
   /// both (ConfigError). A disabled phase is a no-op: the previous phase goes on.
   void phase(TimerRegion r) {
+    if (disabled(r.level)) return;  // a no-op whoever returned `r`: nothing is timed
     check_owner(r);
-    if (disabled(r.level)) return;
     core_.phase(r.id);
   }
   /// phase() by name.

@@ -14,9 +14,9 @@
 // The one-line migration CHANGELOG.md gives programs that name 0.2.0's flat names
 // (`gauge::SamplingRecord`, `gauge::ConfidenceInterval`, `gauge::GateSupport`): after gauge's
 // headers, before their own.
-namespace gauge { using namespace records; using namespace stats; using namespace env; using namespace peaks; using namespace compare; using namespace formats; using namespace suite; using namespace backends; }
+namespace gauge { using namespace records; using namespace stats; using namespace env; using namespace peaks; using namespace compare; using namespace formats; using namespace suite; using namespace backend_parts; }
 
-// 0.2.0's spelling of what a backend returns from gate_support() (now gauge::backends::GateSupport).
+// 0.2.0's spelling of what a backend returns from gate_support() (now gauge::backend_parts::GateSupport).
 static_assert(gauge::GateSupport::not_needed != gauge::GateSupport::available, "the migration line names GateSupport");
 
 inline int consumer_main(int argc, char** argv, const char* default_out, std::chrono::milliseconds max_time) {

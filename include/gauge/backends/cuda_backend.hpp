@@ -60,8 +60,8 @@ class CudaBackend {
   }
   ~CudaBackend() { finish(); }
 
-  backends::GateSupport gate_support() const {
-    return backends::LaunchGate::available ? backends::GateSupport::available : backends::GateSupport::unavailable;
+  backend_parts::GateSupport gate_support() const {
+    return backend_parts::LaunchGate::available ? backend_parts::GateSupport::available : backend_parts::GateSupport::unavailable;
   }
   bool graph_supported() const { return true; }
   bool flush_supported() const { return true; }
@@ -70,10 +70,10 @@ class CudaBackend {
   /// creates the stream. Throws ConfigError for a device that does not exist, CudaError otherwise.
   records::DeviceRecord prepare(const Config& config) {
     records::DeviceRecord d = device_.prepare(config);
-    gate_ = std::make_unique<backends::LaunchGate>();
-    flush_ = std::make_unique<backends::L2Flush>();
+    gate_ = std::make_unique<backend_parts::LaunchGate>();
+    flush_ = std::make_unique<backend_parts::L2Flush>();
     // Two one-thread blocks per SM: each probe then lands on (nearly) every SM.
-    if (backends::ClockProbe::available) clock_ = std::make_unique<backends::ClockProbe>(2u * static_cast<unsigned>(std::max(1, device_.multiprocessors())));
+    if (backend_parts::ClockProbe::available) clock_ = std::make_unique<backend_parts::ClockProbe>(2u * static_cast<unsigned>(std::max(1, device_.multiprocessors())));
     GAUGE_CUDA_CHECK(cudaDeviceSynchronize());
     return d;
   }
@@ -115,7 +115,7 @@ class CudaBackend {
   bool gate_timed_out() const { return gate_->timed_out(); }
 
   /// Whether this translation unit can probe the SM clock (nvcc: the probe kernel exists).
-  bool clock_probe_supported() const { return backends::ClockProbe::available; }
+  bool clock_probe_supported() const { return backend_parts::ClockProbe::available; }
   /// Enqueues the clock probe that opens a round (gauge/cuda/clock_probe.hpp), before its first event.
   void clock_probe_start() {
     if (clock_) clock_->start(device_.stream());
@@ -126,12 +126,12 @@ class CudaBackend {
   }
   /// After synchronize(): the mean SM clock between the two probes, MHz, with the SMs it matched
   /// and their spread; nullopt when the probes shared no SM.
-  std::optional<backends::ClockReading> clock_probe_read() const { return clock_ ? clock_->read() : std::nullopt; }
+  std::optional<backend_parts::ClockReading> clock_probe_read() const { return clock_ ? clock_->read() : std::nullopt; }
 
   /// Enqueues an L2 flush (2 × L2 bytes) on the stream; resets persisting lines first.
   void flush_cache() { flush_->flush(device_.stream()); }
   /// Called once per round in cold mode, outside the timed interval.
-  void reset_persisting_l2() { backends::L2Flush::reset_persisting_lines(); }
+  void reset_persisting_l2() { backend_parts::L2Flush::reset_persisting_lines(); }
 
   /// How flush_cache() flushes (gauge/cuda/l2_flush.hpp), for the report's `sampling.cache_flush`:
   /// the method, its bytes and the L2 size, and the persisting-L2 set-aside found now
@@ -141,7 +141,7 @@ class CudaBackend {
   records::CacheFlushRecord cache_flush_record() {
     flush_->prepare();
     records::CacheFlushRecord c;
-    c.method = backends::L2Flush::reads ? "read" : "write";
+    c.method = backend_parts::L2Flush::reads ? "read" : "write";
     c.description = flush_->description();
     c.bytes = flush_->bytes();
     if (flush_->l2_bytes() > 0) c.l2_cache_bytes = flush_->l2_bytes();
@@ -195,8 +195,8 @@ class CudaBackend {
   /// gauge's own kernels used by this backend (the launch gate), by name.
   std::vector<std::pair<std::string, const void*>> own_kernels() const {
     std::vector<std::pair<std::string, const void*>> k;
-    if (const void* g = backends::LaunchGate::kernel_address()) k.emplace_back("gauge::gate_kernel", g);
-    if (const void* c = backends::ClockProbe::kernel_address()) k.emplace_back("gauge::clock_probe_kernel", c);
+    if (const void* g = backend_parts::LaunchGate::kernel_address()) k.emplace_back("gauge::gate_kernel", g);
+    if (const void* c = backend_parts::ClockProbe::kernel_address()) k.emplace_back("gauge::clock_probe_kernel", c);
     return k;
   }
 
@@ -209,9 +209,9 @@ class CudaBackend {
   }
 
   detail::CudaDevice device_;
-  std::unique_ptr<backends::LaunchGate> gate_;
-  std::unique_ptr<backends::L2Flush> flush_;
-  std::unique_ptr<backends::ClockProbe> clock_;  // null where the probe kernel does not exist (no nvcc)
+  std::unique_ptr<backend_parts::LaunchGate> gate_;
+  std::unique_ptr<backend_parts::L2Flush> flush_;
+  std::unique_ptr<backend_parts::ClockProbe> clock_;  // null where the probe kernel does not exist (no nvcc)
 };
 
 GAUGE_END_COMPILE_MODE_NAMESPACE

@@ -65,7 +65,7 @@ class HostBackend {
   static constexpr const char* time_label = "real time";
   static constexpr const char* time_clock = "host steady clock";
 
-  backends::GateSupport gate_support() const { return backends::GateSupport::not_needed; }
+  backend_parts::GateSupport gate_support() const { return backend_parts::GateSupport::not_needed; }
   bool graph_supported() const { return false; }
   bool flush_supported() const { return false; }
 

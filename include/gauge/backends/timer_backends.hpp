@@ -1,7 +1,7 @@
 #pragma once
 /// \file gauge/backends/timer_backends.hpp
 /// Backends of gauge::Timer (timer.hpp describes the interface they implement):
-/// - `CudaTimerBackend`: markers are CUDA timing events from an backends::EventPool, recorded on streams,
+/// - `CudaTimerBackend`: markers are CUDA timing events from a backend_parts::EventPool, recorded on streams,
 ///   resolved with `cudaEventQuery` (never waits) and `cudaEventElapsedTime`;
 /// - `HostTimerBackend`: markers are host steady-clock timestamps, for CPU-only loops and for
 ///   machines without a GPU.
@@ -80,7 +80,7 @@ class HostTimerBackend {
 };
 
 #if GAUGE_HAS_CUDA_TIMER_BACKEND
-/// Timer backend for CUDA loops: markers are timing events from an backends::EventPool (created on the
+/// Timer backend for CUDA loops: markers are timing events from a backend_parts::EventPool (created on the
 /// device current at the first acquire, which must be the stream's device), recorded with
 /// `cudaEventRecord` (one call per region boundary), asked with `cudaEventQuery` (never waits),
 /// read with `cudaEventElapsedTime`. `wait` (`cudaEventSynchronize`) is the only blocking call.
@@ -109,11 +109,11 @@ class CudaTimerBackend {
   /// cudaEventRecord(m, s): one record, never waits.
   void record(marker_type m, stream_type s) { GAUGE_CUDA_CHECK(cudaEventRecord(m, s)); }
   /// cudaEventQuery: whether the device passed the record; never waits.
-  bool query(marker_type m) const { return backends::EventPool::query(m); }
+  bool query(marker_type m) const { return backend_parts::EventPool::query(m); }
   /// cudaEventSynchronize: blocks the host until the device passed the record.
-  void wait(marker_type m) { backends::EventPool::wait(m); }
+  void wait(marker_type m) { backend_parts::EventPool::wait(m); }
   /// cudaEventElapsedTime, in seconds; both completed.
-  double elapsed(marker_type a, marker_type b) const { return backends::EventPool::elapsed(a, b); }
+  double elapsed(marker_type a, marker_type b) const { return backend_parts::EventPool::elapsed(a, b); }
   /// Back to the pool.
   void release(marker_type m) noexcept { pool_.release(m); }
   /// Events created so far.
@@ -121,11 +121,11 @@ class CudaTimerBackend {
   /// Resolution of cudaEventElapsedTime: "around 0.5 microseconds" (CUDA Runtime API reference).
   double timer_resolution() const { return 0.5e-6; }
   /// The pool, e.g. to read how many events are in use.
-  const backends::EventPool& pool() const { return pool_; }
+  const backend_parts::EventPool& pool() const { return pool_; }
 
  private:
   cudaStream_t stream_ = nullptr;
-  backends::EventPool pool_;
+  backend_parts::EventPool pool_;
 };
 #endif
 

@@ -32,7 +32,7 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
 
-GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE
+GAUGE_BEGIN_BACKEND_PARTS_COMPILE_MODE_NAMESPACE
 
 /// One probe record: what one block read.
 struct ClockProbeSlot {
@@ -45,6 +45,7 @@ struct ClockProbeSlot {
 namespace clock_kernels {
 #if defined(__CUDACC__)
 /// One thread per block: writes its SM's clock, the SM id and the global timer into `out[block]`.
+template <int = 0>  // a template: vague linkage, so two .cu files that include this header link
 __global__ void clock_probe_kernel(ClockProbeSlot* out, std::uint32_t epoch) {
   if (threadIdx.x != 0) return;
   std::uint64_t c, g;
@@ -134,7 +135,7 @@ class ClockProbe {
   /// The probe kernel's address (for the JIT check), or null where it does not exist.
   static const void* kernel_address() {
 #if defined(__CUDACC__)
-    return reinterpret_cast<const void*>(&clock_kernels::clock_probe_kernel);
+    return reinterpret_cast<const void*>(&clock_kernels::clock_probe_kernel<0>);
 #else
     return nullptr;
 #endif
@@ -146,11 +147,11 @@ class ClockProbe {
     const std::uint32_t epoch = ++epoch_counter_ == 0 ? ++epoch_counter_ : epoch_counter_;
     (offset == 0 ? epoch_start_ : epoch_stop_) = epoch;
 #if defined(__CUDACC__)
-    clock_kernels::clock_probe_kernel<<<blocks_, 32, 0, stream>>>(device_ + offset, epoch);
+    clock_kernels::clock_probe_kernel<0><<<blocks_, 32, 0, stream>>>(device_ + offset, epoch);
     GAUGE_CUDA_CHECK(cudaGetLastError());
 #else
     (void)stream;
-    throw Error("gauge::ClockProbe: the probe kernel needs a translation unit compiled by nvcc");
+    throw Error("gauge::backend_parts::ClockProbe: the probe kernel needs a translation unit compiled by nvcc");
 #endif
   }
   void allocate() {
@@ -170,4 +171,4 @@ class ClockProbe {
   std::uint32_t epoch_counter_ = 0, epoch_start_ = 0, epoch_stop_ = 0;
 };
 
-GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE
+GAUGE_END_BACKEND_PARTS_COMPILE_MODE_NAMESPACE

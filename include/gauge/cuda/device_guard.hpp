@@ -6,7 +6,7 @@
 
 #include "gauge/cuda/check.hpp"
 
-namespace gauge::backends {
+namespace gauge::backend_parts {
 
 /// Makes `device` current for the guard's lifetime and restores the previous device afterwards.
 /// Throws CudaError when the device cannot be selected. A negative ordinal keeps the current one.
@@ -30,4 +30,4 @@ class DeviceGuard {
   bool changed_ = false;
 };
 
-}  // namespace gauge::backends
+}  // namespace gauge::backend_parts

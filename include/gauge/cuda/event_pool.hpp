@@ -1,6 +1,6 @@
 #pragma once
 /// \file gauge/cuda/event_pool.hpp
-/// gauge::EventPool: CUDA events for timing, created once and recycled one by one, so a loop that
+/// gauge::backend_parts::EventPool: CUDA events for timing, created once and recycled one by one, so a loop that
 /// records events every step creates (and allocates) none after warm-up. Completion is read with
 /// `cudaEventQuery`, which never waits; `wait` is the one call that blocks the host.
 
@@ -14,7 +14,7 @@
 #include "gauge/core/error.hpp"
 #include "gauge/cuda/check.hpp"
 
-namespace gauge::backends {
+namespace gauge::backend_parts {
 
 /// A pool of CUDA timing events on one device (the device current when the pool creates them; a
 /// CUDA event can only be recorded on a stream of its own device).
@@ -108,4 +108,4 @@ class EventPool {
   unsigned int flags_ = cudaEventDefault;
 };
 
-}  // namespace gauge::backends
+}  // namespace gauge::backend_parts

@@ -19,12 +19,13 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
 
-GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE
+GAUGE_BEGIN_BACKEND_PARTS_COMPILE_MODE_NAMESPACE
 
 namespace gate_kernels {
 #if defined(__CUDACC__)
 /// Spins until `*release == epoch` or until `timeout_ns` of %globaltimer have passed; on timeout
 /// writes `epoch` to `*timed_out`. One thread.
+template <int = 0>  // a template: vague linkage, so two .cu files that include this header link
 __global__ void gate_kernel(const volatile std::uint32_t* release, volatile std::uint32_t* timed_out,
                             std::uint32_t epoch, std::uint64_t timeout_ns) {
   std::uint64_t start;
@@ -68,13 +69,13 @@ class LaunchGate {
     ++epoch_;
     if (epoch_ == 0) ++epoch_;
 #if defined(__CUDACC__)
-    gate_kernels::gate_kernel<<<1, 1, 0, stream>>>(device_, device_ + 1, epoch_,
+    gate_kernels::gate_kernel<0><<<1, 1, 0, stream>>>(device_, device_ + 1, epoch_,
                                              static_cast<std::uint64_t>(timeout.count()));
     GAUGE_CUDA_CHECK(cudaGetLastError());
 #else
     (void)stream;
     (void)timeout;
-    throw Error("gauge::LaunchGate::close: the gate kernel needs a translation unit compiled by nvcc");
+    throw Error("gauge::backend_parts::LaunchGate::close: the gate kernel needs a translation unit compiled by nvcc");
 #endif
   }
 
@@ -91,7 +92,7 @@ class LaunchGate {
   /// The gate kernel's address (for the JIT check), or null where it does not exist.
   static const void* kernel_address() {
 #if defined(__CUDACC__)
-    return reinterpret_cast<const void*>(&gate_kernels::gate_kernel);
+    return reinterpret_cast<const void*>(&gate_kernels::gate_kernel<0>);
 #else
     return nullptr;
 #endif
@@ -115,4 +116,4 @@ class LaunchGate {
   std::uint32_t epoch_ = 0;
 };
 
-GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE
+GAUGE_END_BACKEND_PARTS_COMPILE_MODE_NAMESPACE

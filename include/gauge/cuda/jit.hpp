@@ -11,7 +11,7 @@
 #include "gauge/core/telemetry.hpp"
 #include "gauge/cuda/check.hpp"
 
-namespace gauge::backends {
+namespace gauge::backend_parts {
 
 /// Reads `func`'s binary and PTX versions (cudaFuncGetAttributes) and compares them with
 /// `device`'s compute capability. Heuristic: the kernel was JIT-compiled when the PTX it came
@@ -34,4 +34,4 @@ inline records::KernelBinaryRecord kernel_binary(const void* func, const std::st
   return k;
 }
 
-}  // namespace gauge::backends
+}  // namespace gauge::backend_parts

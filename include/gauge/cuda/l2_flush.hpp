@@ -27,12 +27,13 @@
 #include "gauge/cuda/check.hpp"
 #include "gauge/detail/compile_mode.hpp"
 
-GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE
+GAUGE_BEGIN_BACKEND_PARTS_COMPILE_MODE_NAMESPACE
 
 namespace flush_kernels {
 #if defined(__CUDACC__)
 /// Reads `n` uint4 of `data` (grid-stride, L2 only) and stores their XOR to `*sink` only when it
 /// equals `never` (which the caller chooses so that it cannot occur): loads kept, nothing written.
+template <int = 0>  // a template: vague linkage, so two .cu files that include this header link
 __global__ void read_flush_kernel(const uint4* __restrict__ data, std::size_t n, unsigned* sink, unsigned never) {
   unsigned acc = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -89,7 +90,7 @@ class L2Flush {
 #if defined(__CUDACC__)
     auto* data = static_cast<const uint4*>(buffer_);
     auto* sink = reinterpret_cast<unsigned*>(static_cast<char*>(buffer_) + bytes_);
-    flush_kernels::read_flush_kernel<<<4 * static_cast<unsigned>(sms_), 512, 0, stream>>>(data, bytes_ / 16, sink, 1u);
+    flush_kernels::read_flush_kernel<0><<<4 * static_cast<unsigned>(sms_), 512, 0, stream>>>(data, bytes_ / 16, sink, 1u);
     GAUGE_CUDA_CHECK(cudaGetLastError());
 #else
     value_ ^= 0x5a;
@@ -132,4 +133,4 @@ class L2Flush {
   int value_ = 0;
 };
 
-GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE
+GAUGE_END_BACKEND_PARTS_COMPILE_MODE_NAMESPACE

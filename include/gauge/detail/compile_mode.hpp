@@ -21,15 +21,15 @@
   }                                      \
   }
 
-/// Opens `namespace gauge::backends` (the CUDA backend's parts) and the inline namespace of this
+/// Opens `namespace gauge::backend_parts` (the CUDA backend's parts) and the inline namespace of this
 /// translation unit's compiler, as GAUGE_BEGIN_COMPILE_MODE_NAMESPACE does for `gauge`.
-#define GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE \
+#define GAUGE_BEGIN_BACKEND_PARTS_COMPILE_MODE_NAMESPACE \
   namespace gauge {                                 \
-  namespace backends {                              \
+  namespace backend_parts {                              \
   GAUGE_DETAIL_INLINE_COMPILE_MODE_NAMESPACE
 
-/// Closes what GAUGE_BEGIN_BACKENDS_COMPILE_MODE_NAMESPACE opened.
-#define GAUGE_END_BACKENDS_COMPILE_MODE_NAMESPACE \
+/// Closes what GAUGE_BEGIN_BACKEND_PARTS_COMPILE_MODE_NAMESPACE opened.
+#define GAUGE_END_BACKEND_PARTS_COMPILE_MODE_NAMESPACE \
   }                                               \
   }                                               \
   }

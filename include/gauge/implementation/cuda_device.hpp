@@ -103,7 +103,7 @@ struct CudaDevice::State {
   std::size_t used = 0;
   std::optional<peaks::DeviceAttributes> attributes;
   cudaGraphExec_t graph_exec = nullptr;
-  std::unique_ptr<backends::DeviceGuard> guard;
+  std::unique_ptr<backend_parts::DeviceGuard> guard;
   std::optional<std::string> uuid, bus_id;
 };
 
@@ -141,7 +141,7 @@ records::DeviceRecord CudaDevice::prepare(const Config& config) {
     throw ConfigError("device " + std::to_string(config.device) + " does not exist: " + std::to_string(count) +
                       " CUDA device(s) visible");
   }
-  s.guard = std::make_unique<backends::DeviceGuard>(config.device);
+  s.guard = std::make_unique<backend_parts::DeviceGuard>(config.device);
   GAUGE_CUDA_CHECK(cudaGetDevice(&s.device));
   GAUGE_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not inside a timed region
   if (s.own_stream) {
@@ -305,7 +305,7 @@ void CudaDevice::reset_memory_watermarks() noexcept {
 }
 
 records::KernelBinaryRecord CudaDevice::kernel_binary(const void* func, const std::string& kernel_name) {
-  return backends::kernel_binary(func, kernel_name, s_->device);
+  return backend_parts::kernel_binary(func, kernel_name, s_->device);
 }
 
 }  // namespace gauge::detail

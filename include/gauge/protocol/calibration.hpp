@@ -185,7 +185,7 @@ inline void Protocol::choose_steps_per_sample(Result& r, WarningSink& sink) {
                           "measure.max_time {}",
                           m.steps_per_sample, s.steps_per_sample, human_time(per_step),
                           human_time(to_seconds(m.max_time)));
-  } else if (b_.gate_support() == backends::GateSupport::not_needed) {
+  } else if (b_.gate_support() == backend_parts::GateSupport::not_needed) {
     // Host clock: markers cost no device time, but the clock ticks. Enough steps per sample
     // that one tick is at most 1 / host_ticks_per_sample of a sample, capped by max_sample_time.
     const double tick = r.sampling.timer_resolution_s;

@@ -35,11 +35,11 @@ inline void Protocol::choose_method(Result& r, WarningSink& sink) {
       throw ConfigError(std::string("gpu_timing = graph is not supported by the ") + b_.name() + " backend");
     if (cold()) throw ConfigError("gpu_timing = graph cannot be combined with cache = cold");
     r.sampling.method = "graph";
-    gated_ = b_.gate_support() == backends::GateSupport::available;
+    gated_ = b_.gate_support() == backend_parts::GateSupport::available;
     return;
   }
   switch (b_.gate_support()) {
-    case backends::GateSupport::not_needed:
+    case backend_parts::GateSupport::not_needed:
       r.sampling.method = "host";
       gated_ = false;
       host_timing_ = true;  // the step runs on this thread: its process CPU time means something
@@ -51,11 +51,11 @@ inline void Protocol::choose_method(Result& r, WarningSink& sink) {
         r.cpu_counters.reason = counters_.error();
       }
       break;
-    case backends::GateSupport::available:
+    case backend_parts::GateSupport::available:
       gated_ = m.gpu_timing == GpuTiming::automatic;
       r.sampling.method = gated_ ? "gated" : "ungated";
       break;
-    case backends::GateSupport::unavailable:
+    case backend_parts::GateSupport::unavailable:
       gated_ = false;
       r.sampling.method = "ungated";
       if (m.gpu_timing == GpuTiming::automatic)

@@ -36,14 +36,14 @@ struct Environment;        // gauge/core/environment.hpp
 struct InterleaveConfig;   // gauge/core/interleaved.hpp
 struct InterleavedResult;  // gauge/core/interleaved.hpp
 
-namespace backends {
+namespace backend_parts {
 /// What a backend offers for the launch gate (a backend's `gate_support()`).
 enum class GateSupport {
   not_needed,   ///< steps run synchronously (host backend): nothing to hold back
   available,    ///< the gate can hold the stream
   unavailable,  ///< the gate would be needed but cannot be used (no nvcc): timed ungated
 };
-}  // namespace backends
+}  // namespace backend_parts
 
 namespace detail {
 
@@ -135,7 +135,7 @@ class ProtocolBackend {
   virtual const char* name() const = 0;        ///< "cuda", "host", or a test backend's name
   virtual const char* time_label() const = 0;  ///< "GPU time" or "real time"
   virtual const char* time_clock() const = 0;  ///< "CUDA events" or "host steady clock"
-  virtual backends::GateSupport gate_support() const = 0;
+  virtual backend_parts::GateSupport gate_support() const = 0;
   virtual bool graph_supported() const = 0;
   virtual bool flush_supported() const = 0;
   virtual records::DeviceRecord prepare(const Config&) = 0;

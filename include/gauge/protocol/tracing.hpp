@@ -107,7 +107,7 @@ inline void Protocol::trace_kernels(Result& r, WarningSink& sink) {
       auto it = c.external.find(a.correlation_id);
       if (it != c.external.end() && it->second >= trace_base_ && it->second - trace_base_ < units)
         a.unit = it->second - trace_base_;
-    } else if (a.name.rfind("gauge::", 0) == 0) {
+    } else if (a.name.rfind("gauge::", 0) == 0 || a.name.rfind("void gauge::", 0) == 0) {
       continue;  // launch order: gauge's own gate and flush are not the step's
     }
     acts.push_back(std::move(a));

@@ -139,7 +139,7 @@ namespace formats {
 /// "<name>/<dimension>:<value>/..." (a result of the suite runner's `--repetitions` adds
 /// "/repetition:<i>", a repeated name "/occurrence:<k>": detail::export_::unique_benchmark_name, as
 /// the Bencher export), `family_index` one per experiment name and `per_family_instance_index` one
-/// per point of it (GbenchFamilies); `real_time` is the chosen time per step in `time_unit`;
+/// per entry name of it (GbenchFamilies); `real_time` is the chosen time per step in `time_unit`;
 /// `cpu_time` is the process CPU time where the result has it (host timing, `cpu_time_s`: the
 /// single entry and the median take its median; repetitions and the other aggregates scale their
 /// `real_time` by the result's median CPU time / median real time, as the per-round CPU samples do
@@ -205,7 +205,8 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   std::size_t family = 0, instance = 0;  // the entry's family_index and per_family_instance_index
   std::set<std::string> taken;  // a suite's repetitions and repeated experiments get names of their own
   // Google Benchmark's entry of a skipped benchmark (State::SkipWithMessage): no iterations, no time.
-  auto skipped_entry = [&](const std::string& name, const std::string& why) {
+  auto skipped_entry = [&](const std::string& experiment, const std::string& name, const std::string& why) {
+    std::tie(family, instance) = families.of(experiment, name);
     nlohmann::json b = {{"name", name},          {"family_index", family}, {"per_family_instance_index", instance},
                         {"run_name", name},      {"run_type", "iteration"}, {"repetitions", 1},
                         {"repetition_index", 0}, {"threads", 1},            {"skipped", true},
@@ -216,7 +217,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   for (const auto& r : results) {
     const std::vector<double> samples = detail::comparing::finite(gpu ? r.gpu_samples_s : r.wall_samples_s);
     const std::string name = detail::export_::unique_benchmark_name(r, taken);
-    std::tie(family, instance) = families.of(r.name, r.dimensions);
+    std::tie(family, instance) = families.of(r.name, name);
     // Google Benchmark's JSON repeats the name in every entry (up to max_repetitions + 4 of them):
     // a name of megabytes would make gigabytes. Refused, naming it, before anything is built.
     if (name.size() > detail::export_::max_gbench_name_bytes)
@@ -255,7 +256,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       continue;
     }
     if (samples.empty()) {
-      skipped_entry(name, "no samples");
+      skipped_entry(r.name, name, "no samples");
       continue;
     }
     const std::size_t steps_per_sample = gpu ? std::max<std::size_t>(1, r.sampling.steps_per_sample)
@@ -316,10 +317,8 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
     if (s.stddev) benchmarks.push_back(aggregate("stddev", *s.stddev, "time"));
     if (s.cv) benchmarks.push_back(aggregate("cv", *s.cv, "percentage"));
   }
-  for (const records::SkippedPoint& p : skipped) {
-    std::tie(family, instance) = families.of(p.name, p.dimensions);
-    skipped_entry(detail::export_::unique_name(detail::export_::benchmark_name(p.name, p.dimensions), taken), p.reason);
-  }
+  for (const records::SkippedPoint& p : skipped)
+    skipped_entry(p.name, detail::export_::unique_name(detail::export_::benchmark_name(p.name, p.dimensions), taken), p.reason);
   context["gauge_peak_counters"] =
       "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
       "(bytes/s) or <dtype>_dense (FLOP/s of the dtype dimension), <basis> theoretical (max boost clock), "

@@ -78,18 +78,17 @@ inline std::string unique_benchmark_name(const Result& r, std::set<std::string>&
   return unique_name(std::move(name), taken);
 }
 
-/// Google Benchmark's `family_index` and `per_family_instance_index` of a point: one family per
+/// Google Benchmark's `family_index` and `per_family_instance_index` of an entry: one family per
 /// experiment name (numbered in order of first appearance, as Google Benchmark numbers its
-/// registered benchmarks) and, within it, one instance per distinct set of dimensions (its
-/// arguments); repetitions of a point share its instance.
+/// registered benchmarks) and, within it, one instance per run name (the point's unique name:
+/// Google Benchmark has one run name per instance, its repetitions share it).
 class GbenchFamilies {
  public:
-  /// {family_index, per_family_instance_index} of the point `name` at `dimensions`.
-  std::pair<std::size_t, std::size_t> of(const std::string& name, const Dimensions& dimensions) {
+  /// {family_index, per_family_instance_index} of the run `run_name` of the experiment `name`.
+  std::pair<std::size_t, std::size_t> of(const std::string& name, const std::string& run_name) {
     const std::size_t family = families_.emplace(name, families_.size()).first->second;
     auto& instances = instances_[family];
-    const std::size_t instance = instances.emplace(benchmark_name(name, dimensions), instances.size()).first->second;
-    return {family, instance};
+    return {family, instances.emplace(run_name, instances.size()).first->second};
   }
 
  private:

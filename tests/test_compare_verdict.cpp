@@ -759,6 +759,35 @@ TEST_CASE("compare_reports: Timers are compared per step and per region from the
   CHECK(c.only_in_base[0] == "timer:train/backward");
   CHECK(c.any_regression());
   CHECK(gauge::compare::to_text(c).find("timer:train/step") != std::string::npos);
+  CHECK(c.experiments[1].reason.find("tails not tested") != std::string::npos);  // not "store samples"
+  CHECK(c.experiments[1].reason.find("store samples") == std::string::npos);
+
+  // What a Timer cannot give says so, instead of an experiment's advice (helper-20): the step's
+  // wall time decides --metric wall (a region has none), there is no CPU time, and a window of 3
+  // steps has no 95 % interval of its median (6 needed: the distribution-free interval).
+  base.timers[0].window.wall_time_s = base.timers[0].window.gpu_time_s;
+  candidate.timers[0].window.wall_time_s = candidate.timers[0].window.gpu_time_s;
+  gauge::CompareOptions wall;
+  wall.metric = gauge::Metric::wall_time;
+  const auto w = gauge::compare_reports(base, candidate, wall);
+  CHECK(w.experiments[0].verdict == gauge::Verdict::slower);
+  CHECK(w.experiments[0].ratio->low == Approx(cn.low / cb.high).epsilon(1e-12));
+  CHECK(w.experiments[1].verdict == gauge::Verdict::inconclusive);
+  CHECK(w.experiments[1].reason == "a Timer region has no wall time of its own: the step row has the Timer's wall time per step");
+  gauge::CompareOptions cpu;
+  cpu.metric = gauge::Metric::cpu_time;
+  for (const auto& e : gauge::compare_reports(base, candidate, cpu).experiments) {
+    CHECK(e.verdict == gauge::Verdict::inconclusive);
+    CHECK(e.reason.rfind("a Timer records no process CPU time", 0) == 0);
+  }
+  gauge::StoredReport few_a, few_b;
+  few_a.timers.push_back(timer({1e-3, 1.1e-3, 1.2e-3}, {1e-3, 1.1e-3, 1.2e-3}, false));
+  few_b.timers.push_back(timer({1e-3, 1.1e-3, 1.2e-3}, {1e-3, 1.1e-3, 1.2e-3}, false));
+  for (const auto& e : gauge::compare_reports(few_a, few_b).experiments) {
+    CHECK(e.verdict == gauge::Verdict::inconclusive);
+    CHECK(e.reason == "the Timers' windows hold 3 (base) and 3 (new) steps after warm-up; 6 or more per side give a "
+                      "95 % interval of the median: run more steps");
+  }
 }
 
 }  // namespace gauge_test_compare_verdict

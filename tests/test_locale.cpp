@@ -210,7 +210,7 @@ TEST_CASE("locale: text output is the same under a comma decimal point", "[expor
   CHECK(contains(classic.summary, "1.1 TB/s"));
   CHECK(contains(classic.timer, "| forward 500 us 32.9 % |"));
   CHECK(contains(classic.timer, "| 2.69 Mtokens/s | MFU 41.2 % |"));
-  CHECK(contains(classic.timer, "| 1.17 markers (events) per region boundary, 0 host syncs\n"));
+  CHECK(contains(classic.timer, "| 1.17 timing markers per region boundary, 0 host syncs\n"));
   CHECK(contains(classic.warmup, "rounds 0.00153 s vs 0.0015 s in the 5 before: drift 1.96 % <= tolerance 2 %"));
   CHECK(contains(classic.gbench, "\"name\": \"gemm/M:8192/dtype:bf16/scale:0.5\""));
 

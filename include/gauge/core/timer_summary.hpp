@@ -313,7 +313,7 @@ inline std::string timer_console_line(const TimerSummary& s) {
 /// A Timer's lines in a report's console summary (each ends with a newline): the totals over every
 /// step after warm-up (median and p99 time per step from the histogram, named by the backend:
 /// GPU time, or real time for the host backend, mean wall time, each
-/// region's median and share of the step, throughput and MFU, markers (events) per region boundary and host
+/// region's median and share of the step, throughput and MFU, timing markers per region boundary and host
 /// synchronizations), then every warning as "[severity] timer NAME: code: message".
 inline std::string timer_summary_text(const TimerSummary& s) {
   const auto& t = s.total;
@@ -336,7 +336,7 @@ inline std::string timer_summary_text(const TimerSummary& s) {
   line += " | " +
           detail::format_general(
               boundaries ? static_cast<double>(s.counters.markers_recorded) / static_cast<double>(boundaries) : 0.0, 3) +
-          " markers (events) per region boundary, " + std::to_string(s.counters.host_synchronizations) + " host syncs\n";
+          " timing markers per region boundary, " + std::to_string(s.counters.host_synchronizations) + " host syncs\n";
   if (s.kernel_trace) {
     const auto& k = *s.kernel_trace;
     if (k.status != "traced") {

@@ -35,14 +35,32 @@ namespace gauge {
 namespace detail::comparing {
 
 /// A Timer's window summary as a Result without samples, for compare_results (which then
-/// compares the summaries' median intervals: a Timer keeps no per-step samples).
-inline Result timer_row(const std::string& label, const std::string& backend, const Summary& s) {
+/// compares the summaries' median intervals: a Timer keeps no per-step samples). `wall` is the
+/// step's wall time (the step row; a region has none of its own).
+inline Result timer_row(const std::string& label, const std::string& backend, const Summary& s, const Summary& wall = {}) {
   Result r;
   r.name = label;
   r.backend = backend;
   r.time_label = backend == "host" ? "real time" : "GPU time";
   r.gpu_time = s;
+  r.wall_time = wall;
   return r;
+}
+
+/// Why a Timer row cannot be compared on `options.metric` from summaries `x` and `y`, or empty:
+/// a Timer records no process CPU time, a region no wall time of its own, and a window with too
+/// few steps after warm-up no interval of its median (the advice for experiments, "store samples",
+/// would not help a Timer).
+inline std::string timer_row_problem(const CompareOptions& options, bool region, const Summary& x, const Summary& y) {
+  if (options.metric == Metric::cpu_time)
+    return "a Timer records no process CPU time: compare its rows on GPU time (real time on the host) or the step's wall time";
+  if (options.metric == Metric::wall_time && region)
+    return "a Timer region has no wall time of its own: the step row has the Timer's wall time per step";
+  const std::size_t needed = min_samples_for_ci(options.confidence_level);
+  if (x.n < needed || y.n < needed)
+    return fmt::format("the Timers' windows hold {} (base) and {} (new) steps after warm-up; {} or more per side give a "
+                       "{:g} % interval of the median: run more steps", x.n, y.n, needed, 100 * options.confidence_level);
+  return {};
 }
 
 /// Appends the comparison of the Timers of both reports, matched by name, then their steps and
@@ -59,23 +77,34 @@ inline void compare_timers(Comparison& out, const StoredReport& base, const Stor
       out.only_in_base.push_back(prefix + "step");
       continue;
     }
-    auto add = [&](const std::string& label, const Summary& x, const Summary& y) {
-      compare::ExperimentComparison e = compare_results(timer_row(label, a.backend, x), timer_row(label, b->backend, y), options);
+    // A row: the time per step `x` (base) and `y` (new); the step row also its wall time (`wx`,
+    // `wy`), a region's row none (null).
+    auto add = [&](const std::string& label, const Summary& x, const Summary& y, const Summary* wx, const Summary* wy) {
+      const Summary none;
+      const Summary& wall_x = wx ? *wx : none;
+      const Summary& wall_y = wy ? *wy : none;
+      const bool wall = options.metric == Metric::wall_time;
+      compare::ExperimentComparison e =
+          compare_results(timer_row(label, a.backend, x, wall_x), timer_row(label, b->backend, y, wall_y), options);
       e.differences.clear();  // a Timer records no device or method of its own: the environment's differences apply
+      if (std::string problem = timer_row_problem(options, !wx, wall ? wall_x : x, wall ? wall_y : y); !problem.empty()) {
+        e.verdict = Verdict::inconclusive;  // what compare_results says too, with an experiment's advice
+        e.reason = std::move(problem);
+      }
       // A Timer keeps no per-step samples: advice to store them cannot be followed.
       for (const auto& [from, to] : {std::make_pair(why_no_samples, "a Timer keeps no per-step samples"),
                                      std::make_pair(advice_tails_untested, "tails not tested"),
-                                     std::make_pair(advice_sharper, "a longer window (TimerConfig::window) narrows the interval"),
-                                     std::make_pair(advice_decide, "time the region as an Experiment to decide")})
+                                     std::make_pair(advice_sharper, "more steps in the window (up to TimerConfig::window) narrow the interval"),
+                                     std::make_pair(advice_decide, "time it as an Experiment (samples kept) to decide")})
         if (const std::size_t at = e.reason.find(from); at != std::string::npos) e.reason.replace(at, std::strlen(from), to);
       out.experiments.push_back(std::move(e));
     };
-    add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s);
+    add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s, &a.window.wall_time_s, &b->window.wall_time_s);
     for (const records::TimerRegionSummary& ra : a.regions) {
       const auto rb = std::find_if(b->regions.begin(), b->regions.end(),
                                    [&](const records::TimerRegionSummary& r) { return r.name == ra.name; });
       if (rb == b->regions.end()) out.only_in_base.push_back(prefix + ra.name);
-      else add(prefix + ra.name, ra.window.time_per_step_s, rb->window.time_per_step_s);
+      else add(prefix + ra.name, ra.window.time_per_step_s, rb->window.time_per_step_s, nullptr, nullptr);
     }
     for (const records::TimerRegionSummary& rb : b->regions)
       if (std::none_of(a.regions.begin(), a.regions.end(), [&](const records::TimerRegionSummary& r) { return r.name == rb.name; }))

@@ -780,6 +780,16 @@ TEST_CASE("compare_reports: Timers are compared per step and per region from the
     CHECK(e.verdict == gauge::Verdict::inconclusive);
     CHECK(e.reason.rfind("a Timer records no process CPU time", 0) == 0);
   }
+  {  // several reports per side: the Timers of the first of each are compared, and a note says so
+    gauge::StoredReport b2 = base, c2 = candidate;
+    base.source = "b1.json", b2.source = "b2.json", candidate.source = "n1.json", c2.source = "n2.json";
+    const auto runs = gauge::compare_reports(std::vector<gauge::StoredReport>{base, b2}, std::vector<gauge::StoredReport>{candidate, c2});
+    CHECK(runs.experiments.size() == 2);
+    CHECK(std::find(runs.notes.begin(), runs.notes.end(),
+                    "Timers: compared from the first report of each side (b1.json, n1.json); a Timer's runs are not pooled") !=
+          runs.notes.end());
+    CHECK(std::none_of(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.rfind("Timers:", 0) == 0; }));
+  }
   gauge::StoredReport few_a, few_b;
   few_a.timers.push_back(timer({1e-3, 1.1e-3, 1.2e-3}, {1e-3, 1.1e-3, 1.2e-3}, false));
   few_b.timers.push_back(timer({1e-3, 1.1e-3, 1.2e-3}, {1e-3, 1.1e-3, 1.2e-3}, false));

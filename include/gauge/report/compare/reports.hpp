@@ -318,6 +318,9 @@ inline Comparison compare_reports(const std::vector<StoredReport>& base, const s
       if (const auto w = detail::implausible_speedup_warning(*e.base_median_s, *e.candidate_median_s, e.label))
         e.notes.push_back(w->code + ": " + w->message);
   compare_timers(out, base.front(), candidate.front(), options);
+  if ((base.size() > 1 || candidate.size() > 1) && (!base.front().timers.empty() || !candidate.front().timers.empty()))
+    out.notes.push_back("Timers: compared from the first report of each side (" + base.front().source + ", " +
+                        candidate.front().source + "); a Timer's runs are not pooled");
   return out;
 }
 

@@ -60,6 +60,17 @@ TEST_CASE("export: Google Benchmark JSON's cpu_time is process CPU time for a ho
   CHECK(b[0]["cpu_time"].get<double>() == Approx(b[0]["real_time"].get<double>() * ratio).epsilon(1e-12));
   for (const auto& e : b)
     if (e.value("aggregate_name", "") == "median") CHECK(e["cpu_time"].get<double>() == Approx(3.0).epsilon(1e-12));
+  // The context names the host's clock, not CUDA events, and has no peak counters to explain.
+  r.time_clock = "host steady clock";
+  const nlohmann::json context = gauge::formats::google_benchmark_json(report, o)["context"];
+  CHECK(context["time_source"] == "real_time: real time per step (host steady clock); cpu_time: process CPU time per "
+                                  "step where the result has it, else real_time");
+  CHECK_FALSE(context.contains("gauge_peak_counters"));
+  // A report with a GPU result beside it names both, each as its result says.
+  report.results.push_back(stored("base.json").results[0]);
+  CHECK(gauge::formats::google_benchmark_json(report, o)["context"]["time_source"] ==
+        "real_time: GPU time per step (CUDA events) or real time per step (host steady clock), as each result's "
+        "time_label says; cpu_time: process CPU time per step where the result has it, else real_time");
 }
 
 TEST_CASE("export: Google Benchmark JSON with one repetition per sample (60 <= 100) and the aggregates", "[export]") {

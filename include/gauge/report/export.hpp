@@ -166,7 +166,8 @@ namespace formats {
 /// compares such an entry's zero times, as it does Google Benchmark's own.) `context` carries
 /// Google Benchmark's keys that gauge knows (date, host_name, num_cpus, mhz_per_cpu,
 /// library_build_type, and cpu_scaling_enabled only where the CPU governor is known) and
-/// gauge's (gauge_version, gpu, cuda_driver_version, cuda_runtime_version, time_source).
+/// gauge's (gauge_version, gpu, cuda_driver_version, cuda_runtime_version, time_source naming
+/// the results' own clocks, and gauge_peak_counters where a result has peaks).
 ///
 /// \param env the environment; \param results the results; \param created_utc the date written;
 /// \param skipped the points a suite skipped (a report's `skipped`).
@@ -192,10 +193,7 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
       {"gpu", env.cuda.devices.empty() ? std::string("none") : env.cuda.devices[0].name},
       {"cuda_driver_version", env.cuda.driver_version ? nlohmann::json(*env.cuda.driver_version) : nlohmann::json(nullptr)},
       {"cuda_runtime_version", env.cuda.runtime_version ? nlohmann::json(*env.cuda.runtime_version) : nlohmann::json(nullptr)},
-      {"time_source", gpu ? "real_time: GPU time per step (CUDA events; host steady clock on the host backend); "
-                            "cpu_time: process CPU time per step where the result has it, else real_time"
-                          : "real_time: wall time per step; cpu_time: process CPU time per step where the result has it, "
-                            "else real_time"},
+      {"time_source", detail::export_::gbench_time_source(results, gpu)},
   };
   // Unknown governor: no claim either way (Google Benchmark itself omits nothing, but writing
   // `false` would say scaling is off when nobody looked).
@@ -319,12 +317,8 @@ inline nlohmann::json google_benchmark_json(const Environment& env, const std::v
   }
   for (const records::SkippedPoint& p : skipped)
     skipped_entry(p.name, detail::export_::unique_name(detail::export_::benchmark_name(p.name, p.dimensions), taken), p.reason);
-  context["gauge_peak_counters"] =
-      "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
-      "(bytes/s) or <dtype>_dense (FLOP/s of the dtype dimension), <basis> theoretical (max boost clock), "
-      "theoretical_run_clock (the run's measured clock), datasheet or measured (gauge-peaks); "
-      "arithmetic_intensity_flop_per_byte and ridge_point_flop_per_byte with label 'roofline: <memory|compute|launch>-bound'; "
-      "absent where the result has no such peak";
+  if (std::any_of(results.begin(), results.end(), [](const Result& r) { return r.peaks.status == "known"; }))
+    context["gauge_peak_counters"] = detail::export_::gbench_peak_counters_text;
   return nlohmann::json{{"context", context}, {"benchmarks", benchmarks}};
 }
 

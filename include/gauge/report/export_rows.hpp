@@ -96,6 +96,31 @@ class GbenchFamilies {
   std::map<std::size_t, std::map<std::string, std::size_t>> instances_;
 };
 
+/// Google Benchmark's `context.time_source` for `results`: what `real_time` is (with `gpu`, each
+/// result's own time per step as its `time_label` and `time_clock` name it, e.g. "real time per
+/// step (host steady clock)" for a host-only report; else wall time per step) and `cpu_time`.
+inline std::string gbench_time_source(const std::vector<Result>& results, bool gpu) {
+  std::string real = "wall time per step";
+  if (gpu) {
+    std::set<std::string> kinds;
+    for (const auto& r : results) kinds.insert(r.time_label + " per step (" + r.time_clock + ")");
+    real.clear();
+    for (const auto& k : kinds) real += (real.empty() ? "" : " or ") + k;
+    if (kinds.size() > 1) real += ", as each result's time_label says";
+    if (kinds.empty()) real = "each result's time per step";
+  }
+  return "real_time: " + real + "; cpu_time: process CPU time per step where the result has it, else real_time";
+}
+
+/// Google Benchmark's `context.gauge_peak_counters`: what the peak counters are (written only
+/// where a result has peaks).
+inline constexpr const char* gbench_peak_counters_text =
+    "pct_of_peak_<quantity>_<basis>: 100 x the entry's rate (work / real_time) / the peak, <quantity> memory_bw "
+    "(bytes/s) or <dtype>_dense (FLOP/s of the dtype dimension), <basis> theoretical (max boost clock), "
+    "theoretical_run_clock (the run's measured clock), datasheet or measured (gauge-peaks); "
+    "arithmetic_intensity_flop_per_byte and ridge_point_flop_per_byte with label 'roofline: <memory|compute|launch>-bound'; "
+    "absent where the result has no such peak";
+
 /// The codes of `warnings`, in order.
 inline std::vector<std::string> codes_of(const std::vector<Warning>& warnings) {
   std::vector<std::string> codes;

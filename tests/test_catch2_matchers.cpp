@@ -60,6 +60,13 @@ TEST_CASE("compare: the Catch2 matcher no_slower_than", "[compare][catch2]") {
   auto failed = no_slower_than(base, 0.03);
   CHECK_FALSE(failed.match(stored("failed.json").results[0]));
   CHECK(failed.toString().find("failed") != std::string::npos);
+  // One matcher object used twice tells each outcome, though Catch2 caches a matcher's text.
+  auto twice = no_slower_than(base, 0.03);
+  CHECK_FALSE(twice.match(slower));
+  CHECK(twice.toString().find("NOT confirmed: ") != std::string::npos);
+  CHECK(twice.match(same));
+  CHECK(twice.toString().find(": confirmed: ") != std::string::npos);
+  CHECK(twice.toString().find("(slower)") == std::string::npos);
   CHECK_THROWS_AS(no_slower_than(base, -0.01), gauge::ConfigError);
   CHECK_THROWS_AS(gauge::catch2::baseline(reports_dir / "base.json", "nope"), gauge::ReportError);
 
@@ -257,6 +264,11 @@ TEST_CASE("compare: the Catch2 matcher throughput_at_least", "[compare][catch2]"
   auto above = throughput_at_least(686.39e12, "flop");
   CHECK_FALSE(above.match(base));
   CHECK(above.toString().find("is below the floor") != std::string::npos);
+  auto reused = throughput_at_least(251.36e9, "bytes");
+  CHECK_FALSE(reused.match(stored("few-samples.json").results[0]));
+  const std::string first = reused.toString();
+  CHECK(reused.match(base));
+  CHECK(reused.toString() != first);
   CHECK(throughput_at_least(251.36e9, "bytes").match(base));
   CHECK_FALSE(throughput_at_least(251.37e9, "bytes").match(base));
   // Wall samples, n = 14: the 95 % CI is [x(3), x(12)], x(12) = 0.0016207203051114229 s;

@@ -170,6 +170,7 @@ class NoSlowerThan : public detail::MatcherBase<Result> {
     auto outcome = gauge::detail::checks::no_slower_than(baselines_, result, tolerance_, options_, allow_other_device_);
     outcome_ = std::move(outcome.text);
     matched_ = outcome.ok;
+    this->m_cachedToString.clear();  // Catch2 caches describe(): a matcher used twice tells each outcome
     return outcome.ok;
   }
 
@@ -227,6 +228,7 @@ class ThroughputAtLeast : public detail::MatcherBase<Result> {
   bool match(const Result& result) const override {
     auto outcome = gauge::detail::checks::throughput_at_least(result, floor_, quantity_, level_, metric_);
     outcome_ = std::move(outcome.text);
+    this->m_cachedToString.clear();
     return outcome.ok;
   }
 

@@ -140,12 +140,21 @@ inline bool median_jumps(const compare::ExperimentComparison& c, const std::vect
   return in_lower(a, sa) != in_lower(b, sb);
 }
 
-/// What the reasons of compare_summaries advise where samples would decide (a Timer's rows, which
-/// can store none, say otherwise: compare_timers).
-inline constexpr const char* advice_tails_untested = "tails not tested: store samples to test them";
-inline constexpr const char* advice_sharper = "store samples for a sharper comparison";
-inline constexpr const char* advice_decide = "store samples (max_samples_in_report) to decide";
-inline constexpr const char* why_no_samples = "a side stored no samples";
+/// What compare_summaries says when it decides from the summaries (rule 4 at `Verdict`): why it
+/// does, and what would decide where it cannot. The defaults are an experiment's (store samples);
+/// a Timer's rows, which can store none, pass `timer_summary_advice` (compare_timers).
+struct SummaryAdvice {
+  const char* why = "a side stored no samples";
+  const char* tails_untested = "tails not tested: store samples to test them";
+  const char* sharper = "store samples for a sharper comparison";
+  const char* decide = "store samples (max_samples_in_report) to decide";
+};
+
+/// A Timer's advice: it keeps no per-step samples; a longer window or an Experiment decide.
+inline constexpr SummaryAdvice timer_summary_advice{
+    "a Timer keeps no per-step samples", "tails not tested",
+    "more steps in the window (up to TimerConfig::window) narrow the interval",
+    "time it as an Experiment (samples kept) to decide"};
 
 }  // namespace detail::comparing
 

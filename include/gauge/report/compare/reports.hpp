@@ -8,7 +8,6 @@
 #include "gauge/detail/fmt.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -85,18 +84,14 @@ inline void compare_timers(Comparison& out, const StoredReport& base, const Stor
       const Summary& wall_y = wy ? *wy : none;
       const bool wall = options.metric == Metric::wall_time;
       compare::ExperimentComparison e =
-          compare_results(timer_row(label, a.backend, x, wall_x), timer_row(label, b->backend, y, wall_y), options);
+          // A Timer keeps no per-step samples: its rows advise what a Timer can do instead.
+          compare_results_advised(timer_row(label, a.backend, x, wall_x), timer_row(label, b->backend, y, wall_y), options,
+                                  timer_summary_advice);
       e.differences.clear();  // a Timer records no device or method of its own: the environment's differences apply
       if (std::string problem = timer_row_problem(options, !wx, wall ? wall_x : x, wall ? wall_y : y); !problem.empty()) {
         e.verdict = Verdict::inconclusive;  // what compare_results says too, with an experiment's advice
         e.reason = std::move(problem);
       }
-      // A Timer keeps no per-step samples: advice to store them cannot be followed.
-      for (const auto& [from, to] : {std::make_pair(why_no_samples, "a Timer keeps no per-step samples"),
-                                     std::make_pair(advice_tails_untested, "tails not tested"),
-                                     std::make_pair(advice_sharper, "more steps in the window (up to TimerConfig::window) narrow the interval"),
-                                     std::make_pair(advice_decide, "time it as an Experiment (samples kept) to decide")})
-        if (const std::size_t at = e.reason.find(from); at != std::string::npos) e.reason.replace(at, std::strlen(from), to);
       out.experiments.push_back(std::move(e));
     };
     add(prefix + "step", a.window.gpu_time_s, b->window.gpu_time_s, &a.window.wall_time_s, &b->window.wall_time_s);

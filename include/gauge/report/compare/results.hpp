@@ -178,13 +178,11 @@ inline void attach_clock(compare::ExperimentComparison& c, const std::optional<c
 
 }  // namespace detail::comparing
 
-/// Compares one experiment of two reports (no matching, no environment): the samples of
-/// `options.metric`, the ratio of medians with its bootstrap interval, the U test, the verdict
-/// (rule at `Verdict`) and the differences of settings between the two results.
-///
-/// \throws ConfigError for invalid options (see validate(CompareOptions)).
-inline compare::ExperimentComparison compare_results(const Result& base, const Result& candidate, const CompareOptions& options = {}) {
-  using namespace detail::comparing;
+namespace detail::comparing {
+/// compare_results, with what a comparison from the summaries advises (an experiment's by default;
+/// compare_timers passes a Timer's).
+inline compare::ExperimentComparison compare_results_advised(const Result& base, const Result& candidate,
+                                                             const CompareOptions& options, const SummaryAdvice& advice) {
   validate(options);
   compare::ExperimentComparison c;
   c.name = base.name;
@@ -243,7 +241,7 @@ inline compare::ExperimentComparison compare_results(const Result& base, const R
   // than it stored): its summary is of all of them, so both sides are compared from the summaries.
   const bool subsample = sa.n > a.size() || sb.n > b.size();
   if (subsample && a.size() >= needed && b.size() >= needed &&
-      compare_summaries(c, sa, sb, options, "a side stored a subsample of its samples")) {
+      compare_summaries(c, sa, sb, options, SummaryAdvice{"a side stored a subsample of its samples"})) {
     c.notes.push_back(fmt::format("compared from the summaries: the reports store {} of {} (base) and {} of {} (new) "
                                   "samples (max_samples_in_report)", a.size(), sa.n, b.size(), sb.n));
     return c;
@@ -255,7 +253,7 @@ inline compare::ExperimentComparison compare_results(const Result& base, const R
     return c;
   }
   if (a.size() < needed || b.size() < needed) {
-    if (compare_summaries(c, sa, sb, options)) return c;
+    if (compare_summaries(c, sa, sb, options, advice)) return c;
     c.verdict = Verdict::inconclusive;
     c.reason = fmt::format("too few samples: n = {} (base) and {} (new); {} or more per side give a distribution-free "
                            "{:g} % confidence interval of the median, and no summary with one was stored",
@@ -307,6 +305,16 @@ inline compare::ExperimentComparison compare_results(const Result& base, const R
                       "thermal state, the clock); give several reports per side (a1 a2 a3 -- b1 b2 b3) or --run-spread");
   }
   return c;
+}
+}  // namespace detail::comparing
+
+/// Compares one experiment of two reports (no matching, no environment): the samples of
+/// `options.metric`, the ratio of medians with its bootstrap interval, the U test, the verdict
+/// (rule at `Verdict`) and the differences of settings between the two results.
+///
+/// \throws ConfigError for invalid options (see validate(CompareOptions)).
+inline compare::ExperimentComparison compare_results(const Result& base, const Result& candidate, const CompareOptions& options = {}) {
+  return detail::comparing::compare_results_advised(base, candidate, options, {});
 }
 
 }  // namespace gauge

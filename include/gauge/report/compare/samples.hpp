@@ -32,10 +32,10 @@ namespace detail::comparing {
 inline double sorted_median(std::vector<double> v) { return median_in_place(v); }
 
 /// Verdict from both sides' summaries when a side stored no samples, or only a subsample of them
-/// (rule 4 at `Verdict`; `why` says which, e.g. "a side stored no samples"); false when a summary
-/// lacks the median's interval.
+/// (rule 4 at `Verdict`; `advice.why` says which, e.g. "a side stored no samples", and its other
+/// texts what would decide); false when a summary lacks the median's interval.
 inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& sa, const Summary& sb, const CompareOptions& o,
-                              const char* why = why_no_samples) {
+                              const SummaryAdvice& advice = {}) {
   // A summary of no samples has no median, whatever else it claims.
   if (sa.n == 0 || sb.n == 0) return false;
   if (!sa.median_ci || !sb.median_ci || !sa.p50 || !sb.p50 || !(sa.median_ci->low > 0) || !(sb.median_ci->low > 0))
@@ -68,7 +68,7 @@ inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& s
   point(stats::Statistic::p99, sa.p99, sb.p99);
   const auto& r = med.interval;
   const std::string head = fmt::format("from the summaries ({}): median new/base {:.4f} [{:.4f}, {:.4f}] "
-                                       "at >= {:g} %", why, r.estimate, r.low, r.high, 100 * r.level);
+                                       "at >= {:g} %", advice.why, r.estimate, r.low, r.high, 100 * r.level);
   if (r.low > 1 + t) {
     c.verdict = Verdict::slower;
     c.reason = fmt::format("{}: the whole interval is above 1 + {:g} %", head, 100 * t);
@@ -78,13 +78,13 @@ inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& s
   } else if (r.low >= 1 - t && r.high <= 1 + t && moved.empty()) {
     c.verdict = Verdict::same;
     c.reason = fmt::format("{}: within 1 ± {:g} %, and the mean, p90 and p99 moved less than that ({})", head, 100 * t,
-                           advice_tails_untested);
+                           advice.tails_untested);
   } else {
     c.verdict = Verdict::inconclusive;
     c.reason = moved.empty()
-                   ? fmt::format("{} straddles a bound of 1 ± {:g} %; {}", head, 100 * t, advice_sharper)
+                   ? fmt::format("{} straddles a bound of 1 ± {:g} %; {}", head, 100 * t, advice.sharper)
                    : fmt::format("{}; but {} moved beyond 1 ± {:g} %, with no interval without samples: {}", head, moved,
-                                 100 * t, advice_decide);
+                                 100 * t, advice.decide);
   }
   return true;
 }

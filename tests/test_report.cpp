@@ -406,6 +406,18 @@ TEST_CASE("the console summary of no results is empty: a Timer-only report has n
   CHECK(gauge::formats::summary_table({fake_result("gemm")}).rfind("experiment ", 0) == 0);
 }
 
+TEST_CASE("the console legend says where wall/step includes the untimed setup or the cache flush", "[report]") {
+  const std::string note = "wall/step: wall time per step (the untimed setup and cache flush included";
+  CHECK(gauge::formats::summary_table({fake_result("plain")}).find("wall/step: wall time per step; ") != std::string::npos);
+  CHECK(gauge::formats::summary_table({fake_result("plain")}).find(note) == std::string::npos);
+  auto with_setup = fake_result("with_setup");
+  with_setup.sampling.setup_calls = 12;
+  CHECK(gauge::formats::summary_table({fake_result("plain"), with_setup}).find(note) != std::string::npos);
+  auto cold = fake_result("cold");
+  cold.config.measure.cache = gauge::CacheState::cold;
+  CHECK(gauge::formats::summary_table({cold}).find(note) != std::string::npos);
+}
+
 TEST_CASE("the console's machine line: no CUDA versions in a CPU-only build, both with a driver", "[report]") {
   gauge::Environment env = fixed_environment();
   env.host.cpu.model_name = "Test CPU";

@@ -1428,6 +1428,22 @@ class PlotSweep(unittest.TestCase):
                      "throughput from GPU time"):
             self.assertIn(text, svg)
 
+    def test_an_axis_of_exactly_100x_is_log10(self):
+        # N = 1000, 10000, 100000 (a new user's sweep: exactly 100x, not powers of two): log10, as
+        # values spanning 100x or more; gemm's rates 50 TFLOP/s .. 5 PFLOP/s also span 100x: log y.
+        with open(self.report) as f:
+            doc = json.load(f)
+        gemm = [e for e in doc["experiments"] if e["name"] == "gemm"]
+        for e, n in zip(gemm, [1000, 10000, 100000]):
+            e["dimensions"]["N"] = n
+            e["throughput"]["gpu"]["flop_per_s"] = self.gemm_rate(n)
+        path = os.path.join(self.out, "hundred.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        _, data = self.sweep(path, "--x", "N")
+        [panel] = data["panels"]
+        self.assertEqual(("log", 10, "log"), (panel["xscale"], panel["xbase"], panel["yscale"]))
+
     def test_flop_first_and_linear_scales(self):
         err, data = self.sweep(self.report, "--x", "N", out=os.path.join(self.out, "gemm.png"))
         with open(os.path.join(self.out, "gemm.png"), "rb") as f:

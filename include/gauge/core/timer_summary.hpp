@@ -285,10 +285,10 @@ inline std::string timer_time(const std::optional<double>& s) { return format_ti
 inline std::string timer_rate(const std::optional<double>& v, const char* unit) { return format_rate(v, unit); }
 
 /// The one-line console summary of the window (no newline):
-/// `timer train step 1200 | step 1.52 ms p99 1.6 ms | forward 0.5 ms 33 % | ... | 2.69 M tokens/s |
-/// MFU 41.2 % | pending 3, host syncs 0`. Region times are medians of the window; shares are
-/// TimerRegionWindow::share_of_step; throughput is the window's (tokens/s, else samples/s, else
-/// FLOP/s).
+/// `timer train step 1200 | step 1.52 ms p99 1.6 ms | forward 0.5 ms 33 % | ... | 2.69 Mtokens/s
+/// (mean step) | MFU 41.2 % | pending 3, host syncs 0`. Region times are medians of the window;
+/// shares are TimerRegionWindow::share_of_step; throughput is the window's work over its time, i.e.
+/// over the mean step, not the median shown (tokens/s, else samples/s, else FLOP/s).
 inline std::string timer_console_line(const TimerSummary& s) {
   std::string line = "timer " + s.name + " step " +
                      (s.window.last_step ? std::to_string(*s.window.last_step) : std::string("-"));
@@ -300,10 +300,11 @@ inline std::string timer_console_line(const TimerSummary& s) {
         r.window.share_of_step ? detail::format_general(100 * *r.window.share_of_step, 3) + " %" : std::string("-");
     line += " | " + r.name + " " + detail::timer_time(r.window.time_per_step_s.p50) + " " + share;
   }
+  // The rate is work over the window's time (its mean step), not over the median shown above.
   const auto& t = s.window.throughput;
-  if (t.item_per_second("tokens")) line += " | " + detail::timer_rate(t.item_per_second("tokens"), "tokens/s");
-  else if (t.item_per_second("samples")) line += " | " + detail::timer_rate(t.item_per_second("samples"), "samples/s");
-  else if (t.flop_per_second) line += " | " + detail::timer_rate(t.flop_per_second, "FLOP/s");
+  if (t.item_per_second("tokens")) line += " | " + detail::timer_rate(t.item_per_second("tokens"), "tokens/s") + " (mean step)";
+  else if (t.item_per_second("samples")) line += " | " + detail::timer_rate(t.item_per_second("samples"), "samples/s") + " (mean step)";
+  else if (t.flop_per_second) line += " | " + detail::timer_rate(t.flop_per_second, "FLOP/s") + " (mean step)";
   if (t.mfu) line += " | MFU " + detail::format_general(100 * *t.mfu, 3) + " %";
   line += " | pending " + std::to_string(s.counters.pending_steps) + ", host syncs " +
           std::to_string(s.counters.host_synchronizations);

@@ -69,9 +69,18 @@ inline std::string summary_table(const std::vector<Result>& results,
       kinds.push_back(r.time_label + " from " + r.time_clock);
   std::string times;
   for (const auto& k : kinds) times += (times.empty() ? " (" : "; ") + k;
+  // The wall rounds run a setup and a cache flush where an experiment has them (they are outside
+  // the timed samples only): say so where a row's wall/step includes them.
+  const bool wall_with_setup = std::any_of(results.begin(), results.end(), [](const Result& r) {
+    return r.sampling.setup_calls > 0 || r.config.measure.cache == CacheState::cold;
+  });
   out += "median, p99: time per step" + times + (times.empty() ? "" : ")") +
-         "; ci +-%: half-width of the confidence interval of the median (<=x: samples quantized by the clock, x its tick); wall/step: wall time per step; " +
-         (cpu ? "cpu/step: process CPU time per step (all threads); " : "") + "throughput: work / median\n";
+         "; ci +-%: half-width of the confidence interval of the median (<=x: samples quantized by the clock, x its tick); wall/step: wall time per step" +
+         (wall_with_setup ? " (the untimed setup and cache flush included, where an experiment has them)" : "") + "; " +
+         (cpu ? "cpu/step: process CPU time per step (all threads; a mean over each round's steps, so above the median "
+                "where steps vary); "
+              : "") +
+         "throughput: work / median\n";
   return out;
 }
 

@@ -568,6 +568,23 @@ TEST_CASE("verdict: without stored samples, the summaries' median intervals deci
   candidate.gpu_time.median_ci->high = 1.101e-3;
   e = gauge::compare_results(base, candidate);
   CHECK(e.verdict == gauge::Verdict::slower);
+  gauge::Comparison written;
+  written.experiments = {e};
+  CHECK(nlohmann::json(written)["experiments"][0]["ratio"]["method"].get<std::string>().rfind("from the stored summaries", 0) == 0);
+  // At 99 % asked, intervals stored at 95 % cannot decide: inconclusive, saying so.
+  gauge::CompareOptions strict;
+  strict.confidence_level = 0.99;
+  e = gauge::compare_results(base, candidate, strict);
+  INFO(e.reason);
+  CHECK(e.verdict == gauge::Verdict::inconclusive);
+  CHECK(e.reason.find("the stored intervals of the median are at 95 % (base) and 95 % (new), below the 99 % asked") !=
+        std::string::npos);
+  // Stored at 99 % each, they decide at 99 % (the interval at >= 98 %).
+  base.gpu_time.median_ci->level = candidate.gpu_time.median_ci->level = 0.99;
+  e = gauge::compare_results(base, candidate, strict);
+  CHECK(e.verdict == gauge::Verdict::slower);
+  CHECK(e.ratio->level == Approx(0.98).epsilon(1e-12));
+  base.gpu_time.median_ci->level = 0.95;
   // Same medians, but the new p99 is 3x the base's: no interval without samples, so not "same".
   candidate.gpu_time = base.gpu_time;
   base.gpu_time.p99 = 1.1e-3;

@@ -66,9 +66,24 @@ TEST_CASE("export: Google Benchmark JSON's cpu_time is process CPU time for a ho
   CHECK(context["time_source"] == "real_time: real time per step (host steady clock); cpu_time: process CPU time per "
                                   "step where the result has it, else real_time");
   CHECK_FALSE(context.contains("gauge_peak_counters"));
+  // A host report of schema 1.2 to 1.6 called the steady clock's real time "CPU time"; a failed
+  // result without a time adds nothing.
+  r.time_label = "CPU time";
+  gauge::Result failed = r;
+  failed.time_label = "GPU time";
+  failed.time_clock = "CUDA events";
+  failed.status = gauge::Status::failed;
+  failed.gpu_time = gauge::Summary{};
+  gauge::StoredReport with_failed = report;  // r stays valid: report.results is not grown
+  with_failed.results.push_back(failed);
+  CHECK(gauge::formats::google_benchmark_json(with_failed, o)["context"]["time_source"] ==
+        "real_time: real time per step (host steady clock); cpu_time: process CPU time per step where the result has "
+        "it, else real_time");
+  r.time_label = "real time";
   // A report with a GPU result beside it names both, each as its result says.
-  report.results.push_back(stored("base.json").results[0]);
-  CHECK(gauge::formats::google_benchmark_json(report, o)["context"]["time_source"] ==
+  gauge::StoredReport both = report;
+  both.results.push_back(stored("base.json").results[0]);
+  CHECK(gauge::formats::google_benchmark_json(both, o)["context"]["time_source"] ==
         "real_time: GPU time per step (CUDA events) or real time per step (host steady clock), as each result's "
         "time_label says; cpu_time: process CPU time per step where the result has it, else real_time");
 }
@@ -412,6 +427,12 @@ TEST_CASE("export: every throughput's percent of each peak and the roofline, in 
     CHECK(key != "label");
   }
   CHECK(j["context"]["gauge_peak_counters"].get<std::string>().find("pct_of_peak_<quantity>_<basis>") == 0);
+  // The key follows the counters themselves, whatever the record's status says.
+  std::vector<gauge::Result> odd = results;
+  odd[0].peaks.status = "none";
+  const nlohmann::json oj = gauge::formats::google_benchmark_json(env, odd, o);
+  REQUIRE(oj["benchmarks"][0].contains("pct_of_peak_bf16_dense_theoretical"));
+  CHECK(oj["context"].contains("gauge_peak_counters"));
   // With wall time as real_time the counters follow it: 1.7 ms.
   o.metric = gauge::Metric::wall_time;
   const nlohmann::json w = gauge::formats::google_benchmark_json(env, results, o);

@@ -103,7 +103,12 @@ inline std::string gbench_time_source(const std::vector<Result>& results, bool g
   std::string real = "wall time per step";
   if (gpu) {
     std::set<std::string> kinds;
-    for (const auto& r : results) kinds.insert(r.time_label + " per step (" + r.time_clock + ")");
+    for (const auto& r : results) {
+      if (!r.gpu_time.p50) continue;  // no time of its own (failed, no samples): says nothing of real_time
+      // Host reports of schema 1.2 to 1.6 named the steady clock's real time "CPU time".
+      const std::string label = r.backend == "host" && r.time_label == "CPU time" ? "real time" : r.time_label;
+      kinds.insert(label + " per step" + (r.time_clock.empty() ? "" : " (" + r.time_clock + ")"));
+    }
     real.clear();
     for (const auto& k : kinds) real += (real.empty() ? "" : " or ") + k;
     if (kinds.size() > 1) real += ", as each result's time_label says";

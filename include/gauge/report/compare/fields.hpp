@@ -13,6 +13,7 @@
 
 #include "gauge/core/two_sample.hpp"
 #include "gauge/report/compare/differences.hpp"
+#include "gauge/report/compare/modes.hpp"
 #include "gauge/report/compare/types.hpp"
 #include "gauge/report/serial.hpp"
 
@@ -27,11 +28,14 @@ struct NotRead {
 };
 
 /// A ratio's interval, with the method of the level that decided: the run level's
-/// (RunVariation::method) over several runs per side, else the bootstrap's (RatioInterval::method).
+/// (RunVariation::method) over several runs per side, the summaries' (summary_interval_method)
+/// where a side stored no samples or a subsample, else the bootstrap's (RatioInterval::method).
 inline nlohmann::json interval_json(const compare::ExperimentComparison& e, const stats::RatioInterval& r) {
   return nlohmann::json{{"estimate", r.estimate}, {"low", r.low}, {"high", r.high}, {"level", r.level},
                         {"resamples", r.resamples}, {"seed", r.seed},
-                        {"method", e.run_variation ? compare::RunVariation::method : stats::RatioInterval::method}};
+                        {"method", e.run_variation  ? compare::RunVariation::method
+                                   : e.from_summary ? summary_interval_method
+                                                    : stats::RatioInterval::method}};
 }
 /// interval_json with the statistic's name beside it.
 inline nlohmann::json statistic_json(const compare::ExperimentComparison& e, const stats::StatisticRatio& s) {

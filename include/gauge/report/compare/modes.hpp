@@ -140,6 +140,13 @@ inline bool median_jumps(const compare::ExperimentComparison& c, const std::vect
   return in_lower(a, sa) != in_lower(b, sb);
 }
 
+/// How a comparison from the summaries (rule 4 at `Verdict`) computes its intervals.
+inline constexpr const char* summary_interval_method =
+    "from the stored summaries: the median's ratio interval is [new low / base high, new high / base low] of the "
+    "sides' distribution-free intervals of the median (coverage >= 1 - (1 - level_base) - (1 - level_new), "
+    "Bonferroni; each side's level at least the one asked), the mean, p90 and p99 as point ratios (low = high: no "
+    "interval without samples)";
+
 /// What compare_summaries says when it decides from the summaries (rule 4 at `Verdict`): why it
 /// does, and what would decide where it cannot. The defaults are an experiment's (store samples);
 /// a Timer's rows, which can store none, pass `timer_summary_advice` (compare_timers).

@@ -69,7 +69,15 @@ inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& s
   const auto& r = med.interval;
   const std::string head = fmt::format("from the summaries ({}): median new/base {:.4f} [{:.4f}, {:.4f}] "
                                        "at >= {:g} %", advice.why, r.estimate, r.low, r.high, 100 * r.level);
-  if (r.low > 1 + t) {
+  // Each side's stored interval must be at the level asked (--confidence): two at 95 % cannot
+  // support a verdict at 99 %.
+  if (sa.median_ci->level < o.confidence_level - 1e-9 || sb.median_ci->level < o.confidence_level - 1e-9) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("{}: the stored intervals of the median are at {:g} % (base) and {:g} % (new), below the "
+                           "{:g} % asked; {}",
+                           head, 100 * sa.median_ci->level, 100 * sb.median_ci->level, 100 * o.confidence_level,
+                           advice.decide);
+  } else if (r.low > 1 + t) {
     c.verdict = Verdict::slower;
     c.reason = fmt::format("{}: the whole interval is above 1 + {:g} %", head, 100 * t);
   } else if (r.high < 1 - t && moved.empty()) {

@@ -18,6 +18,7 @@
 #include "gauge/report/compare/types.hpp"        // Metric, CompareOptions, ExperimentComparison, Comparison, gate
 #include "gauge/report/compare/differences.hpp"  // shared helpers, environment_differences
 #include "gauge/report/compare/samples.hpp"      // the statistics of one verdict (detail::comparing)
+#include "gauge/report/compare/summaries.hpp"    // the verdict from the summaries (detail::comparing)
 #include "gauge/report/compare/results.hpp"      // the SM clock, compare_results
 #include "gauge/report/compare/runs.hpp"         // several runs per side, compare_runs
 #include "gauge/report/compare/reports.hpp"      // Timers, multiplicity, compare_reports

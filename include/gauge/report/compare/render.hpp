@@ -61,7 +61,7 @@ inline std::string rule_text(const CompareOptions& o) {
       "slower: the median's interval excludes 1 and its estimate is above 1 + {:g} %, or a tail's whole interval is above "
       "it; faster: likewise below 1 - {:g} %, and none slower; same: the median's interval within 1 ± {:g} % (and, with one run per side on a GPU, no decile moved beyond "
       "it with a two-sided Mann-Whitney U test at p < {:g}); otherwise inconclusive. Over several experiments: {}. "
-      "Without samples: the summaries' median intervals.",
+      "Without samples: the summaries' median intervals (each at the level asked).",
       o.metric == Metric::gpu_time    ? "GPU time (real time for host-backend results)"
       : o.metric == Metric::wall_time ? "wall time"
                                       : "process CPU time (host-backend results)",

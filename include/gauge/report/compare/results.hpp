@@ -19,6 +19,7 @@
 #include "gauge/core/two_sample.hpp"
 #include "gauge/core/verdict.hpp"
 #include "gauge/report/compare/samples.hpp"
+#include "gauge/report/compare/summaries.hpp"
 
 namespace gauge {
 

@@ -104,7 +104,8 @@ inline const Summary& metric_summary(const Result& r, Metric m) {
 // 4. *Without samples.* When a side stored no samples but its summary has the median's
 //    distribution-free interval, the median's ratio interval is [lo_new / hi_base, hi_new /
 //    lo_base] (coverage >= 1 − 2 (1 − c_summary), conservative); the summary's mean, p90 and p99
-//    only veto `same` (no interval without samples). `from_summary` says so.
+//    only veto `same` (no interval without samples). `from_summary` says so. Each side's stored
+//    interval must be at the confidence level asked at least, else `inconclusive`.
 // A side that failed, or that has fewer finite samples than a distribution-free interval of
 // its median at level c needs (n <= 5 at 95 %) and no summary, is `inconclusive`.
 // (`enum class Verdict` itself is in gauge/core/verdict.hpp, shared with the interleaved A/B.)

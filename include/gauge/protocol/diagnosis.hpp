@@ -173,7 +173,8 @@ inline void rule_drift(const Result& r, const RunFacts&, WarningSink& sink) {
   sink.add(warning_code::drift_during_measurement, Severity::warning,
            fmt::format("the median of the last third of the samples ({}) differs by {:+.3g} % from the first "
                    "third ({}), beyond {:.3g} %: the step was still changing while measured (clocks, "
-                   "power capping, caches). Raise warmup.min_time, or look at telemetry.",
+                   "power capping, caches, or other work on the machine). Raise warmup.min_time, look at "
+                   "telemetry, or measure on a quieter machine.",
                    human_time(mt), 100 * drift, human_time(mh), 100 * limit));
 }
 

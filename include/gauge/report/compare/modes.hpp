@@ -144,8 +144,7 @@ inline bool median_jumps(const compare::ExperimentComparison& c, const std::vect
 inline constexpr const char* summary_interval_method =
     "from the stored summaries: the median's ratio interval is [new low / base high, new high / base low] of the "
     "sides' distribution-free intervals of the median (coverage >= 1 - (1 - level_base) - (1 - level_new), "
-    "Bonferroni; each side's level at least the one asked), the mean, p90 and p99 as point ratios (low = high: no "
-    "interval without samples)";
+    "Bonferroni), the mean, p90 and p99 as point ratios (low = high: no interval without samples)";
 
 /// What compare_summaries says when it decides from the summaries (rule 4 at `Verdict`): why it
 /// does, and what would decide where it cannot. The defaults are an experiment's (store samples);
@@ -155,13 +154,17 @@ struct SummaryAdvice {
   const char* tails_untested = "tails not tested: store samples to test them";
   const char* sharper = "store samples for a sharper comparison";
   const char* decide = "store samples (max_samples_in_report) to decide";
+  /// Where a stored interval is below the level asked.
+  const char* level = "measure at the level asked (Config::measure.confidence_level) or compare at the stored one "
+                      "(--confidence)";
 };
 
 /// A Timer's advice: it keeps no per-step samples; a longer window or an Experiment decide.
 inline constexpr SummaryAdvice timer_summary_advice{
     "a Timer keeps no per-step samples", "tails not tested",
     "more steps in the window (up to TimerConfig::window) narrow the interval",
-    "time it as an Experiment (samples kept) to decide"};
+    "time it as an Experiment (samples kept) to decide",
+    "summarize at the level asked (TimerConfig::confidence_level) or compare at the stored one (--confidence)"};
 
 }  // namespace detail::comparing
 

@@ -57,13 +57,23 @@ inline bool compare_summaries(compare::ExperimentComparison& c, const Summary& s
   const std::string head = fmt::format("from the summaries ({}): median new/base {:.4f} [{:.4f}, {:.4f}] "
                                        "at >= {:g} %", advice.why, r.estimate, r.low, r.high, 100 * r.level);
   // Each side's stored interval must be at the level asked (--confidence): two at 95 % cannot
-  // support a verdict at 99 %.
-  if (sa.median_ci->level < o.confidence_level - 1e-9 || sb.median_ci->level < o.confidence_level - 1e-9) {
+  // support a verdict at 99 %. What the interval shows at its own level is said, not claimed.
+  const bool base_short = sa.median_ci->level < o.confidence_level - 1e-9;
+  const bool new_short = sb.median_ci->level < o.confidence_level - 1e-9;
+  if (base_short || new_short) {
     c.verdict = Verdict::inconclusive;
-    c.reason = fmt::format("{}: the stored intervals of the median are at {:g} % (base) and {:g} % (new), below the "
-                           "{:g} % asked; {}",
-                           head, 100 * sa.median_ci->level, 100 * sb.median_ci->level, 100 * o.confidence_level,
-                           advice.decide);
+    const std::string levels =
+        base_short && new_short
+            ? fmt::format("both sides' stored intervals of the median are at {:g} % and {:g} %", 100 * sa.median_ci->level,
+                          100 * sb.median_ci->level)
+            : fmt::format("the {} side's stored interval of the median is at {:g} %", base_short ? "base" : "new",
+                          100 * (base_short ? sa.median_ci : sb.median_ci)->level);
+    const std::string shows = r.low > 1 + t   ? fmt::format(" (at that level it lies above 1 + {:g} %: slower)", 100 * t)
+                              : r.high < 1 - t ? fmt::format(" (at that level it lies below 1 - {:g} %)", 100 * t)
+                                               : std::string();
+    c.reason = fmt::format("{}{}: {}, below the {:g} % asked{}; {}", head, shows, levels, 100 * o.confidence_level,
+                           moved.empty() ? "" : "; " + moved + " moved beyond 1 ± " + fmt::format("{:g}", 100 * t) + " %",
+                           advice.level);
   } else if (r.low > 1 + t) {
     c.verdict = Verdict::slower;
     c.reason = fmt::format("{}: the whole interval is above 1 + {:g} %", head, 100 * t);

@@ -302,9 +302,11 @@ inline std::string timer_console_line(const TimerSummary& s) {
   }
   // The rate is work over the window's time (its mean step), not over the median shown above.
   const auto& t = s.window.throughput;
-  if (t.item_per_second("tokens")) line += " | " + detail::timer_rate(t.item_per_second("tokens"), "tokens/s") + " (mean step)";
-  else if (t.item_per_second("samples")) line += " | " + detail::timer_rate(t.item_per_second("samples"), "samples/s") + " (mean step)";
-  else if (t.flop_per_second) line += " | " + detail::timer_rate(t.flop_per_second, "FLOP/s") + " (mean step)";
+  std::string rate;
+  if (t.item_per_second("tokens")) rate = detail::timer_rate(t.item_per_second("tokens"), "tokens/s");
+  else if (t.item_per_second("samples")) rate = detail::timer_rate(t.item_per_second("samples"), "samples/s");
+  else if (t.flop_per_second) rate = detail::timer_rate(t.flop_per_second, "FLOP/s");
+  if (!rate.empty()) line += " | " + rate + " (mean step)";
   if (t.mfu) line += " | MFU " + detail::format_general(100 * *t.mfu, 3) + " %";
   line += " | pending " + std::to_string(s.counters.pending_steps) + ", host syncs " +
           std::to_string(s.counters.host_synchronizations);
